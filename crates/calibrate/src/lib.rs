@@ -1,0 +1,1 @@
+//! loggops-calibrate (placeholder)

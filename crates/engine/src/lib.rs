@@ -1,0 +1,3 @@
+//! loggops-engine: the discrete-event LogGOPS engine. No I/O.
+pub mod program;
+pub use program::*;

@@ -1,0 +1,139 @@
+//! The schedule interface the engine simulates.
+//!
+//! A [`Program`] is the per-rank operation graph of a GOAL schedule: for every rank, ops numbered
+//! `0..num_ops(rank)` in file order (LogGOPSim's "offsets"), each a send, a receive or a local
+//! computation, with `requires` (completion) and `irequires` (start) dependencies inside the rank.
+//!
+//! The trait is built so that a schedule never has to be materialised: a generated collective can
+//! compute every op, its dependents and its roots from `(rank, index)`. Explicit schedules (parsed
+//! GOAL) store compact arrays. The engine only ever asks for one op at a time.
+
+/// Wildcard peer (`recv ... from -1`) and wildcard tag (`tag -1`), as LogGOPSim stores them.
+pub const ANY: u32 = u32::MAX;
+
+/// The three GOAL operation kinds. The discriminants are LogGOPSim's type codes, and the derived
+/// order (send < recv < calc) is the order LogGOPSim sorts freed operations by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(u8)]
+pub enum OpKind {
+    Send = 1,
+    Recv = 2,
+    Calc = 3,
+}
+
+/// One operation of a rank. For `Calc`, `size` is the duration in simulator time units (ps in
+/// normal mode, LogGOPSim ticks in compat mode) and `peer`/`tag` are 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Op {
+    pub kind: OpKind,
+    /// Destination of a send, source of a receive ([`ANY`] for ANY_SOURCE), 0 for calc.
+    pub peer: u32,
+    /// Message tag ([`ANY`] for ANY_TAG), 0 for calc.
+    pub tag: u32,
+    /// Bytes for send/recv, duration for calc.
+    pub size: u64,
+    pub cpu: u8,
+    pub nic: u8,
+}
+
+impl Op {
+    pub fn send(size: u64, to: u32, tag: u32) -> Op {
+        Op { kind: OpKind::Send, peer: to, tag, size, cpu: 0, nic: 0 }
+    }
+    pub fn recv(size: u64, from: u32, tag: u32) -> Op {
+        Op { kind: OpKind::Recv, peer: from, tag, size, cpu: 0, nic: 0 }
+    }
+    pub fn calc(duration: u64) -> Op {
+        Op { kind: OpKind::Calc, peer: 0, tag: 0, size: duration, cpu: 0, nic: 0 }
+    }
+    pub fn on_cpu(mut self, cpu: u8) -> Op {
+        self.cpu = cpu;
+        self
+    }
+    pub fn on_nic(mut self, nic: u8) -> Op {
+        self.nic = nic;
+        self
+    }
+}
+
+/// Which event of an op releases a dependent: `requires` waits for completion, `irequires` for
+/// the start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DepKind {
+    /// `a requires b`: released when `b` completes.
+    Done,
+    /// `a irequires b`: released when `b` starts.
+    Start,
+}
+
+/// A schedule the engine can run. All indices are per rank; `op` ids are `0..num_ops(rank)`.
+///
+/// Contract (checked by `validate` helpers in the front ends, relied upon by the engine):
+/// * `depcount(r, i)` equals the number of times `i` appears in the dependents lists of ops of
+///   rank `r` (both kinds together, duplicates counted);
+/// * `root(r, k)` for `k < num_roots(r)` lists, in ascending id order, exactly the ops with
+///   `depcount == 0`;
+/// * dependents lists are in declaration order (the order LogGOPSim releases them in).
+pub trait Program: Sync {
+    fn num_ranks(&self) -> u32;
+    /// Number of CPUs per rank (LogGOPSim: max cpu index over all ops + 1).
+    fn num_cpus(&self) -> u8;
+    /// Number of NICs per rank (max nic index over all ops + 1).
+    fn num_nics(&self) -> u8;
+    fn num_ops(&self, rank: u32) -> u32;
+    fn op(&self, rank: u32, id: u32) -> Op;
+    /// Number of unsatisfied dependencies of `id` before the run starts.
+    fn depcount(&self, rank: u32, id: u32) -> u32;
+    fn num_roots(&self, rank: u32) -> u32;
+    /// The `k`-th op with no dependencies, ascending by id.
+    fn root(&self, rank: u32, k: u32) -> u32;
+    /// Calls `f` for every op released when `id` reaches `kind` (start or completion), in
+    /// declaration order.
+    fn for_each_dependent<F: FnMut(u32)>(&self, rank: u32, id: u32, kind: DepKind, f: F);
+    /// Whether the engine should keep a dense per-op dependency counter array (explicit
+    /// schedules) or a sparse map holding only partially satisfied ops (generated schedules,
+    /// where most ops have at most one dependency and `num_ops` is huge).
+    fn dense_counters(&self) -> bool {
+        true
+    }
+    /// Total number of ops over all ranks (u64: generated schedules exceed u32).
+    fn total_ops(&self) -> u64 {
+        (0..self.num_ranks()).map(|r| self.num_ops(r) as u64).sum()
+    }
+}
+
+impl<P: Program + ?Sized> Program for &P {
+    fn num_ranks(&self) -> u32 {
+        (**self).num_ranks()
+    }
+    fn num_cpus(&self) -> u8 {
+        (**self).num_cpus()
+    }
+    fn num_nics(&self) -> u8 {
+        (**self).num_nics()
+    }
+    fn num_ops(&self, rank: u32) -> u32 {
+        (**self).num_ops(rank)
+    }
+    fn op(&self, rank: u32, id: u32) -> Op {
+        (**self).op(rank, id)
+    }
+    fn depcount(&self, rank: u32, id: u32) -> u32 {
+        (**self).depcount(rank, id)
+    }
+    fn num_roots(&self, rank: u32) -> u32 {
+        (**self).num_roots(rank)
+    }
+    fn root(&self, rank: u32, k: u32) -> u32 {
+        (**self).root(rank, k)
+    }
+    fn for_each_dependent<F: FnMut(u32)>(&self, rank: u32, id: u32, kind: DepKind, f: F) {
+        (**self).for_each_dependent(rank, id, kind, f)
+    }
+    fn dense_counters(&self) -> bool {
+        (**self).dense_counters()
+    }
+    fn total_ops(&self) -> u64 {
+        (**self).total_ops()
+    }
+}

@@ -1,0 +1,1 @@
+//! loggops-goal (placeholder)

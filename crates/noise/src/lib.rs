@@ -1,0 +1,1 @@
+//! loggops-noise (placeholder)

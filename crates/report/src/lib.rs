@@ -1,0 +1,1 @@
+//! loggops-report (placeholder)
