@@ -1,3 +1,25 @@
 //! loggops-engine: the discrete-event LogGOPS engine. No I/O.
+//!
+//! The engine runs any [`Program`] (a per-rank operation graph) under the LogGOPS model with
+//! LogGOPSim's exact event rules and ordering, optionally with [`Noise`].
+//!
+//! ```
+//! use loggops_engine::{simulate, Config, NoNoise, Params, testing::VecProgram, Op};
+//! // One eager 16-byte message, LogGOPSim's default parameters in ticks.
+//! let mut p = VecProgram::new(2);
+//! p.op(0, Op::send(16, 1, 0));
+//! p.op(1, Op::recv(16, 0, 0));
+//! let cfg = Config::new(Params::loggopsim_defaults_ticks());
+//! let out = simulate(&p, &cfg, &mut NoNoise).unwrap();
+//! assert_eq!(out.finish, vec![1500, 5590]); // o, and 2o + L + 15G
+//! ```
+pub mod noise;
+pub mod params;
 pub mod program;
+pub mod sim;
+pub mod stdsort;
+pub mod testing;
+pub use noise::*;
+pub use params::*;
 pub use program::*;
+pub use sim::*;

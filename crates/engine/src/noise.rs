@@ -1,0 +1,53 @@
+//! The narrow interface through which noise enters the engine.
+//!
+//! The engine asks a [`Noise`] for the costs of each message when it is sent and when it is
+//! received, and for the OS detour time inside each CPU interval. Implementations must be
+//! deterministic functions of their own seed and the arguments (a counter-based generator keyed
+//! by the message identity `(src, send_op)`), because the same message is asked about twice:
+//! [`Noise::send_costs`] and [`Noise::recv_costs`] must agree on `gap_bytes`.
+
+use crate::params::{Params, Time};
+
+/// What a message costs, as drawn for this run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MsgCosts {
+    /// Latency L of this message.
+    pub latency: Time,
+    /// CPU overhead o charged for this message (at the sender in `send_costs`, at the receiver
+    /// in `recv_costs`).
+    pub o: Time,
+    /// NIC gap g charged for this message (send NIC resp. receive NIC).
+    pub g: Time,
+    /// Total per-byte gap of the message: the cost of `size - 1` bytes at the drawn G (LogGP's
+    /// `(s-1)·G`), charged at the sender NIC, the receiver NIC and the receiver CPU.
+    pub gap_bytes: Time,
+}
+
+/// A noise model instance for one repetition.
+pub trait Noise {
+    /// `false` only for [`NoNoise`]: lets the engine skip all calls.
+    const ACTIVE: bool;
+    /// Costs of the message sent by op `send_op` of rank `src` to `dst` (called at the send).
+    fn send_costs(&mut self, p: &Params, src: u32, dst: u32, send_op: u32, size: u64) -> MsgCosts;
+    /// Costs of the same message at the receiver; `gap_bytes` must equal the send's.
+    fn recv_costs(&mut self, p: &Params, src: u32, dst: u32, send_op: u32, size: u64) -> MsgCosts;
+    /// OS detour time injected into the CPU interval `[t0, t1)` of `rank`.
+    fn os_detour(&mut self, rank: u32, t0: Time, t1: Time) -> Time;
+}
+
+/// No noise: the engine's default; every call is compiled away.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoNoise;
+
+impl Noise for NoNoise {
+    const ACTIVE: bool = false;
+    fn send_costs(&mut self, _: &Params, _: u32, _: u32, _: u32, _: u64) -> MsgCosts {
+        unreachable!("NoNoise is never asked")
+    }
+    fn recv_costs(&mut self, _: &Params, _: u32, _: u32, _: u32, _: u64) -> MsgCosts {
+        unreachable!("NoNoise is never asked")
+    }
+    fn os_detour(&mut self, _: u32, _: Time, _: Time) -> Time {
+        0
+    }
+}

@@ -1,0 +1,81 @@
+//! A small in-memory [`Program`] for tests, examples and tiny hand-made schedules.
+
+use crate::program::{DepKind, Op, Program};
+
+/// Ops and dependencies held in plain vectors. Build with [`VecProgram::op`] and
+/// [`VecProgram::requires`] / [`VecProgram::irequires`].
+#[derive(Clone, Debug, Default)]
+pub struct VecProgram {
+    ops: Vec<Vec<Op>>,
+    /// Per rank, per op: (dependent, kind) in declaration order.
+    deps: Vec<Vec<Vec<(u32, DepKind)>>>,
+    depcount: Vec<Vec<u32>>,
+}
+
+impl VecProgram {
+    pub fn new(ranks: u32) -> VecProgram {
+        let n = ranks as usize;
+        VecProgram { ops: vec![Vec::new(); n], deps: vec![Vec::new(); n], depcount: vec![Vec::new(); n] }
+    }
+    /// Appends `op` to `rank` and returns its id.
+    pub fn op(&mut self, rank: u32, op: Op) -> u32 {
+        let r = rank as usize;
+        self.ops[r].push(op);
+        self.deps[r].push(Vec::new());
+        self.depcount[r].push(0);
+        (self.ops[r].len() - 1) as u32
+    }
+    /// `a requires b` on `rank`.
+    pub fn requires(&mut self, rank: u32, a: u32, b: u32) {
+        self.dep(rank, a, b, DepKind::Done)
+    }
+    /// `a irequires b` on `rank`.
+    pub fn irequires(&mut self, rank: u32, a: u32, b: u32) {
+        self.dep(rank, a, b, DepKind::Start)
+    }
+    fn dep(&mut self, rank: u32, a: u32, b: u32, kind: DepKind) {
+        let r = rank as usize;
+        self.deps[r][b as usize].push((a, kind));
+        self.depcount[r][a as usize] += 1;
+    }
+}
+
+impl Program for VecProgram {
+    fn num_ranks(&self) -> u32 {
+        self.ops.len() as u32
+    }
+    fn num_cpus(&self) -> u8 {
+        self.ops.iter().flatten().map(|o| o.cpu).max().unwrap_or(0) + 1
+    }
+    fn num_nics(&self) -> u8 {
+        self.ops.iter().flatten().map(|o| o.nic).max().unwrap_or(0) + 1
+    }
+    fn num_ops(&self, rank: u32) -> u32 {
+        self.ops[rank as usize].len() as u32
+    }
+    fn op(&self, rank: u32, id: u32) -> Op {
+        self.ops[rank as usize][id as usize]
+    }
+    fn depcount(&self, rank: u32, id: u32) -> u32 {
+        self.depcount[rank as usize][id as usize]
+    }
+    fn num_roots(&self, rank: u32) -> u32 {
+        self.depcount[rank as usize].iter().filter(|&&c| c == 0).count() as u32
+    }
+    fn root(&self, rank: u32, k: u32) -> u32 {
+        self.depcount[rank as usize]
+            .iter()
+            .enumerate()
+            .filter(|(_, &c)| c == 0)
+            .nth(k as usize)
+            .map(|(i, _)| i as u32)
+            .expect("root index in range")
+    }
+    fn for_each_dependent<F: FnMut(u32)>(&self, rank: u32, id: u32, kind: DepKind, mut f: F) {
+        for &(d, k) in &self.deps[rank as usize][id as usize] {
+            if k == kind {
+                f(d);
+            }
+        }
+    }
+}
