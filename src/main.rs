@@ -1,1 +1,40 @@
-fn main() {}
+//! loggops-sim: the command-line front end. Parses flags, validates them into settings, and calls
+//! the library crates; every capability is a library call.
+
+mod cli;
+mod compat;
+mod run;
+mod schedule;
+mod units;
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let cli = cli::Cli::parse();
+    match dispatch(cli) {
+        Ok(code) => code,
+        Err(err) => {
+            // A closed pipe (`loggops-sim ... | head`) is not an error.
+            if err
+                .chain()
+                .any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe))
+            {
+                return ExitCode::SUCCESS;
+            }
+            let _ = std::io::stdout().flush();
+            eprintln!("error: {err:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn dispatch(cli: cli::Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Some(cli::Command::Gen(args)) => run::gen(args),
+        Some(cli::Command::Calibrate(args)) => run::calibrate(args),
+        None => run::simulate(cli.run),
+    }
+}

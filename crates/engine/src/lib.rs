@@ -16,6 +16,7 @@
 pub mod noise;
 pub mod params;
 pub mod program;
+mod queue;
 pub mod sim;
 pub mod stdsort;
 pub mod testing;

@@ -13,11 +13,12 @@
 //! None of this changes the order in which anything happens, so results equal LogGOPSim's.
 
 use std::cmp::Ordering;
-use std::collections::{BinaryHeap, HashMap, VecDeque};
+use std::collections::{HashMap, VecDeque};
 
 use crate::noise::Noise;
 use crate::params::{Params, Time};
 use crate::program::{DepKind, Op, OpKind, Program, ANY};
+use crate::queue::{EventQueue, HeapQueue, QueueItem, RadixQueue};
 use crate::stdsort;
 
 /// How ops freed by the same event are ordered before they are enqueued.
@@ -152,6 +153,17 @@ impl Ev {
     }
 }
 
+impl QueueItem for Ev {
+    #[inline]
+    fn time(&self) -> Time {
+        self.time
+    }
+    #[inline]
+    fn ts(&self) -> u64 {
+        self.ts
+    }
+}
+
 impl Ord for Ev {
     #[inline]
     fn cmp(&self, other: &Self) -> Ordering {
@@ -215,14 +227,17 @@ pub fn simulate<P: Program, N: Noise>(
     cfg: &Config,
     noise: &mut N,
 ) -> Result<Outcome, EngineError> {
+    // The radix heap needs a monotone queue: one CPU per rank and no wrapping arithmetic.
     if cfg.compat {
-        Sim::<P, N, true>::new(prog, cfg, noise)?.run()
+        Sim::<P, N, HeapQueue<Ev>, true>::new(prog, cfg, noise, HeapQueue::new())?.run()
+    } else if prog.num_cpus() <= 1 {
+        Sim::<P, N, RadixQueue<Ev>, false>::new(prog, cfg, noise, RadixQueue::new())?.run()
     } else {
-        Sim::<P, N, false>::new(prog, cfg, noise)?.run()
+        Sim::<P, N, HeapQueue<Ev>, false>::new(prog, cfg, noise, HeapQueue::new())?.run()
     }
 }
 
-struct Sim<'a, P: Program, N: Noise, const COMPAT: bool> {
+struct Sim<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> {
     prog: &'a P,
     p: Params,
     order: Order,
@@ -237,7 +252,7 @@ struct Sim<'a, P: Program, N: Noise, const COMPAT: bool> {
     uq: Vec<VecDeque<Unexpected>>,
     counters: Counters,
     enqueued: Vec<u32>,
-    heap: BinaryHeap<Ev>,
+    heap: Q,
     batches: Vec<Batch>,
     free_batches: Vec<u32>,
     ts: u64,
@@ -251,8 +266,8 @@ struct Sim<'a, P: Program, N: Noise, const COMPAT: bool> {
     o_ticks: u64,
 }
 
-impl<'a, P: Program, N: Noise, const COMPAT: bool> Sim<'a, P, N, COMPAT> {
-    fn new(prog: &'a P, cfg: &Config, noise: &'a mut N) -> Result<Self, EngineError> {
+impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P, N, Q, COMPAT> {
+    fn new(prog: &'a P, cfg: &Config, noise: &'a mut N, heap: Q) -> Result<Self, EngineError> {
         let ranks = prog.num_ranks();
         if ranks > HOST_MASK {
             return Err(EngineError::TooLarge {
@@ -294,7 +309,7 @@ impl<'a, P: Program, N: Noise, const COMPAT: bool> Sim<'a, P, N, COMPAT> {
             uq: (0..n).map(|_| VecDeque::new()).collect(),
             counters,
             enqueued: vec![0; n],
-            heap: BinaryHeap::new(),
+            heap,
             batches: Vec::new(),
             free_batches: Vec::new(),
             ts: 0,
@@ -453,6 +468,16 @@ impl<'a, P: Program, N: Noise, const COMPAT: bool> Sim<'a, P, N, COMPAT> {
         if self.freed.is_empty() {
             return;
         }
+        if self.freed.len() == 1 {
+            let (host, op) = self.freed[0];
+            self.freed.clear();
+            self.enqueued[host as usize] += 1;
+            let t = self.start_time(host, &self.prog.op(host, op));
+            let ts = self.ts;
+            self.ts += 1;
+            self.push(t, ts, K_OP, host, op);
+            return;
+        }
         let mut freed = std::mem::take(&mut self.freed);
         if freed.len() > 1 && freed.windows(2).any(|w| w[0].0 != w[1].0) {
             freed.sort_by_key(|&(h, _)| h); // stable: keeps release order within a host
@@ -586,11 +611,9 @@ impl<'a, P: Program, N: Noise, const COMPAT: bool> Sim<'a, P, N, COMPAT> {
                         if self.batch_done(slot) {
                             break;
                         }
-                        if let Some(top) = self.heap.peek() {
-                            if top.key() < (ev.time, ts) {
-                                self.push(ev.time, ts, K_BATCH, host, slot);
-                                break;
-                            }
+                        if self.heap.has_before(ev.time, ts) {
+                            self.push(ev.time, ts, K_BATCH, host, slot);
+                            break;
                         }
                     }
                     if self.batch_done(slot) {

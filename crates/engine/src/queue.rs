@@ -1,0 +1,128 @@
+//! Event queues ordered by `(time, ts)`.
+//!
+//! [`HeapQueue`] is a binary heap and works for any schedule. [`RadixQueue`] is a radix heap:
+//! it needs a *monotone* queue (nothing is ever pushed earlier than the last popped time), which
+//! holds whenever every rank has a single CPU: an op freed onto an idle second CPU is the only
+//! way LogGOPSim schedules into the past (LOGGOPSIM.md §6.2). The engine picks the radix heap
+//! exactly then.
+//!
+//! Both give the same pop order. In the radix heap, entries with the current minimum time sit in
+//! bucket 0 in ascending `ts` order; a fresh event always has the largest `ts` so far and is
+//! appended, only re-queued batch remainders need an ordered insert.
+
+use std::collections::{BinaryHeap, VecDeque};
+
+use crate::params::Time;
+
+pub(crate) trait EventQueue<E: QueueItem> {
+    fn push(&mut self, e: E);
+    fn pop(&mut self) -> Option<E>;
+    /// Is there an entry with key `< (time, ts)`? Only asked with `time` = the last popped time.
+    fn has_before(&self, time: Time, ts: u64) -> bool;
+}
+
+pub(crate) trait QueueItem: Copy + Ord {
+    fn time(&self) -> Time;
+    fn ts(&self) -> u64;
+}
+
+pub(crate) struct HeapQueue<E>(BinaryHeap<E>);
+
+impl<E: QueueItem> HeapQueue<E> {
+    pub fn new() -> Self {
+        HeapQueue(BinaryHeap::new())
+    }
+}
+
+impl<E: QueueItem> EventQueue<E> for HeapQueue<E> {
+    #[inline]
+    fn push(&mut self, e: E) {
+        self.0.push(e)
+    }
+    #[inline]
+    fn pop(&mut self) -> Option<E> {
+        self.0.pop()
+    }
+    #[inline]
+    fn has_before(&self, time: Time, ts: u64) -> bool {
+        self.0.peek().is_some_and(|t| (t.time(), t.ts()) < (time, ts))
+    }
+}
+
+pub(crate) struct RadixQueue<E> {
+    last: Time,
+    /// Entries whose time equals `last`, ascending by ts.
+    now: VecDeque<E>,
+    /// `buckets[i]` holds entries whose time differs from `last` first in bit `i`.
+    buckets: Vec<Vec<E>>,
+    /// Bit `i` set when `buckets[i]` is non-empty.
+    mask: u64,
+}
+
+impl<E: QueueItem> RadixQueue<E> {
+    pub fn new() -> Self {
+        RadixQueue { last: 0, now: VecDeque::new(), buckets: (0..64).map(|_| Vec::new()).collect(), mask: 0 }
+    }
+
+    #[inline]
+    fn insert_now(&mut self, e: E) {
+        match self.now.back() {
+            Some(b) if b.ts() > e.ts() => {
+                let at = self.now.partition_point(|x| x.ts() < e.ts());
+                self.now.insert(at, e);
+            }
+            _ => self.now.push_back(e),
+        }
+    }
+}
+
+impl<E: QueueItem> EventQueue<E> for RadixQueue<E> {
+    #[inline]
+    fn push(&mut self, e: E) {
+        let t = e.time();
+        debug_assert!(t >= self.last, "radix queue needs monotone times");
+        if t == self.last {
+            self.insert_now(e);
+        } else {
+            let b = 63 - (t ^ self.last).leading_zeros() as usize;
+            self.buckets[b].push(e);
+            self.mask |= 1 << b;
+        }
+    }
+
+    fn pop(&mut self) -> Option<E> {
+        if let Some(e) = self.now.pop_front() {
+            return Some(e);
+        }
+        if self.mask == 0 {
+            return None;
+        }
+        let b = self.mask.trailing_zeros() as usize;
+        let mut bucket = std::mem::take(&mut self.buckets[b]);
+        self.mask &= !(1 << b);
+        let min = bucket.iter().map(|e| e.time()).min().expect("non-empty bucket");
+        self.last = min;
+        let mut now: Vec<E> = Vec::new();
+        for e in bucket.drain(..) {
+            let t = e.time();
+            if t == min {
+                now.push(e);
+            } else {
+                let nb = 63 - (t ^ min).leading_zeros() as usize;
+                self.buckets[nb].push(e);
+                self.mask |= 1 << nb;
+            }
+        }
+        // Give the allocation back to the (now empty) bucket.
+        self.buckets[b] = bucket;
+        now.sort_unstable_by_key(|e| e.ts());
+        self.now.extend(now);
+        self.now.pop_front()
+    }
+
+    #[inline]
+    fn has_before(&self, time: Time, ts: u64) -> bool {
+        debug_assert_eq!(time, self.last);
+        self.now.front().is_some_and(|e| e.ts() < ts)
+    }
+}

@@ -1,0 +1,207 @@
+//! Command-line flags (stage one: raw flags as clap parses them). `main.rs` turns them into
+//! validated settings and calls the libraries; nothing here does real work.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+const ABOUT: &str = "How much slower, and how much more expensive, does a parallel job get at \
+1K-16K nodes because of network and OS noise? loggops-sim simulates a GOAL schedule under the \
+LogGOPS model (exactly like LogGOPSim when noise is off) and, with a noise profile measured on two \
+nodes, runs Monte-Carlo repetitions to give runtime and cost distributions.";
+
+const AFTER_HELP: &str = "\
+Examples:
+  loggops-sim --goal goal/ring_512MiB.goal --nodes 1024 --noise calibration/aws.h5
+      512 MiB ring allreduce on 1024 nodes with AWS noise: runtime and cost distribution.
+  loggops-sim --goal goal/dissemination_16B.goal --nodes 4,64,1024,16384 \\
+              --noise calibration/alps.h5 --noise-mode none,os,net,os+net --reps 1000
+      The paper's Fig. 15 sweep for Alps, one tidy table.
+  loggops-sim --goal schedule.goal -L 2.5us -o 1.5us -g 1us -G 0.006ns -S 64KiB
+      One noiseless run of an explicit GOAL file with explicit LogGOPS parameters.
+  loggops-sim --compat loggopsim --goal case.bin -L 2500 -o 1500
+      LogGOPSim's exact stdout (integer ticks), for conformance checks.
+  loggops-sim gen allreduce_ring --nodes 16 --size 16MiB -o ring.goal
+      Write Schedgen-compatible explicit GOAL text.
+
+Units: times take ps, ns, us, ms, s (a bare number is ns); per-byte costs take the same units
+(meaning per byte: -G 0.1ns is 0.1 ns/B); sizes take B, KiB, MiB, GiB (kB, MB, GB are powers
+of 1000). Without --noise, the LogGOPS parameters default to LogGOPSim's defaults read as ns:
+L=2.5us o=1.5us g=1us G=6ns/B O=0 S=65535B.";
+
+#[derive(Parser, Debug)]
+#[command(name = "loggops-sim", version, about = ABOUT, after_help = AFTER_HELP)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Write a generated collective (or a rank-parametric schedule) as explicit GOAL text that
+    /// LogGOPSim's txt2bin accepts.
+    Gen(GenArgs),
+    /// Turn Netgauge captures into an HDF5 noise profile, with a fit report.
+    Calibrate(CalibrateArgs),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OrderArg {
+    /// Freed ops in program order within each type (LogGOPSim with std::stable_sort).
+    Stable,
+    /// LogGOPSim's exact unstable std::sort permutation (reproduces its deadlocks).
+    Libstdcxx,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum CompatArg {
+    /// Integer ticks in and LogGOPSim's stdout out (minus its PERFORMANCE line).
+    Loggopsim,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    Human,
+    Json,
+    Csv,
+}
+
+#[derive(Args, Debug, Default)]
+pub struct RunArgs {
+    /// Schedule to simulate: explicit GOAL text, LogGOPSim binary GOAL, or a rank-parametric
+    /// schedule (see goal/README.md).
+    #[arg(long, value_name = "FILE")]
+    pub goal: Option<PathBuf>,
+    /// Rank counts: binds a rank-parametric schedule; must equal num_ranks of an explicit file.
+    /// A comma list sweeps (4,64,1024,16384).
+    #[arg(long, value_name = "N[,N...]", value_delimiter = ',')]
+    pub nodes: Vec<u32>,
+    /// Latency L [default: 2.5us, or the profile's].
+    #[arg(short = 'L', value_name = "TIME", allow_hyphen_values = true)]
+    pub l: Option<String>,
+    /// CPU overhead per message o [default: 1.5us].
+    #[arg(short = 'o', value_name = "TIME", allow_hyphen_values = true)]
+    pub o: Option<String>,
+    /// NIC gap per message g [default: 1us].
+    #[arg(short = 'g', value_name = "TIME", allow_hyphen_values = true)]
+    pub g: Option<String>,
+    /// Gap per byte G, e.g. 0.1ns (per byte) [default: 6ns].
+    #[arg(short = 'G', value_name = "TIME/B", allow_hyphen_values = true)]
+    pub big_g: Option<String>,
+    /// CPU overhead per byte O [default: 0].
+    #[arg(short = 'O', value_name = "TIME/B", allow_hyphen_values = true)]
+    pub big_o: Option<String>,
+    /// Eager threshold S: larger messages use rendezvous [default: 65535B].
+    #[arg(short = 'S', value_name = "SIZE", allow_hyphen_values = true)]
+    pub s: Option<String>,
+    /// Rendezvous messages pay 3L (request, clear-to-send, data) as in the paper's simulator
+    /// [default: on with --noise, off otherwise, as in LogGOPSim].
+    #[arg(long, value_name = "BOOL")]
+    pub rndv_3l: Option<bool>,
+    /// Order of ops freed together.
+    #[arg(long, value_enum, default_value = "stable")]
+    pub order: OrderArg,
+    /// Compatibility mode.
+    #[arg(long, value_enum)]
+    pub compat: Option<CompatArg>,
+    /// Compat mode: never print per-host times (LogGOPSim's -b).
+    #[arg(short = 'b', long)]
+    pub batchmode: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "human")]
+    pub format: FormatArg,
+    /// Write the result to FILE (atomically) instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Set a parameter of a rank-parametric schedule (e.g. --param dgemm=21us).
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    pub params: Vec<String>,
+    /// Noise profile (HDF5), e.g. calibration/aws.h5. Its base parameters replace the defaults
+    /// (explicit -L/-o/... still win).
+    #[arg(long, value_name = "FILE.h5")]
+    pub noise: Option<PathBuf>,
+    /// Noise variants to run: none, os, net, os+net (comma list sweeps) [default: os+net].
+    #[arg(long, value_name = "MODE[,MODE...]", value_delimiter = ',')]
+    pub noise_mode: Vec<String>,
+    /// Monte-Carlo repetitions per cell.
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    pub reps: u32,
+    /// Master seed; a repetition's result depends only on (schedule, parameters, profile, seed,
+    /// repetition).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub seed: u64,
+    /// Worker threads (results do not depend on it) [default: all cores].
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+    /// Write one row per repetition (nodes, mode, rep, time) to FILE (CSV, atomically).
+    #[arg(long, value_name = "FILE")]
+    pub samples: Option<PathBuf>,
+    /// Latency samples are absolute values instead of being scaled so their median equals L.
+    #[arg(long)]
+    pub absolute_latency: bool,
+    /// All ranks replay OS noise with the same phase (co-scheduled noise).
+    #[arg(long)]
+    pub cosched: bool,
+    /// No progress bar.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct GenArgs {
+    /// Collective: dissemination, nwaydissemination, allreduce_ring, pipelinedring,
+    /// allreduce_recdoub, binomialtreebcast, binomialtreereduce, linear_alltoall.
+    pub pattern: Option<String>,
+    /// A rank-parametric schedule to expand instead of a pattern.
+    #[arg(long, value_name = "FILE", conflicts_with = "pattern")]
+    pub goal: Option<PathBuf>,
+    /// Number of ranks.
+    #[arg(long, value_name = "N")]
+    pub nodes: u32,
+    /// Data size per rank (e.g. 16MiB).
+    #[arg(long, value_name = "SIZE")]
+    pub size: Option<String>,
+    /// Segment size for pipelinedring.
+    #[arg(long, value_name = "SIZE")]
+    pub segmentsize: Option<String>,
+    /// Fan-out of nwaydissemination.
+    #[arg(long, value_name = "N")]
+    pub nway: Option<u32>,
+    /// Root rank of tree collectives.
+    #[arg(long, value_name = "RANK")]
+    pub root: Option<u32>,
+    /// Set a parameter of a rank-parametric schedule.
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    pub params: Vec<String>,
+    /// Output file (written atomically) [default: stdout].
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct CalibrateArgs {
+    /// 1-byte ping-pong capture (Netgauge per-sample file, plain or .xz), same switch.
+    #[arg(long, value_name = "FILE")]
+    pub latency: PathBuf,
+    /// Bandwidth-saturating ping-pong capture, same switch.
+    #[arg(long, value_name = "FILE")]
+    pub bandwidth: PathBuf,
+    /// Selfish-detour (OS noise) capture.
+    #[arg(long, value_name = "FILE")]
+    pub os_noise: Option<PathBuf>,
+    /// Netgauge LogGP fit (-x loggp) for base parameters.
+    #[arg(long, value_name = "FILE")]
+    pub loggp: Option<PathBuf>,
+    /// Latency capture across switches.
+    #[arg(long, value_name = "FILE")]
+    pub far_latency: Option<PathBuf>,
+    /// Bandwidth capture across switches.
+    #[arg(long, value_name = "FILE")]
+    pub far_bandwidth: Option<PathBuf>,
+    /// Output profile.
+    #[arg(short = 'o', long, value_name = "FILE.h5")]
+    pub output: PathBuf,
+}

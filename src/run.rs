@@ -1,0 +1,311 @@
+//! Stage two of the CLI: validated settings and the calls into the libraries.
+
+use std::fmt::Write as _;
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{anyhow, bail, Context, Result};
+use loggops_engine::{simulate as engine_run, Config, NoNoise, Order, Outcome, Params, Program};
+
+use crate::cli::{CalibrateArgs, FormatArg, GenArgs, OrderArg, RunArgs};
+use crate::schedule::{self, with_program, Schedule};
+use crate::units::{fmt_bytes, fmt_ps, parse_per_byte_ps, parse_size, parse_ticks, parse_time_ps};
+
+fn order(o: OrderArg) -> Order {
+    match o {
+        OrderArg::Stable => Order::Stable,
+        OrderArg::Libstdcxx => Order::Libstdcxx,
+    }
+}
+
+/// `NAME=VALUE` pairs of `--param`.
+fn overrides(raw: &[String]) -> Result<Vec<(String, String)>> {
+    raw.iter()
+        .map(|kv| {
+            kv.split_once('=')
+                .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+                .ok_or_else(|| anyhow!("--param {kv}: expected NAME=VALUE"))
+        })
+        .collect()
+}
+
+/// Parameters in picoseconds from the flags on top of `base`.
+pub fn resolve_params(args: &RunArgs, mut p: Params) -> Result<Params> {
+    let time = |flag: &str, v: &Option<String>, into: &mut u64| -> Result<()> {
+        if let Some(s) = v {
+            *into = parse_time_ps(s).map_err(|e| anyhow!("-{flag} {s}: {e}"))?;
+        }
+        Ok(())
+    };
+    time("L", &args.l, &mut p.l)?;
+    time("o", &args.o, &mut p.o)?;
+    time("g", &args.g, &mut p.g)?;
+    if let Some(s) = &args.big_g {
+        p.big_g = parse_per_byte_ps(s).map_err(|e| anyhow!("-G {s}: {e}"))?;
+    }
+    if let Some(s) = &args.big_o {
+        p.big_o = parse_per_byte_ps(s).map_err(|e| anyhow!("-O {s}: {e}"))?;
+    }
+    if let Some(s) = &args.s {
+        p.s = parse_size(s).map_err(|e| anyhow!("-S {s}: {e}"))?;
+    }
+    if let Some(b) = args.rndv_3l {
+        p.rndv_extra_latencies = if b { 2 } else { 0 };
+    }
+    Ok(p)
+}
+
+/// Parameters as LogGOPSim's integer ticks (compat mode).
+fn compat_params(args: &RunArgs) -> Result<Params> {
+    let mut p = Params::loggopsim_defaults_ticks();
+    let tick = |flag: &str, v: &Option<String>| -> Result<Option<u64>> {
+        v.as_deref().map(|s| parse_ticks(s).map_err(|e| anyhow!("-{flag} {s}: {e}"))).transpose()
+    };
+    if let Some(v) = tick("L", &args.l)? {
+        p.l = v;
+    }
+    if let Some(v) = tick("o", &args.o)? {
+        p.o = v;
+    }
+    if let Some(v) = tick("g", &args.g)? {
+        p.g = v;
+    }
+    if let Some(v) = tick("G", &args.big_g)? {
+        p.big_g = loggops_engine::PerByte::from_raw(v << loggops_engine::PerByte::FRAC_BITS);
+    }
+    if let Some(v) = tick("O", &args.big_o)? {
+        p.big_o = loggops_engine::PerByte::from_raw(v << loggops_engine::PerByte::FRAC_BITS);
+    }
+    if let Some(v) = tick("S", &args.s)? {
+        // LogGOPSim stores S in a uint32_t.
+        p.s = v as u32 as u64;
+    }
+    Ok(p)
+}
+
+/// Writes `text` to `--output` atomically, or to stdout.
+fn emit(output: Option<&Path>, text: &str) -> Result<()> {
+    match output {
+        Some(path) => loggops_report::write_atomic(path, |w| w.write_all(text.as_bytes()))
+            .with_context(|| format!("cannot write {}", path.display())),
+        None => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(text.as_bytes())?;
+            out.flush()?;
+            Ok(())
+        }
+    }
+}
+
+pub fn simulate(args: RunArgs) -> Result<ExitCode> {
+    let Some(goal) = args.goal.clone() else {
+        bail!("no schedule given: use --goal FILE (try --help for examples)");
+    };
+    if args.nodes.contains(&0) {
+        bail!("--nodes 0: a schedule needs at least one rank");
+    }
+    let ov = overrides(&args.params)?;
+    if args.compat.is_some() {
+        return compat_run(&args, &goal, &ov);
+    }
+    if args.noise.is_some() {
+        return crate::run::monte_carlo(&args, &goal, &ov);
+    }
+    let params = resolve_params(&args, Params::loggopsim_defaults_ps())?;
+    let cfg = Config { params, order: order(args.order), compat: false };
+    let node_list: Vec<Option<u32>> =
+        if args.nodes.is_empty() { vec![None] } else { args.nodes.iter().map(|&n| Some(n)).collect() };
+    let mut runs = Vec::new();
+    for nodes in node_list {
+        let sched = schedule::load(&goal, nodes, &ov)?;
+        let start = Instant::now();
+        let out = with_program!(&sched, |p| engine_run(p, &cfg, &mut NoNoise))
+            .with_context(|| format!("simulating {}", goal.display()))?;
+        let wall = start.elapsed().as_secs_f64();
+        if !out.completed() {
+            eprint!("{}", describe_leftovers(&goal, &sched, &out));
+            return Ok(ExitCode::from(1));
+        }
+        runs.push((sched.num_ranks(), total_ops(&sched), out, wall));
+    }
+    let text = match args.format {
+        FormatArg::Human => human_summary(&goal, &cfg.params, cfg.order, &runs),
+        FormatArg::Json => json_summary(&goal, &cfg.params, &runs),
+        FormatArg::Csv => csv_summary(&runs),
+    };
+    emit(args.output.as_deref(), &text)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn total_ops(s: &Schedule) -> u64 {
+    with_program!(s, |p| p.total_ops())
+}
+
+type Run = (u32, u64, Outcome, f64);
+
+fn human_summary(goal: &Path, p: &Params, order: Order, runs: &[Run]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{}: L={} o={} g={} G={}/B O={}/B S={} ({} order)",
+        goal.display(),
+        fmt_ps(p.l),
+        fmt_ps(p.o),
+        fmt_ps(p.g),
+        fmt_per_byte(p.big_g),
+        fmt_per_byte(p.big_o),
+        fmt_bytes(p.s),
+        if order == Order::Stable { "stable" } else { "libstdcxx" },
+    );
+    for (ranks, ops, out, wall) in runs {
+        let (max, host) = out.max();
+        let _ = writeln!(
+            s,
+            "{ranks} ranks: finishes at {} (last rank: {host}); {} events ({ops} ops + {} messages), simulated in {:.3}s ({:.1} M events/s)",
+            fmt_ps(max),
+            out.events,
+            out.messages,
+            wall,
+            out.events as f64 / wall.max(1e-9) / 1e6
+        );
+    }
+    s
+}
+
+fn fmt_per_byte(g: loggops_engine::PerByte) -> String {
+    if g.is_whole() {
+        fmt_ps(g.whole_units())
+    } else {
+        format!("{:.4}ps", g.as_f64())
+    }
+}
+
+fn json_summary(goal: &Path, p: &Params, runs: &[Run]) -> String {
+    let items: Vec<serde_json::Value> = runs
+        .iter()
+        .map(|(ranks, ops, out, wall)| {
+            let (max, host) = out.max();
+            serde_json::json!({
+                "ranks": ranks,
+                "max_time_ps": max,
+                "max_rank": host,
+                "finish_ps": out.finish,
+                "events": out.events,
+                "ops": ops,
+                "messages": out.messages,
+                "wall_s": wall,
+            })
+        })
+        .collect();
+    let v = serde_json::json!({
+        "goal": goal.display().to_string(),
+        "params": {
+            "L_ps": p.l, "o_ps": p.o, "g_ps": p.g,
+            "G_ps_per_byte": p.big_g.as_f64(), "O_ps_per_byte": p.big_o.as_f64(), "S_bytes": p.s,
+        },
+        "runs": items,
+    });
+    let mut s = serde_json::to_string_pretty(&v).expect("JSON values serialise");
+    s.push('\n');
+    s
+}
+
+fn csv_summary(runs: &[Run]) -> String {
+    let mut s = String::from("ranks,max_time_ps,max_rank,events,ops,messages\n");
+    for (ranks, ops, out, _) in runs {
+        let (max, host) = out.max();
+        let _ = writeln!(s, "{ranks},{max},{host},{},{ops},{}", out.events, out.messages);
+    }
+    s
+}
+
+/// Names what was left over: ranks, sources, tags and op labels.
+fn describe_leftovers(goal: &Path, sched: &Schedule, out: &Outcome) -> String {
+    let label = |rank: u32, op: u32| -> String {
+        match sched {
+            Schedule::Explicit(_) => match loggops_goal::describe_op(goal, rank, op) {
+                Some(d) => d.to_string(),
+                None => format!("op #{op}"),
+            },
+            Schedule::Parametric(_) => format!("op #{op}"),
+        }
+    };
+    let any = |v: u32| if v == loggops_engine::ANY { "any".to_string() } else { v.to_string() };
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "error: the schedule did not complete: {} rank(s) have unmatched messages, unmatched receives or ops that never ran; no time is reported",
+        out.leftovers.len()
+    );
+    const SHOW: usize = 5;
+    for l in out.leftovers.iter().take(20) {
+        for e in l.unexpected.iter().take(SHOW) {
+            let _ = writeln!(
+                s,
+                "  rank {}: message from rank {} (tag {}, sent by {}) was never received",
+                l.rank,
+                e.src,
+                any(e.tag),
+                label(e.src, e.op)
+            );
+        }
+        for e in l.posted.iter().take(SHOW) {
+            let _ = writeln!(
+                s,
+                "  rank {}: receive {} (from {}, tag {}) was never matched",
+                l.rank,
+                label(l.rank, e.op),
+                any(e.src),
+                any(e.tag)
+            );
+        }
+        let hidden = l.unexpected.len().saturating_sub(SHOW) + l.posted.len().saturating_sub(SHOW);
+        if hidden > 0 {
+            let _ = writeln!(s, "  rank {}: ... and {hidden} more queue entries", l.rank);
+        }
+        if l.never_ran > 0 {
+            let names: Vec<String> = l.never_ran_ops.iter().take(SHOW).map(|&o| label(l.rank, o)).collect();
+            let _ = writeln!(
+                s,
+                "  rank {}: {} op(s) never ran{}{}",
+                l.rank,
+                l.never_ran,
+                if names.is_empty() { String::new() } else { format!(": {}", names.join(", ")) },
+                if l.never_ran as usize > names.len() && !names.is_empty() { ", ..." } else { "" }
+            );
+        }
+    }
+    if out.leftovers.len() > 20 {
+        let _ = writeln!(s, "  ... and {} more ranks", out.leftovers.len() - 20);
+    }
+    s
+}
+
+fn compat_run(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Result<ExitCode> {
+    let params = compat_params(args)?;
+    let cfg = Config { params, order: order(args.order), compat: true };
+    let nodes = match args.nodes.as_slice() {
+        [] => None,
+        [n] => Some(*n),
+        _ => bail!("--compat loggopsim runs one schedule: give at most one --nodes value"),
+    };
+    let sched = schedule::load(goal, nodes, ov)?;
+    let out = with_program!(&sched, |p| engine_run(p, &cfg, &mut NoNoise))?;
+    let text = with_program!(&sched, |p| crate::compat::render(p, &params, &out, args.batchmode));
+    emit(args.output.as_deref(), &text)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn monte_carlo(_args: &RunArgs, _goal: &Path, _ov: &[(String, String)]) -> Result<ExitCode> {
+    bail!("--noise is not available yet")
+}
+
+pub fn gen(_args: GenArgs) -> Result<ExitCode> {
+    bail!("gen is not available yet")
+}
+
+pub fn calibrate(_args: CalibrateArgs) -> Result<ExitCode> {
+    bail!("calibrate is not available yet")
+}
