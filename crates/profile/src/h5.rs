@@ -1,0 +1,759 @@
+//! The HDF5 encoding of a [`Profile`] (schema version 1, documented in `SCHEMA.md`).
+//!
+//! This is the only module that touches `hdf5-pure`; nothing of that crate leaks through the
+//! public API. Files are written with plain 1-D `float64`/`uint64` datasets, scalar numeric
+//! attributes and variable-length UTF-8 string attributes, so `h5py` reads every value
+//! directly (`f["near"].attrs["L_ps"]`, `f["near/latency/values_ps"][:]`) and strings come back
+//! as `str`.
+
+use std::collections::HashMap;
+use std::fs;
+use std::io::Write;
+use std::panic::{self, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use hdf5_pure::{AttrValue, DType, Dataset, File, FileBuilder, FormatError, Group, GroupBuilder};
+
+use crate::error::{Invalid, ProfileError};
+use crate::model::{
+    BaseParams, DetourProcess, DetourTrace, Distribution, OsNoise, Placement, Prices, Profile,
+    Provenance,
+};
+use crate::schema::{self, Unit, SCHEMA_NAME, SCHEMA_VERSION};
+use crate::validate;
+
+/// Datasets with at least this many elements also get the shuffle and deflate filters (built
+/// into every HDF5 library, so h5py needs no plugin); see [`storage`].
+const COMPRESS_MIN_ELEMENTS: usize = 1024;
+/// Largest chunk, in elements (512 KiB of 8-byte values).
+const MAX_CHUNK_ELEMENTS: usize = 65536;
+const DEFLATE_LEVEL: u32 = 6;
+
+/// Writes `profile` to `path` as an HDF5 noise profile.
+///
+/// The profile is validated first (the same rules [`read_profile`] applies), then written to a
+/// temporary file in the same directory, synced and renamed over `path`, so readers never see
+/// a half-written profile and a failed write leaves any previous file untouched.
+pub fn write_profile(path: impl AsRef<Path>, profile: &Profile) -> Result<(), ProfileError> {
+    let path = path.as_ref();
+    validate::validate(profile).map_err(|e| ProfileError::invalid(path, e))?;
+    let bytes = encode(profile).map_err(|e| ProfileError::Encode {
+        path: path.to_path_buf(),
+        reason: e.to_string(),
+    })?;
+    write_atomically(path, &bytes).map_err(|source| ProfileError::Write {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// Reads and validates the HDF5 noise profile at `path`.
+///
+/// Errors name the file and, for an incomplete or invalid profile, the HDF5 object at fault.
+/// A corrupt or truncated file gives [`ProfileError::NotHdf5`], never a panic.
+pub fn read_profile(path: impl AsRef<Path>) -> Result<Profile, ProfileError> {
+    let path = path.as_ref();
+    let bytes = fs::read(path).map_err(|source| ProfileError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    read_profile_from_bytes(bytes, path)
+}
+
+/// Decodes and validates a noise profile held in memory (the whole HDF5 file image). `path`
+/// is only used to name the profile in error messages.
+pub fn read_profile_from_bytes(
+    bytes: Vec<u8>,
+    path: impl AsRef<Path>,
+) -> Result<Profile, ProfileError> {
+    let path = path.as_ref();
+    if !hdf5_pure::is_hdf5_bytes(&bytes) {
+        let reason = if bytes.is_empty() {
+            "the file is empty".to_string()
+        } else {
+            format!(
+                "no HDF5 signature in its first {} bytes",
+                bytes.len().min(8)
+            )
+        };
+        return Err(not_hdf5(path, reason));
+    }
+    // hdf5-pure reports malformed input as errors; the guard keeps a bug there from taking the
+    // whole simulator down on a damaged file.
+    match panic::catch_unwind(AssertUnwindSafe(|| decode(path, bytes))) {
+        Ok(r) => r,
+        Err(_) => Err(not_hdf5(path, "the HDF5 decoder failed on malformed data")),
+    }
+}
+
+fn not_hdf5(path: &Path, reason: impl Into<String>) -> ProfileError {
+    ProfileError::NotHdf5 {
+        path: path.to_path_buf(),
+        reason: reason.into(),
+    }
+}
+
+// ----------------------------------------------------------------------------------------------
+// Writing
+
+fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = path
+        .file_name()
+        .ok_or_else(|| std::io::Error::other("the path does not name a file"))?;
+    let tmp = dir.join(format!(
+        ".{}.{}.{}.tmp",
+        name.to_string_lossy(),
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    let result = (|| {
+        let mut f = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        drop(f);
+        fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}
+
+fn vlen(s: &str) -> AttrValue {
+    AttrValue::VarLenString(s.to_string())
+}
+
+fn encode(p: &Profile) -> Result<Vec<u8>, hdf5_pure::Error> {
+    let mut fb = FileBuilder::new();
+    fb.set_attr(schema::ATTR_SCHEMA, vlen(SCHEMA_NAME));
+    fb.set_attr(schema::ATTR_SCHEMA_VERSION, AttrValue::I64(SCHEMA_VERSION));
+    fb.set_attr(schema::ATTR_SYSTEM, vlen(&p.system));
+    fb.set_attr(schema::ATTR_DESCRIPTION, vlen(&p.description));
+    fb.set_attr(
+        schema::ATTR_NODES_PER_SWITCH,
+        AttrValue::U32(p.nodes_per_switch),
+    );
+
+    let near = placement_group(fb.create_group("near"), &p.near);
+    fb.add_group(near);
+    if let Some(far) = &p.far {
+        let far = placement_group(fb.create_group("far"), far);
+        fb.add_group(far);
+    }
+
+    let mut os = fb.create_group("os_noise");
+    for (k, t) in p.os_noise.traces.iter().enumerate() {
+        let mut g = os.create_group(&format!("{}{k}", schema::TRACE_PREFIX));
+        g.set_attr(schema::ATTR_PERIOD, AttrValue::U64(t.period_ps));
+        u64_dataset(&mut g, schema::START, &t.start_ps);
+        u64_dataset(&mut g, schema::DURATION, &t.duration_ps);
+        os.add_group(g.finish());
+    }
+    if let Some(proc_) = &p.os_noise.process {
+        let mut g = os.create_group("process");
+        g.set_attr(schema::ATTR_RATE, AttrValue::F64(proc_.rate_per_s));
+        let d = distribution_group(g.create_group("duration"), Unit::Ps, &proc_.duration_ps);
+        g.add_group(d);
+        os.add_group(g.finish());
+    }
+    fb.add_group(os.finish());
+
+    let mut prices = fb.create_group("prices");
+    if let Some(v) = p.prices.on_demand_usd_per_node_hour {
+        prices.set_attr(schema::ATTR_ON_DEMAND, AttrValue::F64(v));
+    }
+    if let Some(v) = p.prices.committed_usd_per_node_hour {
+        prices.set_attr(schema::ATTR_COMMITTED, AttrValue::F64(v));
+    }
+    fb.add_group(prices.finish());
+
+    let pv = &p.provenance;
+    let mut prov = fb.create_group("provenance");
+    prov.set_attr(schema::ATTR_COMMAND, vlen(&pv.command));
+    prov.set_attr(schema::ATTR_CREATED, vlen(&pv.created));
+    prov.set_attr(schema::ATTR_TOOL_VERSION, vlen(&pv.tool_version));
+    for (name, list) in [
+        (schema::ATTR_SOURCES, &pv.sources),
+        (schema::ATTR_NOTES, &pv.notes),
+    ] {
+        if !list.is_empty() {
+            prov.set_attr(name, AttrValue::VarLenStringArray(list.clone()));
+        }
+    }
+    fb.add_group(prov.finish());
+
+    fb.finish()
+}
+
+fn placement_group(mut g: GroupBuilder, p: &Placement) -> hdf5_pure::FinishedGroup {
+    let b = &p.params;
+    g.set_attr(schema::ATTR_L, AttrValue::F64(b.l_ps));
+    g.set_attr(schema::ATTR_O, AttrValue::F64(b.o_ps));
+    g.set_attr(schema::ATTR_G, AttrValue::F64(b.g_ps));
+    g.set_attr(schema::ATTR_BIG_G, AttrValue::F64(b.big_g_ps_per_byte));
+    g.set_attr(schema::ATTR_BIG_O, AttrValue::F64(b.big_o_ps_per_byte));
+    g.set_attr(schema::ATTR_S, AttrValue::U64(b.s_bytes));
+    g.set_attr(schema::ATTR_BLOCK, AttrValue::U64(p.bandwidth_block_bytes));
+    for ((name, unit), d) in [
+        (schema::LATENCY, &p.latency),
+        (schema::BANDWIDTH, &p.bandwidth),
+        (schema::OVERHEAD, &p.overhead),
+        (schema::GAP, &p.gap),
+    ] {
+        if let Some(d) = d {
+            let sub = distribution_group(g.create_group(name), unit, d);
+            g.add_group(sub);
+        }
+    }
+    g.finish()
+}
+
+fn distribution_group(
+    mut g: GroupBuilder,
+    unit: Unit,
+    d: &Distribution,
+) -> hdf5_pure::FinishedGroup {
+    match d {
+        Distribution::Samples(s) => f64_dataset(&mut g, &schema::samples_name(unit), s),
+        Distribution::Quantiles { probs, values } => {
+            f64_dataset(&mut g, schema::PROBS, probs);
+            f64_dataset(&mut g, &schema::values_name(unit), values);
+        }
+    }
+    g.finish()
+}
+
+/// Storage of a non-empty numeric dataset: chunked with a Fletcher-32 checksum per chunk (so
+/// a damaged value is an error, not a silently different profile), plus shuffle and deflate
+/// for large ones. All three are filters built into every HDF5 library.
+fn storage(d: &mut hdf5_pure::DatasetBuilder, len: usize) {
+    d.with_chunks(&[len.min(MAX_CHUNK_ELEMENTS) as u64]);
+    if len >= COMPRESS_MIN_ELEMENTS {
+        d.with_shuffle().with_deflate(DEFLATE_LEVEL);
+    }
+    d.with_fletcher32();
+}
+
+fn f64_dataset(g: &mut GroupBuilder, name: &str, data: &[f64]) {
+    let d = g.create_dataset(name);
+    if data.is_empty() {
+        d.with_dtype(hdf5_pure::make_f64_type()).with_shape(&[0]);
+    } else {
+        d.with_f64_data(data);
+        storage(d, data.len());
+    }
+}
+
+fn u64_dataset(g: &mut GroupBuilder, name: &str, data: &[u64]) {
+    let d = g.create_dataset(name);
+    if data.is_empty() {
+        d.with_dtype(hdf5_pure::make_u64_type()).with_shape(&[0]);
+    } else {
+        d.with_u64_data(data);
+        storage(d, data.len());
+    }
+}
+
+// ----------------------------------------------------------------------------------------------
+// Reading
+
+/// Decoding context: the file's path (for messages) and the parsed HDF5 file.
+struct Reader<'a> {
+    path: &'a Path,
+    file: File,
+}
+
+/// The attributes of one object: decoded values, and the datatype of every attribute message
+/// (including those whose value could not be decoded, which `values` leaves out).
+struct Attrs {
+    object: String,
+    values: HashMap<String, AttrValue>,
+    types: HashMap<String, hdf5_pure::Datatype>,
+}
+
+fn decode(path: &Path, bytes: Vec<u8>) -> Result<Profile, ProfileError> {
+    let len = bytes.len() as u64;
+    let file = File::from_bytes(bytes).map_err(|e| not_hdf5(path, e.to_string()))?;
+    // As libhdf5 does: a file shorter than the end-of-file address its superblock records has
+    // lost its tail, even where everything still parses (the lost bytes may be heap padding).
+    let sb = file.superblock();
+    let end = sb.base_address.get().saturating_add(sb.eof_address);
+    if end > len {
+        return Err(not_hdf5(
+            path,
+            format!("the file is truncated: it has {len} bytes, but its superblock says it ends at byte {end}"),
+        ));
+    }
+    let r = Reader { path, file };
+    let root = r.file.root();
+    let attrs = r.attrs(&root, "/")?;
+    r.check_schema(&attrs)?;
+
+    let system = r.req_str(&attrs, "/", schema::ATTR_SYSTEM)?;
+    let description = r.req_str(&attrs, "/", schema::ATTR_DESCRIPTION)?;
+    let nps = r.req_u64(&attrs, "/", schema::ATTR_NODES_PER_SWITCH)?;
+    let nodes_per_switch = u32::try_from(nps).map_err(|_| {
+        r.invalid(
+            schema::attr_object("/", schema::ATTR_NODES_PER_SWITCH),
+            format!("is {nps}, expected at most {} nodes per switch", u32::MAX),
+        )
+    })?;
+
+    let near = r.placement("/near", r.req_group("/near")?)?;
+    let far = match r.group("/far")? {
+        Some(g) => Some(r.placement("/far", g)?),
+        None => None,
+    };
+    let os_noise = r.os_noise()?;
+    let prices = r.prices()?;
+    let provenance = r.provenance()?;
+
+    let profile = Profile {
+        system,
+        description,
+        near,
+        far,
+        nodes_per_switch,
+        os_noise,
+        prices,
+        provenance,
+    };
+    validate::validate(&profile).map_err(|e| ProfileError::invalid(path, e))?;
+    Ok(profile)
+}
+
+fn is_not_found(e: &hdf5_pure::Error) -> bool {
+    matches!(e, hdf5_pure::Error::Format(FormatError::PathNotFound(_)))
+}
+
+fn describe(v: &AttrValue) -> String {
+    if let Some(s) = v.as_str() {
+        format!("{s:?}")
+    } else if let Some(i) = v.as_i64() {
+        format!("{i}")
+    } else if let Some(u) = v.as_u64() {
+        format!("{u}")
+    } else if let Some(f) = v.as_f64() {
+        format!("{f:?} (a float)")
+    } else {
+        format!("{v:?}")
+    }
+}
+
+impl Reader<'_> {
+    fn corrupt(&self, object: &str, e: hdf5_pure::Error) -> ProfileError {
+        let hint = match e {
+            // HDF5 2.x writes chunked datasets with layout message version 5 when the file's
+            // lower format bound is v200 (h5py `libver="latest"`); hdf5-pure 0.47 reads up to 4.
+            hdf5_pure::Error::Format(FormatError::InvalidLayoutVersion(v)) if v > 4 => format!(
+                " (data layout version {v} comes from HDF5 2.x with libver \"latest\"/\"v200\"; \
+                 rewrite the file with h5py's default libver or libver=\"v114\")"
+            ),
+            _ => String::new(),
+        };
+        not_hdf5(self.path, format!("cannot read `{object}`: {e}{hint}"))
+    }
+
+    fn invalid(&self, object: impl Into<String>, reason: impl Into<String>) -> ProfileError {
+        ProfileError::invalid(self.path, Invalid::new(object, reason))
+    }
+
+    fn missing_attr(&self, object: &str, attribute: &str) -> ProfileError {
+        ProfileError::MissingAttribute {
+            path: self.path.to_path_buf(),
+            object: object.to_string(),
+            attribute: attribute.to_string(),
+        }
+    }
+
+    fn check_schema(&self, attrs: &Attrs) -> Result<(), ProfileError> {
+        let found = match self.attr(attrs, schema::ATTR_SCHEMA)? {
+            None => Some("absent".to_string()),
+            Some(v) if v.as_str() == Some(SCHEMA_NAME) => None,
+            Some(v) => Some(describe(v)),
+        };
+        if let Some(found) = found {
+            return Err(ProfileError::WrongSchema {
+                path: self.path.to_path_buf(),
+                found,
+                expected: SCHEMA_NAME,
+            });
+        }
+        let v = self
+            .attr(attrs, schema::ATTR_SCHEMA_VERSION)?
+            .ok_or_else(|| self.missing_attr("/", schema::ATTR_SCHEMA_VERSION))?;
+        if v.as_i64() != Some(SCHEMA_VERSION) {
+            return Err(ProfileError::UnsupportedVersion {
+                path: self.path.to_path_buf(),
+                found: describe(v),
+                expected: SCHEMA_VERSION,
+            });
+        }
+        Ok(())
+    }
+
+    /// Opens the group at absolute schema path `gpath`; `None` if absent.
+    fn group(&self, gpath: &str) -> Result<Option<Group>, ProfileError> {
+        match self.file.group(gpath.trim_start_matches('/')) {
+            Ok(g) => Ok(Some(g)),
+            Err(e) if is_not_found(&e) => Ok(None),
+            Err(hdf5_pure::Error::NotAGroup(_)) => {
+                Err(self.invalid(gpath, "is a dataset, expected a group"))
+            }
+            Err(e) => Err(self.corrupt(gpath, e)),
+        }
+    }
+
+    fn req_group(&self, gpath: &str) -> Result<Group, ProfileError> {
+        self.group(gpath)?
+            .ok_or_else(|| ProfileError::MissingGroup {
+                path: self.path.to_path_buf(),
+                group: gpath.to_string(),
+            })
+    }
+
+    fn attrs(&self, g: &Group, gpath: &str) -> Result<Attrs, ProfileError> {
+        Ok(Attrs {
+            object: gpath.to_string(),
+            values: g.attrs().map_err(|e| self.corrupt(gpath, e))?,
+            types: g.attr_datatypes().map_err(|e| self.corrupt(gpath, e))?,
+        })
+    }
+
+    /// Attribute `name`; `None` if absent. An attribute that exists but whose value cannot be
+    /// decoded (e.g. its string lies in a damaged heap) is a corrupt file, not a missing value.
+    fn attr<'a>(
+        &self,
+        attrs: &'a Attrs,
+        name: &str,
+    ) -> Result<Option<&'a AttrValue>, ProfileError> {
+        match attrs.values.get(name) {
+            Some(v) => Ok(Some(v)),
+            None if attrs.types.contains_key(name) => Err(not_hdf5(
+                self.path,
+                format!(
+                    "cannot decode the value of attribute `{name}` of `{}` (its datatype is {:?})",
+                    attrs.object, attrs.types[name]
+                ),
+            )),
+            None => Ok(None),
+        }
+    }
+
+    fn req_str(&self, attrs: &Attrs, obj: &str, name: &str) -> Result<String, ProfileError> {
+        let v = self
+            .attr(attrs, name)?
+            .ok_or_else(|| self.missing_attr(obj, name))?;
+        v.as_str().map(str::to_string).ok_or_else(|| {
+            self.invalid(
+                schema::attr_object(obj, name),
+                format!("is {}, expected a string", describe(v)),
+            )
+        })
+    }
+
+    fn opt_strings(
+        &self,
+        attrs: &Attrs,
+        obj: &str,
+        name: &str,
+    ) -> Result<Vec<String>, ProfileError> {
+        match self.attr(attrs, name)? {
+            None => Ok(Vec::new()),
+            Some(v) => v.as_strings().map(<[String]>::to_vec).ok_or_else(|| {
+                self.invalid(
+                    schema::attr_object(obj, name),
+                    format!(
+                        "is {}, expected a string or an array of strings",
+                        describe(v)
+                    ),
+                )
+            }),
+        }
+    }
+
+    fn req_u64(&self, attrs: &Attrs, obj: &str, name: &str) -> Result<u64, ProfileError> {
+        let v = self
+            .attr(attrs, name)?
+            .ok_or_else(|| self.missing_attr(obj, name))?;
+        v.as_u64().ok_or_else(|| {
+            self.invalid(
+                schema::attr_object(obj, name),
+                format!("is {}, expected a non-negative integer", describe(v)),
+            )
+        })
+    }
+
+    /// A number attribute; integers are accepted and converted.
+    fn opt_f64(&self, attrs: &Attrs, obj: &str, name: &str) -> Result<Option<f64>, ProfileError> {
+        let Some(v) = self.attr(attrs, name)? else {
+            return Ok(None);
+        };
+        if let Some(f) = v.as_f64() {
+            Ok(Some(f))
+        } else if let Some(i) = v.as_i64() {
+            Ok(Some(i as f64))
+        } else if let Some(u) = v.as_u64() {
+            Ok(Some(u as f64))
+        } else {
+            Err(self.invalid(
+                schema::attr_object(obj, name),
+                format!("is {}, expected a number", describe(v)),
+            ))
+        }
+    }
+
+    fn req_f64(&self, attrs: &Attrs, obj: &str, name: &str) -> Result<f64, ProfileError> {
+        self.opt_f64(attrs, obj, name)?
+            .ok_or_else(|| self.missing_attr(obj, name))
+    }
+
+    /// Opens dataset `name` of group `gpath`, checks it is 1-D, and returns it with its type.
+    fn dataset(
+        &self,
+        g: &Group,
+        gpath: &str,
+        name: &str,
+    ) -> Result<Option<(Dataset, DType)>, ProfileError> {
+        let dpath = format!("{gpath}/{name}");
+        let ds = match g.dataset(name) {
+            Ok(d) => d,
+            Err(e) if is_not_found(&e) => return Ok(None),
+            Err(hdf5_pure::Error::NotADataset(_)) => {
+                return Err(self.invalid(dpath, "is a group, expected a dataset"))
+            }
+            Err(e) => return Err(self.corrupt(&dpath, e)),
+        };
+        let shape = ds.shape().map_err(|e| self.corrupt(&dpath, e))?;
+        if shape.len() != 1 {
+            return Err(self.invalid(
+                dpath,
+                format!("has shape {shape:?}, expected a 1-D dataset"),
+            ));
+        }
+        let dtype = ds.dtype().map_err(|e| self.corrupt(&dpath, e))?;
+        Ok(Some((ds, dtype)))
+    }
+
+    fn f64_dataset(
+        &self,
+        g: &Group,
+        gpath: &str,
+        name: &str,
+    ) -> Result<Option<Vec<f64>>, ProfileError> {
+        let Some((ds, dtype)) = self.dataset(g, gpath, name)? else {
+            return Ok(None);
+        };
+        let dpath = format!("{gpath}/{name}");
+        match dtype {
+            DType::F32
+            | DType::F64
+            | DType::I8
+            | DType::I16
+            | DType::I32
+            | DType::I64
+            | DType::U8
+            | DType::U16
+            | DType::U32
+            | DType::U64 => {}
+            other => {
+                return Err(
+                    self.invalid(dpath, format!("has element type {other}, expected float64"))
+                )
+            }
+        }
+        ds.read_f64().map(Some).map_err(|e| self.corrupt(&dpath, e))
+    }
+
+    fn u64_dataset(&self, g: &Group, gpath: &str, name: &str) -> Result<Vec<u64>, ProfileError> {
+        let dpath = format!("{gpath}/{name}");
+        let Some((ds, dtype)) = self.dataset(g, gpath, name)? else {
+            return Err(ProfileError::MissingDataset {
+                path: self.path.to_path_buf(),
+                dataset: dpath,
+            });
+        };
+        match dtype {
+            DType::U8 | DType::U16 | DType::U32 | DType::U64 => {
+                ds.read_u64().map_err(|e| self.corrupt(&dpath, e))
+            }
+            DType::I8 | DType::I16 | DType::I32 | DType::I64 => {
+                let v = ds.read_i64().map_err(|e| self.corrupt(&dpath, e))?;
+                v.iter()
+                    .enumerate()
+                    .map(|(i, &x)| {
+                        u64::try_from(x).map_err(|_| {
+                            self.invalid(
+                                &dpath,
+                                format!("{name}[{i}] is {x} ps, expected a non-negative integer"),
+                            )
+                        })
+                    })
+                    .collect()
+            }
+            other => Err(self.invalid(dpath, format!("has element type {other}, expected uint64"))),
+        }
+    }
+
+    /// Reads the distribution in group `gpath`; `None` if the group is absent.
+    fn distribution(&self, gpath: &str, unit: Unit) -> Result<Option<Distribution>, ProfileError> {
+        let Some(g) = self.group(gpath)? else {
+            return Ok(None);
+        };
+        let sname = schema::samples_name(unit);
+        let vname = schema::values_name(unit);
+        let samples = self.f64_dataset(&g, gpath, &sname)?;
+        let probs = self.f64_dataset(&g, gpath, schema::PROBS)?;
+        let values = self.f64_dataset(&g, gpath, &vname)?;
+        match (samples, probs, values) {
+            (Some(s), None, None) => Ok(Some(Distribution::Samples(s))),
+            (None, Some(probs), Some(values)) => Ok(Some(Distribution::Quantiles { probs, values })),
+            (None, None, None) => Err(self.invalid(
+                gpath,
+                format!(
+                    "holds no distribution: expected datasets `{}` and `{vname}` (a quantile table) or `{sname}` (raw samples)",
+                    schema::PROBS
+                ),
+            )),
+            (None, Some(_), None) => Err(ProfileError::MissingDataset {
+                path: self.path.to_path_buf(),
+                dataset: format!("{gpath}/{vname}"),
+            }),
+            (None, None, Some(_)) => Err(ProfileError::MissingDataset {
+                path: self.path.to_path_buf(),
+                dataset: format!("{gpath}/{}", schema::PROBS),
+            }),
+            (Some(_), _, _) => Err(self.invalid(
+                gpath,
+                format!(
+                    "holds both `{sname}` and a quantile table; keep exactly one of them"
+                ),
+            )),
+        }
+    }
+
+    fn placement(&self, gpath: &str, g: Group) -> Result<Placement, ProfileError> {
+        let a = self.attrs(&g, gpath)?;
+        let params = BaseParams {
+            l_ps: self.req_f64(&a, gpath, schema::ATTR_L)?,
+            o_ps: self.req_f64(&a, gpath, schema::ATTR_O)?,
+            g_ps: self.req_f64(&a, gpath, schema::ATTR_G)?,
+            big_g_ps_per_byte: self.req_f64(&a, gpath, schema::ATTR_BIG_G)?,
+            big_o_ps_per_byte: self.req_f64(&a, gpath, schema::ATTR_BIG_O)?,
+            s_bytes: self.req_u64(&a, gpath, schema::ATTR_S)?,
+        };
+        let bandwidth_block_bytes = self.req_u64(&a, gpath, schema::ATTR_BLOCK)?;
+        let sub = |(name, unit): (&str, Unit)| self.distribution(&format!("{gpath}/{name}"), unit);
+        Ok(Placement {
+            params,
+            latency: sub(schema::LATENCY)?,
+            bandwidth: sub(schema::BANDWIDTH)?,
+            bandwidth_block_bytes,
+            overhead: sub(schema::OVERHEAD)?,
+            gap: sub(schema::GAP)?,
+        })
+    }
+
+    fn os_noise(&self) -> Result<OsNoise, ProfileError> {
+        let Some(g) = self.group(schema::OS_NOISE)? else {
+            return Ok(OsNoise::default());
+        };
+        let names = g.groups().map_err(|e| self.corrupt(schema::OS_NOISE, e))?;
+        let mut indices = Vec::new();
+        for n in &names {
+            if let Some(k) = n.strip_prefix(schema::TRACE_PREFIX) {
+                let idx = k
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|i| i.to_string() == k)
+                    .ok_or_else(|| {
+                        self.invalid(
+                            format!("{}/{n}", schema::OS_NOISE),
+                            "is not a valid trace name, expected trace_<k> with k = 0, 1, 2, …",
+                        )
+                    })?;
+                indices.push(idx);
+            }
+        }
+        indices.sort_unstable();
+        let mut traces = Vec::with_capacity(indices.len());
+        for (want, &got) in indices.iter().enumerate() {
+            if want != got {
+                return Err(ProfileError::MissingGroup {
+                    path: self.path.to_path_buf(),
+                    group: schema::trace_group(want),
+                });
+            }
+            let tpath = schema::trace_group(want);
+            let tg = self.req_group(&tpath)?;
+            let a = self.attrs(&tg, &tpath)?;
+            let period_ps = self.req_u64(&a, &tpath, schema::ATTR_PERIOD)?;
+            let start_ps = self.u64_dataset(&tg, &tpath, schema::START)?;
+            let duration_ps = self.u64_dataset(&tg, &tpath, schema::DURATION)?;
+            traces.push(DetourTrace {
+                start_ps,
+                duration_ps,
+                period_ps,
+            });
+        }
+        let process = match self.group(schema::PROCESS)? {
+            None => None,
+            Some(pg) => {
+                let a = self.attrs(&pg, schema::PROCESS)?;
+                let rate_per_s = self.req_f64(&a, schema::PROCESS, schema::ATTR_RATE)?;
+                let duration_ps = self
+                    .distribution(schema::PROCESS_DURATION, Unit::Ps)?
+                    .ok_or_else(|| ProfileError::MissingGroup {
+                        path: self.path.to_path_buf(),
+                        group: schema::PROCESS_DURATION.to_string(),
+                    })?;
+                Some(DetourProcess {
+                    rate_per_s,
+                    duration_ps,
+                })
+            }
+        };
+        Ok(OsNoise { traces, process })
+    }
+
+    fn prices(&self) -> Result<Prices, ProfileError> {
+        let Some(g) = self.group(schema::PRICES)? else {
+            return Ok(Prices::default());
+        };
+        let a = self.attrs(&g, schema::PRICES)?;
+        Ok(Prices {
+            on_demand_usd_per_node_hour: self.opt_f64(
+                &a,
+                schema::PRICES,
+                schema::ATTR_ON_DEMAND,
+            )?,
+            committed_usd_per_node_hour: self.opt_f64(
+                &a,
+                schema::PRICES,
+                schema::ATTR_COMMITTED,
+            )?,
+        })
+    }
+
+    fn provenance(&self) -> Result<Provenance, ProfileError> {
+        let p = schema::PROVENANCE;
+        let g = self.req_group(p)?;
+        let a = self.attrs(&g, p)?;
+        Ok(Provenance {
+            command: self.req_str(&a, p, schema::ATTR_COMMAND)?,
+            created: self.req_str(&a, p, schema::ATTR_CREATED)?,
+            tool_version: self.req_str(&a, p, schema::ATTR_TOOL_VERSION)?,
+            sources: self.opt_strings(&a, p, schema::ATTR_SOURCES)?,
+            notes: self.opt_strings(&a, p, schema::ATTR_NOTES)?,
+        })
+    }
+}

@@ -1,0 +1,99 @@
+//! Names of the HDF5 objects of schema version 1 (see `SCHEMA.md`). Shared by the reader, the
+//! writer and the validator so that error messages use exactly the names found in files.
+
+/// Value of the root attribute `schema`.
+pub const SCHEMA_NAME: &str = "loggops-sim noise profile";
+/// Value of the root attribute `schema_version` this build reads and writes.
+pub const SCHEMA_VERSION: i64 = 1;
+
+/// Unit suffix of a distribution's value datasets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Unit {
+    /// Picoseconds.
+    Ps,
+    /// Picoseconds per byte.
+    PsPerByte,
+}
+
+impl Unit {
+    /// Suffix used in dataset names (`values_ps`, `samples_ps_per_byte`).
+    pub(crate) fn suffix(self) -> &'static str {
+        match self {
+            Unit::Ps => "ps",
+            Unit::PsPerByte => "ps_per_byte",
+        }
+    }
+
+    /// Unit as printed after numbers in messages.
+    pub(crate) fn short(self) -> &'static str {
+        match self {
+            Unit::Ps => "ps",
+            Unit::PsPerByte => "ps/byte",
+        }
+    }
+}
+
+pub(crate) const PROBS: &str = "probs";
+
+pub(crate) fn values_name(unit: Unit) -> String {
+    format!("values_{}", unit.suffix())
+}
+
+pub(crate) fn samples_name(unit: Unit) -> String {
+    format!("samples_{}", unit.suffix())
+}
+
+/// The distributions of a placement group: (subgroup name, unit).
+pub(crate) const LATENCY: (&str, Unit) = ("latency", Unit::Ps);
+pub(crate) const BANDWIDTH: (&str, Unit) = ("bandwidth", Unit::PsPerByte);
+pub(crate) const OVERHEAD: (&str, Unit) = ("overhead", Unit::Ps);
+pub(crate) const GAP: (&str, Unit) = ("gap", Unit::Ps);
+
+// Root attributes.
+pub(crate) const ATTR_SCHEMA: &str = "schema";
+pub(crate) const ATTR_SCHEMA_VERSION: &str = "schema_version";
+pub(crate) const ATTR_SYSTEM: &str = "system";
+pub(crate) const ATTR_DESCRIPTION: &str = "description";
+pub(crate) const ATTR_NODES_PER_SWITCH: &str = "nodes_per_switch";
+
+// Placement attributes.
+pub(crate) const ATTR_L: &str = "L_ps";
+pub(crate) const ATTR_O: &str = "o_ps";
+pub(crate) const ATTR_G: &str = "g_ps";
+pub(crate) const ATTR_BIG_G: &str = "G_ps_per_byte";
+pub(crate) const ATTR_BIG_O: &str = "O_ps_per_byte";
+pub(crate) const ATTR_S: &str = "S_bytes";
+pub(crate) const ATTR_BLOCK: &str = "bandwidth_block_bytes";
+
+// OS noise.
+pub(crate) const OS_NOISE: &str = "/os_noise";
+pub(crate) const TRACE_PREFIX: &str = "trace_";
+pub(crate) const START: &str = "start_ps";
+pub(crate) const DURATION: &str = "duration_ps";
+pub(crate) const ATTR_PERIOD: &str = "period_ps";
+pub(crate) const PROCESS: &str = "/os_noise/process";
+pub(crate) const ATTR_RATE: &str = "rate_per_s";
+pub(crate) const PROCESS_DURATION: &str = "/os_noise/process/duration";
+
+// Prices.
+pub(crate) const PRICES: &str = "/prices";
+pub(crate) const ATTR_ON_DEMAND: &str = "on_demand_usd_per_node_hour";
+pub(crate) const ATTR_COMMITTED: &str = "committed_usd_per_node_hour";
+
+// Provenance.
+pub(crate) const PROVENANCE: &str = "/provenance";
+pub(crate) const ATTR_COMMAND: &str = "command";
+pub(crate) const ATTR_CREATED: &str = "created";
+pub(crate) const ATTR_TOOL_VERSION: &str = "tool_version";
+pub(crate) const ATTR_SOURCES: &str = "sources";
+pub(crate) const ATTR_NOTES: &str = "notes";
+
+/// `/os_noise/trace_<k>`.
+pub(crate) fn trace_group(k: usize) -> String {
+    format!("{OS_NOISE}/{TRACE_PREFIX}{k}")
+}
+
+/// How messages name an attribute: `/near attribute L_ps`.
+pub(crate) fn attr_object(group: &str, attr: &str) -> String {
+    format!("{group} attribute {attr}")
+}

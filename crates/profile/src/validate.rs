@@ -1,0 +1,272 @@
+//! Checks that a profile obeys the rules of the schema. Run by [`crate::read_profile`] after
+//! decoding and by [`crate::write_profile`] before encoding, so no file that fails them is ever
+//! written or accepted. Messages name the HDF5 object the rule is about.
+
+use crate::error::Invalid;
+use crate::model::{BaseParams, DetourTrace, Distribution, Placement, Profile};
+use crate::schema::{self, Unit};
+
+/// Checks every rule of the schema on an in-memory profile. The first broken rule is reported.
+pub fn validate(profile: &Profile) -> Result<(), Invalid> {
+    if profile.nodes_per_switch == 0 {
+        return Err(Invalid::new(
+            schema::attr_object("/", schema::ATTR_NODES_PER_SWITCH),
+            "is 0, expected at least 1 node per switch",
+        ));
+    }
+    placement("/near", &profile.near)?;
+    if let Some(far) = &profile.far {
+        placement("/far", far)?;
+    }
+    for (k, t) in profile.os_noise.traces.iter().enumerate() {
+        trace(&schema::trace_group(k), t)?;
+    }
+    if let Some(p) = &profile.os_noise.process {
+        non_negative_finite(
+            &schema::attr_object(schema::PROCESS, schema::ATTR_RATE),
+            p.rate_per_s,
+            "/s",
+        )?;
+        distribution(schema::PROCESS_DURATION, Unit::Ps, &p.duration_ps)?;
+    }
+    for (attr, v) in [
+        (
+            schema::ATTR_ON_DEMAND,
+            profile.prices.on_demand_usd_per_node_hour,
+        ),
+        (
+            schema::ATTR_COMMITTED,
+            profile.prices.committed_usd_per_node_hour,
+        ),
+    ] {
+        if let Some(v) = v {
+            non_negative_finite(&schema::attr_object(schema::PRICES, attr), v, " USD")?;
+        }
+    }
+    Ok(())
+}
+
+fn placement(group: &str, p: &Placement) -> Result<(), Invalid> {
+    params(group, &p.params)?;
+    let dists = [
+        (schema::LATENCY, &p.latency),
+        (schema::BANDWIDTH, &p.bandwidth),
+        (schema::OVERHEAD, &p.overhead),
+        (schema::GAP, &p.gap),
+    ];
+    for ((name, unit), d) in dists {
+        if let Some(d) = d {
+            distribution(&format!("{group}/{name}"), unit, d)?;
+        }
+    }
+    if p.bandwidth.is_some() && p.bandwidth_block_bytes == 0 {
+        return Err(Invalid::new(
+            schema::attr_object(group, schema::ATTR_BLOCK),
+            format!(
+                "is 0 bytes, but {group}/{} holds a per-byte distribution, which needs the message size it was measured at",
+                schema::BANDWIDTH.0
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn params(group: &str, p: &BaseParams) -> Result<(), Invalid> {
+    for (attr, v, unit) in [
+        (schema::ATTR_L, p.l_ps, " ps"),
+        (schema::ATTR_O, p.o_ps, " ps"),
+        (schema::ATTR_G, p.g_ps, " ps"),
+        (schema::ATTR_BIG_G, p.big_g_ps_per_byte, " ps/byte"),
+        (schema::ATTR_BIG_O, p.big_o_ps_per_byte, " ps/byte"),
+    ] {
+        non_negative_finite(&schema::attr_object(group, attr), v, unit)?;
+    }
+    Ok(())
+}
+
+fn non_negative_finite(object: &str, v: f64, unit: &str) -> Result<(), Invalid> {
+    if v.is_nan() {
+        Err(Invalid::new(
+            object,
+            "is NaN, expected a finite non-negative number",
+        ))
+    } else if !v.is_finite() || v < 0.0 {
+        Err(Invalid::new(
+            object,
+            format!("is {v}{unit}, expected a finite non-negative number"),
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+/// Checks a distribution stored under `group` (e.g. `/near/latency`).
+pub(crate) fn distribution(group: &str, unit: Unit, d: &Distribution) -> Result<(), Invalid> {
+    match d {
+        Distribution::Samples(s) => {
+            let ds = format!("{group}/{}", schema::samples_name(unit));
+            if s.is_empty() {
+                return Err(Invalid::new(ds, "is empty, expected at least 1 sample"));
+            }
+            values_finite_non_negative(&ds, unit, s)
+        }
+        Distribution::Quantiles { probs, values } => {
+            let pds = format!("{group}/{}", schema::PROBS);
+            let vds = format!("{group}/{}", schema::values_name(unit));
+            if probs.is_empty() {
+                return Err(Invalid::new(
+                    pds,
+                    "is empty, expected at least 2 probabilities (0 and 1)",
+                ));
+            }
+            if values.is_empty() {
+                return Err(Invalid::new(
+                    vds,
+                    "is empty, expected one value per probability",
+                ));
+            }
+            if probs.len() != values.len() {
+                return Err(Invalid::new(
+                    vds,
+                    format!(
+                        "has {} entries but {pds} has {}; a quantile table needs one value per probability",
+                        values.len(),
+                        probs.len()
+                    ),
+                ));
+            }
+            if probs.len() < 2 {
+                return Err(Invalid::new(
+                    pds,
+                    "has 1 entry, expected at least 2 probabilities (0 and 1)",
+                ));
+            }
+            for (i, &p) in probs.iter().enumerate() {
+                if p.is_nan() {
+                    return Err(Invalid::new(
+                        &pds,
+                        format!("probs[{i}] is NaN, expected a probability in [0, 1]"),
+                    ));
+                }
+                if !(0.0..=1.0).contains(&p) {
+                    return Err(Invalid::new(
+                        &pds,
+                        format!("probs[{i}] is {p}, expected a probability in [0, 1]"),
+                    ));
+                }
+                if i > 0 && p <= probs[i - 1] {
+                    return Err(Invalid::new(
+                        &pds,
+                        format!(
+                            "probs[{i}] = {p} does not exceed probs[{}] = {}; probabilities must be strictly increasing",
+                            i - 1,
+                            probs[i - 1]
+                        ),
+                    ));
+                }
+            }
+            if probs[0] != 0.0 {
+                return Err(Invalid::new(
+                    &pds,
+                    format!(
+                        "starts at {}, expected 0 (the table must keep the minimum)",
+                        probs[0]
+                    ),
+                ));
+            }
+            let last = probs[probs.len() - 1];
+            if last != 1.0 {
+                return Err(Invalid::new(
+                    &pds,
+                    format!("ends at {last}, expected 1 (the table must keep the maximum)"),
+                ));
+            }
+            values_finite_non_negative(&vds, unit, values)?;
+            let name = schema::values_name(unit);
+            for i in 1..values.len() {
+                if values[i] < values[i - 1] {
+                    return Err(Invalid::new(
+                        &vds,
+                        format!(
+                            "{name}[{i}] = {} {u} is below {name}[{}] = {} {u}; quantile values must be non-decreasing",
+                            values[i],
+                            i - 1,
+                            values[i - 1],
+                            u = unit.short()
+                        ),
+                    ));
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
+fn values_finite_non_negative(ds: &str, unit: Unit, v: &[f64]) -> Result<(), Invalid> {
+    let name = ds.rsplit('/').next().unwrap_or(ds);
+    for (i, &x) in v.iter().enumerate() {
+        if x.is_nan() {
+            return Err(Invalid::new(
+                ds,
+                format!("{name}[{i}] is NaN, expected a finite non-negative number"),
+            ));
+        }
+        if !x.is_finite() || x < 0.0 {
+            return Err(Invalid::new(
+                ds,
+                format!(
+                    "{name}[{i}] is {x} {}, expected a finite non-negative number",
+                    unit.short()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn trace(group: &str, t: &DetourTrace) -> Result<(), Invalid> {
+    let sds = format!("{group}/{}", schema::START);
+    let dds = format!("{group}/{}", schema::DURATION);
+    if t.start_ps.len() != t.duration_ps.len() {
+        return Err(Invalid::new(
+            dds,
+            format!(
+                "has {} entries but {sds} has {}; every detour needs a start and a duration",
+                t.duration_ps.len(),
+                t.start_ps.len()
+            ),
+        ));
+    }
+    if t.period_ps == 0 {
+        return Err(Invalid::new(
+            schema::attr_object(group, schema::ATTR_PERIOD),
+            "is 0 ps, expected the length of the measured period",
+        ));
+    }
+    for i in 1..t.start_ps.len() {
+        if t.start_ps[i] <= t.start_ps[i - 1] {
+            return Err(Invalid::new(
+                sds,
+                format!(
+                    "start_ps[{i}] = {} ps does not exceed start_ps[{}] = {} ps; detour starts must be strictly increasing",
+                    t.start_ps[i],
+                    i - 1,
+                    t.start_ps[i - 1]
+                ),
+            ));
+        }
+    }
+    if let (Some(&s), Some(&d)) = (t.start_ps.last(), t.duration_ps.last()) {
+        let end = s.checked_add(d);
+        if end.is_none_or(|e| e > t.period_ps) {
+            return Err(Invalid::new(
+                schema::attr_object(group, schema::ATTR_PERIOD),
+                format!(
+                    "is {} ps, but the last detour starts at {s} ps and lasts {d} ps; the period must cover every detour",
+                    t.period_ps
+                ),
+            ));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""Read a loggops-sim noise profile with h5py and print every value as one flat JSON object.
+
+Usage: dump_profile.py PROFILE.h5
+
+Keys are `<group>@<attribute>` for attributes (the root group is `/`) and the absolute path
+for datasets. Checks what a file written by loggops-sim must satisfy for h5py users: every
+string attribute comes back as `str` (variable-length UTF-8), numeric datasets are 1-D
+float64 or uint64, numeric attributes are numpy scalars, and the schema attributes are
+right. Exits with status 1 and a message on stderr when a check fails.
+"""
+import json
+import sys
+
+import h5py
+import numpy as np
+
+
+def fail(msg):
+    print(f"dump_profile.py: {msg}", file=sys.stderr)
+    sys.exit(1)
+
+
+def attr_value(where, value):
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bytes):
+        fail(f"{where} is bytes {value!r}, expected str (variable-length UTF-8)")
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind != "O" or value.ndim != 1:
+            fail(f"{where} is an array of {value.dtype} with shape {value.shape}, "
+                 "expected a 1-D array of variable-length strings")
+        out = []
+        for i, s in enumerate(value):
+            if not isinstance(s, str):
+                fail(f"{where}[{i}] is {type(s).__name__}, expected str")
+            out.append(s)
+        return out
+    if isinstance(value, np.floating):
+        return float(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    fail(f"{where} has unexpected type {type(value).__name__}")
+
+
+def main():
+    if len(sys.argv) != 2:
+        fail("usage: dump_profile.py PROFILE.h5")
+    out = {}
+    with h5py.File(sys.argv[1], "r") as f:
+        if f.attrs.get("schema") != "loggops-sim noise profile":
+            fail(f"root attribute schema is {f.attrs.get('schema')!r}")
+        version = f.attrs.get("schema_version")
+        if not isinstance(version, np.integer) or int(version) != 1:
+            fail(f"root attribute schema_version is {version!r}, expected integer 1")
+
+        def visit_attrs(name, obj):
+            for k, v in obj.attrs.items():
+                key = f"{name}@{k}"
+                out[key] = attr_value(key, v)
+
+        def visit(name, obj):
+            path = "/" + name
+            if isinstance(obj, h5py.Dataset):
+                if obj.ndim != 1:
+                    fail(f"{path} has shape {obj.shape}, expected 1-D")
+                if obj.dtype not in (np.dtype("float64"), np.dtype("uint64")):
+                    fail(f"{path} has dtype {obj.dtype}, expected float64 or uint64")
+                out[path] = obj[()].tolist()
+            visit_attrs(path, obj)
+
+        visit_attrs("/", f)
+        f.visititems(visit)
+    for required in ("/near", "/provenance"):
+        if not any(k == required or k.startswith(required + "@") for k in out):
+            fail(f"missing group {required}")
+    json.dump(out, sys.stdout, sort_keys=True, indent=1, ensure_ascii=False)
+    print()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,107 @@
+//! Write → read gives back exactly the profile that was written.
+
+mod common;
+
+use common::*;
+use loggops_profile::*;
+
+fn round_trip(p: &Profile) -> Profile {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("p.h5");
+    write_profile(&path, p).unwrap();
+    read_profile(&path).unwrap()
+}
+
+#[test]
+fn full_profile_round_trips() {
+    let p = full_profile();
+    assert_eq!(round_trip(&p), p);
+}
+
+#[test]
+fn minimal_profile_round_trips() {
+    let p = minimal_profile();
+    assert_eq!(round_trip(&p), p);
+}
+
+#[test]
+fn big_profile_round_trips_and_is_small() {
+    let p = big_profile();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.h5");
+    write_profile(&path, &p).unwrap();
+    let size = std::fs::metadata(&path).unwrap().len();
+    eprintln!("big profile (2x2 tables of 2000 points, 50000-detour trace): {size} bytes");
+    assert!(size < 700_000, "profile is {size} bytes");
+    assert_eq!(read_profile(&path).unwrap(), p);
+}
+
+#[test]
+fn writing_is_deterministic_and_overwrites_atomically() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.h5");
+    let b = dir.path().join("b.h5");
+    write_profile(&a, &full_profile()).unwrap();
+    write_profile(&b, &full_profile()).unwrap();
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    // Overwrite an existing profile; no temporary file is left behind.
+    write_profile(&a, &minimal_profile()).unwrap();
+    assert_eq!(read_profile(&a).unwrap(), minimal_profile());
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["a.h5", "b.h5"]);
+}
+
+#[test]
+fn invalid_profile_is_not_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.h5");
+    let mut p = full_profile();
+    p.near.latency = Some(Distribution::Quantiles {
+        probs: vec![0.0, 0.5, 1.0],
+        values: vec![3.0, 2.0, 4.0],
+    });
+    let err = write_profile(&path, &p).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "{}: invalid noise profile: /near/latency/values_ps: values_ps[1] = 2 ps is below values_ps[0] = 3 ps; quantile values must be non-decreasing",
+            path.display()
+        )
+    );
+    assert!(!path.exists());
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn write_into_missing_directory_names_the_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("nope").join("p.h5");
+    let err = write_profile(&path, &minimal_profile()).unwrap_err();
+    assert!(matches!(err, ProfileError::Write { .. }));
+    assert!(err
+        .to_string()
+        .starts_with(&format!("cannot write noise profile {}: ", path.display())));
+}
+
+/// Writes the big profile to $LOGGOPS_PROFILE_DUMP for manual inspection.
+#[test]
+#[ignore = "manual: writes the big profile to $LOGGOPS_PROFILE_DUMP"]
+fn dump_big_profile() {
+    let path = std::env::var("LOGGOPS_PROFILE_DUMP").unwrap();
+    write_profile(path, &big_profile()).unwrap();
+}
+
+/// Reads $LOGGOPS_PROFILE_READ and prints the outcome, for manual inspection.
+#[test]
+#[ignore = "manual: reads the profile at $LOGGOPS_PROFILE_READ"]
+fn read_env_profile() {
+    let path = std::env::var("LOGGOPS_PROFILE_READ").unwrap();
+    match read_profile(&path) {
+        Ok(p) => eprintln!("OK: {} ({})", p.system, p.description),
+        Err(e) => eprintln!("ERR: {e}"),
+    }
+}
