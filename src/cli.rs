@@ -48,9 +48,10 @@ pub enum Command {
     Calibrate(CalibrateArgs),
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, ValueEnum)]
 pub enum OrderArg {
     /// Freed ops in program order within each type (LogGOPSim with std::stable_sort).
+    #[default]
     Stable,
     /// LogGOPSim's exact unstable std::sort permutation (reproduces its deadlocks).
     Libstdcxx,
@@ -62,8 +63,9 @@ pub enum CompatArg {
     Loggopsim,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, ValueEnum)]
 pub enum FormatArg {
+    #[default]
     Human,
     Json,
     Csv,

@@ -226,10 +226,9 @@ fn describe_leftovers(goal: &Path, sched: &Schedule, out: &Outcome) -> String {
     let label = |rank: u32, op: u32| -> String {
         match sched {
             Schedule::Explicit(_) => match loggops_goal::describe_op(goal, rank, op) {
-                Some(d) => d.to_string(),
-                None => format!("op #{op}"),
+                Ok(Some(d)) => d.to_string(),
+                _ => format!("op #{op}"),
             },
-            Schedule::Parametric(_) => format!("op #{op}"),
         }
     };
     let any = |v: u32| if v == loggops_engine::ANY { "any".to_string() } else { v.to_string() };

@@ -2,14 +2,13 @@
 
 use std::path::Path;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use loggops_engine::Program;
 use loggops_goal::ExplicitProgram;
 
 /// A loaded schedule; both kinds implement [`Program`].
 pub enum Schedule {
     Explicit(ExplicitProgram),
-    Parametric(loggops_schedgen::Schedule),
 }
 
 /// Runs `$body` with `$p` bound to the concrete program inside `$sched` (the engine is generic,
@@ -18,7 +17,6 @@ macro_rules! with_program {
     ($sched:expr, |$p:ident| $body:expr) => {
         match $sched {
             $crate::schedule::Schedule::Explicit($p) => $body,
-            $crate::schedule::Schedule::Parametric($p) => $body,
         }
     };
 }
@@ -32,18 +30,6 @@ impl Schedule {
 
 /// Loads `path`. A rank-parametric file needs `nodes`; an explicit file must agree with it.
 pub fn load(path: &Path, nodes: Option<u32>, overrides: &[(String, String)]) -> Result<Schedule> {
-    if loggops_schedgen::is_parametric(path)
-        .with_context(|| format!("cannot read schedule {}", path.display()))?
-    {
-        let Some(n) = nodes else {
-            bail!(
-                "{} is a rank-parametric schedule: give the number of ranks with --nodes N",
-                path.display()
-            );
-        };
-        let s = loggops_schedgen::parse_schedule_file(path, n, overrides)?;
-        return Ok(Schedule::Parametric(s));
-    }
     if !overrides.is_empty() {
         bail!(
             "--param only applies to rank-parametric schedules; {} is explicit GOAL",

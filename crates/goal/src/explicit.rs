@@ -1,0 +1,806 @@
+//! [`ExplicitProgram`]: a materialised GOAL schedule in compact arrays, and its
+//! [`ProgramBuilder`].
+//!
+//! Layout (all ranks concatenated; `g` = global op index = first op of the rank + id):
+//! * `shapes`: the distinct op "shapes" `(kind, peer relative to the rank, tag, size, cpu, nic)`;
+//!   collectives repeat a handful of shapes, so each op stores only a shape index (`u16` while
+//!   fewer than 65536 shapes exist, then `u32`).
+//! * `depcount[g]`: `u8`; the value 255 means "look it up in a sorted overflow table".
+//! * dependents as one CSR per rank: `dep_off` holds `num_ops + 1` `u32` offsets per rank into
+//!   the rank's slice of `edges`; an edge is the dependent's id, with bit 31 set for `irequires`
+//!   (start) edges. Per op, completion (`requires`) dependents come first, then start dependents,
+//!   each in declaration order — the layout of txt2bin's appendix.
+//! * `roots`: per rank the ids with no dependencies, ascending.
+//!
+//! Ring allreduce files (4(P−1) ops, 2(P−1)−1 edges and 2P−1 roots per rank) need about 11 bytes
+//! per op, against ≈43 bytes per op for LogGOPSim's binary format.
+
+use std::collections::HashMap;
+
+use loggops_engine::{DepKind, Op, OpKind, Program, ANY};
+
+use crate::error::{BuildError, CycleEdge};
+use crate::fxhash::FxBuildHasher;
+
+/// Edge flag: the dependent waits for the start (`irequires`), not the completion.
+const START: u32 = 1 << 31;
+/// Largest number of ops in one rank (ids must leave bit 31 free for the edge flag).
+pub const MAX_OPS_PER_RANK: u32 = START;
+/// Largest cpu or nic index: the [`Program`] trait reports `max + 1` as a `u8`.
+pub const MAX_CPU_NIC_INDEX: u8 = 254;
+const DEPCOUNT_OVERFLOW: u8 = u8::MAX;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct Shape {
+    size: u64,
+    /// `(peer - rank) mod P` for send/recv, [`ANY`] for ANY_SOURCE, 0 for calc.
+    rel_peer: u32,
+    tag: u32,
+    kind: OpKind,
+    cpu: u8,
+    nic: u8,
+}
+
+#[derive(Clone, Debug)]
+enum ShapeIndex {
+    Narrow(Vec<u16>),
+    Wide(Vec<u32>),
+}
+
+impl ShapeIndex {
+    #[inline]
+    fn get(&self, g: usize) -> usize {
+        match self {
+            ShapeIndex::Narrow(v) => v[g] as usize,
+            ShapeIndex::Wide(v) => v[g] as usize,
+        }
+    }
+    fn push(&mut self, s: u32) {
+        match self {
+            ShapeIndex::Narrow(v) => {
+                if let Ok(s) = u16::try_from(s) {
+                    v.push(s);
+                } else {
+                    let mut w: Vec<u32> = Vec::with_capacity(v.capacity().max(v.len() + 1));
+                    w.extend(v.iter().map(|&x| x as u32));
+                    w.push(s);
+                    *self = ShapeIndex::Wide(w);
+                }
+            }
+            ShapeIndex::Wide(v) => v.push(s),
+        }
+    }
+    fn heap_bytes(&self) -> usize {
+        match self {
+            ShapeIndex::Narrow(v) => v.capacity() * 2,
+            ShapeIndex::Wide(v) => v.capacity() * 4,
+        }
+    }
+    fn shrink(&mut self) {
+        match self {
+            ShapeIndex::Narrow(v) => v.shrink_to_fit(),
+            ShapeIndex::Wide(v) => v.shrink_to_fit(),
+        }
+    }
+}
+
+/// Where each rank's data starts in the flat arrays.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct RankBase {
+    op: u64,
+    edge: u64,
+    root: u64,
+}
+
+/// A materialised GOAL schedule (parsed text or binary, or a generator's output).
+///
+/// Equality (`==`) compares the schedules, not the storage: two programs are equal if they have
+/// the same ranks, CPU/NIC counts, ops, dependency counts, roots and dependents lists.
+#[derive(Clone, Debug)]
+pub struct ExplicitProgram {
+    num_ranks: u32,
+    num_cpus: u8,
+    num_nics: u8,
+    shapes: Vec<Shape>,
+    op_shape: ShapeIndex,
+    depcount: Vec<u8>,
+    /// `(global op index, depcount)` for depcounts >= 255, ascending.
+    depcount_big: Vec<(u64, u32)>,
+    /// Per rank `num_ops + 1` offsets; rank r's slice starts at `base[r].op + r`.
+    dep_off: Vec<u32>,
+    edges: Vec<u32>,
+    roots: Vec<u32>,
+    /// `num_ranks + 1` entries.
+    base: Vec<RankBase>,
+}
+
+impl ExplicitProgram {
+    /// Materialises any [`Program`] (e.g. a generated collective).
+    ///
+    /// Returns an error if a rank's dependencies contain a cycle.
+    ///
+    /// # Panics
+    /// If the program breaks the [`Program`] contract (peers out of range, ids out of range).
+    pub fn from_program<P: Program + ?Sized>(p: &P) -> Result<ExplicitProgram, BuildError> {
+        let mut b = ProgramBuilder::new(p.num_ranks());
+        b.require_cpus(p.num_cpus());
+        b.require_nics(p.num_nics());
+        for r in 0..p.num_ranks() {
+            b.start_rank(r);
+            let n = p.num_ops(r);
+            for i in 0..n {
+                b.add_op(p.op(r, i));
+            }
+            for i in 0..n {
+                p.for_each_dependent(r, i, DepKind::Done, |d| b.add_dep(d, i, DepKind::Done));
+                p.for_each_dependent(r, i, DepKind::Start, |d| b.add_dep(d, i, DepKind::Start));
+            }
+            b.end_rank()?;
+        }
+        Ok(b.finish())
+    }
+
+    /// Number of distinct op shapes (kind, relative peer, tag, size, cpu, nic).
+    pub fn num_shapes(&self) -> usize {
+        self.shapes.len()
+    }
+
+    /// Total number of dependency edges (`requires` and `irequires`).
+    pub fn num_edges(&self) -> u64 {
+        self.edges.len() as u64
+    }
+
+    /// Heap memory held by this program, in bytes.
+    pub fn heap_bytes(&self) -> usize {
+        self.shapes.capacity() * std::mem::size_of::<Shape>()
+            + self.op_shape.heap_bytes()
+            + self.depcount.capacity()
+            + self.depcount_big.capacity() * 16
+            + self.dep_off.capacity() * 4
+            + self.edges.capacity() * 4
+            + self.roots.capacity() * 4
+            + self.base.capacity() * std::mem::size_of::<RankBase>()
+    }
+
+    #[inline]
+    fn global(&self, rank: u32, id: u32) -> usize {
+        let b = &self.base[rank as usize];
+        debug_assert!(
+            (id as u64) < self.base[rank as usize + 1].op - b.op,
+            "op id out of range"
+        );
+        (b.op + id as u64) as usize
+    }
+
+    /// The dependents of `id` (both kinds, completion first; bit 31 marks start edges).
+    #[inline]
+    fn dependents(&self, rank: u32, id: u32) -> &[u32] {
+        let b = &self.base[rank as usize];
+        let pos = (b.op + rank as u64 + id as u64) as usize;
+        let (s, e) = (self.dep_off[pos] as u64, self.dep_off[pos + 1] as u64);
+        &self.edges[(b.edge + s) as usize..(b.edge + e) as usize]
+    }
+}
+
+impl Program for ExplicitProgram {
+    fn num_ranks(&self) -> u32 {
+        self.num_ranks
+    }
+    fn num_cpus(&self) -> u8 {
+        self.num_cpus
+    }
+    fn num_nics(&self) -> u8 {
+        self.num_nics
+    }
+    fn num_ops(&self, rank: u32) -> u32 {
+        let r = rank as usize;
+        (self.base[r + 1].op - self.base[r].op) as u32
+    }
+    #[inline]
+    fn op(&self, rank: u32, id: u32) -> Op {
+        let s = self.shapes[self.op_shape.get(self.global(rank, id))];
+        let peer = match s.kind {
+            OpKind::Calc => 0,
+            _ if s.rel_peer == ANY => ANY,
+            _ => ((rank as u64 + s.rel_peer as u64) % self.num_ranks as u64) as u32,
+        };
+        Op {
+            kind: s.kind,
+            peer,
+            tag: s.tag,
+            size: s.size,
+            cpu: s.cpu,
+            nic: s.nic,
+        }
+    }
+    #[inline]
+    fn depcount(&self, rank: u32, id: u32) -> u32 {
+        let g = self.global(rank, id);
+        match self.depcount[g] {
+            DEPCOUNT_OVERFLOW => {
+                let i = self
+                    .depcount_big
+                    .binary_search_by_key(&(g as u64), |&(k, _)| k)
+                    .expect("depcount overflow entry");
+                self.depcount_big[i].1
+            }
+            d => d as u32,
+        }
+    }
+    fn num_roots(&self, rank: u32) -> u32 {
+        let r = rank as usize;
+        (self.base[r + 1].root - self.base[r].root) as u32
+    }
+    #[inline]
+    fn root(&self, rank: u32, k: u32) -> u32 {
+        self.roots[(self.base[rank as usize].root + k as u64) as usize]
+    }
+    #[inline]
+    fn for_each_dependent<F: FnMut(u32)>(&self, rank: u32, id: u32, kind: DepKind, mut f: F) {
+        let want = match kind {
+            DepKind::Done => 0,
+            DepKind::Start => START,
+        };
+        for &e in self.dependents(rank, id) {
+            if e & START == want {
+                f(e & !START);
+            }
+        }
+    }
+    fn total_ops(&self) -> u64 {
+        self.depcount.len() as u64
+    }
+}
+
+impl PartialEq for ExplicitProgram {
+    fn eq(&self, other: &ExplicitProgram) -> bool {
+        first_difference(self, other).is_none()
+    }
+}
+
+/// Compares two programs op by op and describes the first difference (`None` if they are the
+/// same schedule). Meant for tests and diagnostics.
+pub fn first_difference<A: Program + ?Sized, B: Program + ?Sized>(a: &A, b: &B) -> Option<String> {
+    if a.num_ranks() != b.num_ranks() {
+        return Some(format!("num_ranks {} vs {}", a.num_ranks(), b.num_ranks()));
+    }
+    if a.num_cpus() != b.num_cpus() || a.num_nics() != b.num_nics() {
+        return Some(format!(
+            "{} CPUs, {} NICs vs {} CPUs, {} NICs",
+            a.num_cpus(),
+            a.num_nics(),
+            b.num_cpus(),
+            b.num_nics()
+        ));
+    }
+    let (mut da, mut db) = (Vec::new(), Vec::new());
+    for r in 0..a.num_ranks() {
+        if a.num_ops(r) != b.num_ops(r) {
+            return Some(format!(
+                "rank {r}: {} ops vs {} ops",
+                a.num_ops(r),
+                b.num_ops(r)
+            ));
+        }
+        for i in 0..a.num_ops(r) {
+            if a.op(r, i) != b.op(r, i) {
+                return Some(format!(
+                    "rank {r} op {i}: {:?} vs {:?}",
+                    a.op(r, i),
+                    b.op(r, i)
+                ));
+            }
+            if a.depcount(r, i) != b.depcount(r, i) {
+                return Some(format!(
+                    "rank {r} op {i}: depcount {} vs {}",
+                    a.depcount(r, i),
+                    b.depcount(r, i)
+                ));
+            }
+            for kind in [DepKind::Done, DepKind::Start] {
+                da.clear();
+                db.clear();
+                a.for_each_dependent(r, i, kind, |d| da.push(d));
+                b.for_each_dependent(r, i, kind, |d| db.push(d));
+                if da != db {
+                    return Some(format!(
+                        "rank {r} op {i}: {kind:?} dependents {da:?} vs {db:?}"
+                    ));
+                }
+            }
+        }
+        if a.num_roots(r) != b.num_roots(r) {
+            return Some(format!(
+                "rank {r}: {} roots vs {} roots",
+                a.num_roots(r),
+                b.num_roots(r)
+            ));
+        }
+        for k in 0..a.num_roots(r) {
+            if a.root(r, k) != b.root(r, k) {
+                return Some(format!(
+                    "rank {r}: root {k} is op {} vs op {}",
+                    a.root(r, k),
+                    b.root(r, k)
+                ));
+            }
+        }
+    }
+    None
+}
+
+/// Builds an [`ExplicitProgram`] rank by rank, in rank order.
+///
+/// ```
+/// use loggops_engine::{DepKind, Op, Program};
+/// use loggops_goal::ProgramBuilder;
+///
+/// let mut b = ProgramBuilder::new(2);
+/// b.start_rank(0);
+/// let s = b.add_op(Op::send(16, 1, 0));
+/// let c = b.add_op(Op::calc(100));
+/// b.add_dep(c, s, DepKind::Done); // c requires s
+/// b.end_rank().unwrap();
+/// b.start_rank(1);
+/// b.add_op(Op::recv(16, 0, 0));
+/// b.end_rank().unwrap();
+/// let p = b.finish();
+/// assert_eq!(p.depcount(0, c), 1);
+/// assert_eq!((p.num_roots(0), p.root(0, 0)), (1, s));
+/// ```
+///
+/// Contract violations (ranks out of order, peers out of range, a send to [`ANY`], cpu/nic
+/// index above [`MAX_CPU_NIC_INDEX`], dependency ids not yet added, more than
+/// [`MAX_OPS_PER_RANK`] ops in a rank) panic: front ends validate their input first and report
+/// errors with source locations.
+pub struct ProgramBuilder {
+    p: ExplicitProgram,
+    shape_ids: HashMap<Shape, u32, FxBuildHasher>,
+    current: Option<u32>,
+    next_rank: u32,
+    rank_ops: u32,
+    max_cpu: u8,
+    max_nic: u8,
+    /// `(on, dependent | START)` in declaration order, for the current rank.
+    pending: Vec<(u32, u32)>,
+    // Reused scratch buffers.
+    counts: Vec<u32>,
+    depc: Vec<u32>,
+    stack: Vec<u32>,
+}
+
+impl ProgramBuilder {
+    /// A builder for `num_ranks` ranks.
+    pub fn new(num_ranks: u32) -> ProgramBuilder {
+        ProgramBuilder {
+            p: ExplicitProgram {
+                num_ranks,
+                num_cpus: 1,
+                num_nics: 1,
+                shapes: Vec::new(),
+                op_shape: ShapeIndex::Narrow(Vec::new()),
+                depcount: Vec::new(),
+                depcount_big: Vec::new(),
+                dep_off: Vec::new(),
+                edges: Vec::new(),
+                roots: Vec::new(),
+                base: vec![RankBase::default()],
+            },
+            shape_ids: HashMap::default(),
+            current: None,
+            next_rank: 0,
+            rank_ops: 0,
+            max_cpu: 0,
+            max_nic: 0,
+            pending: Vec::new(),
+            counts: Vec::new(),
+            depc: Vec::new(),
+            stack: Vec::new(),
+        }
+    }
+
+    /// Makes the program report at least `n` CPUs per rank (e.g. a binary file's header).
+    pub fn require_cpus(&mut self, n: u8) {
+        if n > 0 {
+            self.max_cpu = self.max_cpu.max(n - 1);
+        }
+    }
+
+    /// Makes the program report at least `n` NICs per rank.
+    pub fn require_nics(&mut self, n: u8) {
+        if n > 0 {
+            self.max_nic = self.max_nic.max(n - 1);
+        }
+    }
+
+    /// The rank being built, if any.
+    pub fn current_rank(&self) -> Option<u32> {
+        self.current
+    }
+
+    /// Number of ops added to the current rank so far.
+    pub fn rank_ops(&self) -> u32 {
+        self.rank_ops
+    }
+
+    /// Begins rank `rank`, which must be the next one (0, 1, 2, …).
+    pub fn start_rank(&mut self, rank: u32) {
+        assert!(
+            self.current.is_none(),
+            "start_rank({rank}) while rank {:?} is open",
+            self.current
+        );
+        assert_eq!(rank, self.next_rank, "ranks must be built in order");
+        assert!(
+            rank < self.p.num_ranks,
+            "rank {rank} out of range (num_ranks {})",
+            self.p.num_ranks
+        );
+        self.current = Some(rank);
+        self.rank_ops = 0;
+        self.pending.clear();
+    }
+
+    /// Appends an op to the current rank and returns its id.
+    #[inline]
+    pub fn add_op(&mut self, op: Op) -> u32 {
+        let rank = self.current.expect("add_op outside of a rank");
+        assert!(
+            self.rank_ops < MAX_OPS_PER_RANK,
+            "more than {MAX_OPS_PER_RANK} ops in rank {rank}"
+        );
+        assert!(
+            op.cpu <= MAX_CPU_NIC_INDEX && op.nic <= MAX_CPU_NIC_INDEX,
+            "cpu/nic index above 254: {op:?}"
+        );
+        let p = self.p.num_ranks;
+        let (rel_peer, tag) = match op.kind {
+            OpKind::Calc => (0, 0),
+            OpKind::Recv if op.peer == ANY => (ANY, op.tag),
+            _ => {
+                assert!(op.peer < p, "peer out of range (num_ranks {p}): {op:?}");
+                (
+                    ((op.peer as u64 + p as u64 - rank as u64) % p as u64) as u32,
+                    op.tag,
+                )
+            }
+        };
+        let shape = Shape {
+            size: op.size,
+            rel_peer,
+            tag,
+            kind: op.kind,
+            cpu: op.cpu,
+            nic: op.nic,
+        };
+        let next = self.p.shapes.len() as u32;
+        let id = *self.shape_ids.entry(shape).or_insert(next);
+        if id == next {
+            self.p.shapes.push(shape);
+        }
+        self.p.op_shape.push(id);
+        self.max_cpu = self.max_cpu.max(op.cpu);
+        self.max_nic = self.max_nic.max(op.nic);
+        self.rank_ops += 1;
+        self.rank_ops - 1
+    }
+
+    /// Declares that op `dependent` requires (`Done`) or irequires (`Start`) op `on`; both are
+    /// ids of the current rank. Declaration order is kept.
+    #[inline]
+    pub fn add_dep(&mut self, dependent: u32, on: u32, kind: DepKind) {
+        assert!(
+            dependent < self.rank_ops && on < self.rank_ops,
+            "dependency {dependent} -> {on} references an op not yet added ({} ops)",
+            self.rank_ops
+        );
+        let flag = match kind {
+            DepKind::Done => 0,
+            DepKind::Start => START,
+        };
+        self.pending.push((on, dependent | flag));
+    }
+
+    /// Closes the current rank: lays out its dependents, depcounts and roots, and checks that
+    /// every op can run (no dependency cycle). On a cycle the rank is still committed and the
+    /// error names the declarations that form the cycle.
+    pub fn end_rank(&mut self) -> Result<(), BuildError> {
+        let rank = self.current.take().expect("end_rank without start_rank");
+        let n = self.rank_ops as usize;
+        let p = &mut self.p;
+        // Counting sort of the edges by (on, kind): completion dependents first, then start.
+        self.counts.clear();
+        self.counts.resize(2 * n + 1, 0);
+        for &(on, d) in &self.pending {
+            self.counts[2 * on as usize + (d >> 31) as usize + 1] += 1;
+        }
+        for k in 1..self.counts.len() {
+            self.counts[k] += self.counts[k - 1];
+        }
+        let m = self.pending.len();
+        assert!(
+            m <= u32::MAX as usize,
+            "more than 2^32 dependencies in rank {rank}"
+        );
+        for i in 0..n {
+            p.dep_off.push(self.counts[2 * i]);
+        }
+        p.dep_off.push(m as u32);
+        let edge_base = p.edges.len();
+        p.edges.resize(edge_base + m, 0);
+        self.depc.clear();
+        self.depc.resize(n, 0);
+        for &(on, d) in &self.pending {
+            let slot = &mut self.counts[2 * on as usize + (d >> 31) as usize];
+            p.edges[edge_base + *slot as usize] = d;
+            *slot += 1;
+            self.depc[(d & !START) as usize] += 1;
+        }
+        let op_base = p.depcount.len() as u64;
+        for (i, &c) in self.depc.iter().enumerate() {
+            if c >= DEPCOUNT_OVERFLOW as u32 {
+                p.depcount.push(DEPCOUNT_OVERFLOW);
+                p.depcount_big.push((op_base + i as u64, c));
+            } else {
+                p.depcount.push(c as u8);
+            }
+            if c == 0 {
+                p.roots.push(i as u32);
+            }
+        }
+        p.base.push(RankBase {
+            op: p.depcount.len() as u64,
+            edge: p.edges.len() as u64,
+            root: p.roots.len() as u64,
+        });
+        self.next_rank += 1;
+
+        // Kahn's algorithm: every op must become executable.
+        let edges = &p.edges[edge_base..];
+        let off = &p.dep_off[p.dep_off.len() - n - 1..];
+        self.stack.clear();
+        self.stack
+            .extend((0..n as u32).filter(|&i| self.depc[i as usize] == 0));
+        let mut done = 0usize;
+        while let Some(v) = self.stack.pop() {
+            done += 1;
+            for &e in &edges[off[v as usize] as usize..off[v as usize + 1] as usize] {
+                let t = (e & !START) as usize;
+                self.depc[t] -= 1;
+                if self.depc[t] == 0 {
+                    self.stack.push(t as u32);
+                }
+            }
+        }
+        if done < n {
+            return Err(BuildError::Cycle {
+                rank,
+                cycle: find_cycle(&self.pending, &self.depc),
+            });
+        }
+        Ok(())
+    }
+
+    /// Finishes the program.
+    ///
+    /// # Panics
+    /// If a rank is still open or fewer than `num_ranks` ranks were built.
+    pub fn finish(mut self) -> ExplicitProgram {
+        assert!(
+            self.current.is_none(),
+            "finish() while rank {:?} is open",
+            self.current
+        );
+        assert_eq!(
+            self.next_rank, self.p.num_ranks,
+            "finish() before all ranks were built"
+        );
+        let p = &mut self.p;
+        p.num_cpus = self.max_cpu + 1;
+        p.num_nics = self.max_nic + 1;
+        p.shapes.shrink_to_fit();
+        p.op_shape.shrink();
+        p.depcount.shrink_to_fit();
+        p.depcount_big.shrink_to_fit();
+        p.dep_off.shrink_to_fit();
+        p.edges.shrink_to_fit();
+        p.roots.shrink_to_fit();
+        p.base.shrink_to_fit();
+        self.p
+    }
+}
+
+/// Finds a cycle among the blocked ops (`remaining[i] > 0`), walking dependencies backwards.
+/// Returns the declarations forming it, starting with the earliest declared one.
+fn find_cycle(pending: &[(u32, u32)], remaining: &[u32]) -> Vec<CycleEdge> {
+    // For every blocked op, one declaration whose `on` side is blocked too.
+    let mut pred: Vec<Option<usize>> = vec![None; remaining.len()];
+    for (k, &(on, d)) in pending.iter().enumerate() {
+        let d = (d & !START) as usize;
+        if remaining[d] > 0 && remaining[on as usize] > 0 && pred[d].is_none() {
+            pred[d] = Some(k);
+        }
+    }
+    let start = (0..remaining.len())
+        .find(|&i| remaining[i] > 0)
+        .expect("a blocked op");
+    let mut seen = vec![usize::MAX; remaining.len()];
+    let mut path: Vec<usize> = Vec::new();
+    let mut v = start;
+    while seen[v] == usize::MAX {
+        seen[v] = path.len();
+        let k = pred[v].expect("a blocked op has a blocked dependency");
+        path.push(k);
+        v = pending[k].0 as usize;
+    }
+    let mut cycle: Vec<CycleEdge> = path[seen[v]..]
+        .iter()
+        .map(|&k| {
+            let (on, d) = pending[k];
+            CycleEdge {
+                dependent: d & !START,
+                on,
+                kind: if d & START != 0 {
+                    DepKind::Start
+                } else {
+                    DepKind::Done
+                },
+                decl_index: k,
+            }
+        })
+        .collect();
+    let first = (0..cycle.len())
+        .min_by_key(|&i| cycle[i].decl_index)
+        .unwrap_or(0);
+    cycle.rotate_left(first);
+    cycle
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ring(p: u32) -> ExplicitProgram {
+        let mut b = ProgramBuilder::new(p);
+        for r in 0..p {
+            b.start_rank(r);
+            let mut last = None;
+            for k in 0..2 * (p - 1) {
+                let s = b.add_op(Op::send(1024, (r + 1) % p, 0));
+                if let Some(l) = last {
+                    b.add_dep(s, l, DepKind::Done);
+                }
+                last = Some(b.add_op(Op::recv(1024, (r + p - 1) % p, 0)));
+                let _ = k;
+            }
+            b.end_rank().unwrap();
+        }
+        b.finish()
+    }
+
+    #[test]
+    fn ring_layout() {
+        let p = ring(4);
+        assert_eq!(p.num_ranks(), 4);
+        assert_eq!(p.num_ops(2), 12);
+        assert_eq!(p.total_ops(), 48);
+        assert_eq!(p.num_shapes(), 2);
+        assert_eq!(p.op(3, 0), Op::send(1024, 0, 0));
+        assert_eq!(p.op(0, 1), Op::recv(1024, 3, 0));
+        assert_eq!(p.depcount(1, 2), 1);
+        assert_eq!(p.depcount(1, 0), 0);
+        assert_eq!(p.num_roots(1), 7);
+        assert_eq!(
+            (0..7).map(|k| p.root(1, k)).collect::<Vec<_>>(),
+            [0, 1, 3, 5, 7, 9, 11]
+        );
+        let mut d = Vec::new();
+        p.for_each_dependent(1, 1, DepKind::Done, |x| d.push(x));
+        assert_eq!(d, [2]);
+        d.clear();
+        p.for_each_dependent(1, 1, DepKind::Start, |x| d.push(x));
+        assert!(d.is_empty());
+        assert_eq!((p.num_cpus(), p.num_nics()), (1, 1));
+    }
+
+    #[test]
+    fn order_kinds_and_big_depcounts() {
+        let mut b = ProgramBuilder::new(1);
+        b.start_rank(0);
+        let a = b.add_op(Op::calc(5));
+        let ops: Vec<u32> = (0..3).map(|_| b.add_op(Op::calc(1).on_cpu(2))).collect();
+        let sink = b.add_op(Op::send(0, 0, ANY).on_nic(3));
+        b.add_dep(ops[2], a, DepKind::Start);
+        b.add_dep(ops[1], a, DepKind::Done);
+        b.add_dep(ops[0], a, DepKind::Start);
+        b.add_dep(ops[0], a, DepKind::Done);
+        for _ in 0..300 {
+            b.add_dep(sink, ops[1], DepKind::Done);
+        }
+        b.end_rank().unwrap();
+        let p = b.finish();
+        let mut d = Vec::new();
+        p.for_each_dependent(0, a, DepKind::Start, |x| d.push(x));
+        assert_eq!(d, [3, 1]);
+        d.clear();
+        p.for_each_dependent(0, a, DepKind::Done, |x| d.push(x));
+        assert_eq!(d, [2, 1]);
+        assert_eq!(p.depcount(0, sink), 300);
+        assert_eq!(p.depcount(0, ops[0]), 2);
+        assert_eq!((p.num_cpus(), p.num_nics()), (3, 4));
+        assert_eq!(p.op(0, sink), Op::send(0, 0, ANY).on_nic(3));
+        assert_eq!(p, ExplicitProgram::from_program(&p).unwrap());
+    }
+
+    #[test]
+    fn cycles_are_reported() {
+        let mut b = ProgramBuilder::new(1);
+        b.start_rank(0);
+        for _ in 0..4 {
+            b.add_op(Op::calc(1));
+        }
+        b.add_dep(1, 0, DepKind::Done);
+        b.add_dep(3, 2, DepKind::Done); // 3 is downstream of the cycle
+        b.add_dep(2, 1, DepKind::Done);
+        b.add_dep(1, 2, DepKind::Start);
+        let err = b.end_rank().unwrap_err();
+        let BuildError::Cycle { rank, cycle } = &err;
+        assert_eq!(*rank, 0);
+        assert_eq!(
+            cycle,
+            &[
+                CycleEdge {
+                    dependent: 2,
+                    on: 1,
+                    kind: DepKind::Done,
+                    decl_index: 2
+                },
+                CycleEdge {
+                    dependent: 1,
+                    on: 2,
+                    kind: DepKind::Start,
+                    decl_index: 3
+                },
+            ]
+        );
+        assert_eq!(
+            err.to_string(),
+            "dependency cycle in rank 0: op 2 requires op 1, op 1 irequires op 2; these ops can never run"
+        );
+    }
+
+    #[test]
+    fn self_dependency_is_a_cycle() {
+        let mut b = ProgramBuilder::new(1);
+        b.start_rank(0);
+        b.add_op(Op::calc(1));
+        b.add_dep(0, 0, DepKind::Done);
+        assert!(b.end_rank().is_err());
+    }
+
+    #[test]
+    fn many_shapes_switch_to_wide_indices() {
+        let mut b = ProgramBuilder::new(1);
+        b.start_rank(0);
+        for i in 0..70_000u64 {
+            b.add_op(Op::calc(i % 66_000));
+        }
+        b.end_rank().unwrap();
+        let p = b.finish();
+        assert_eq!(p.num_shapes(), 66_000);
+        assert_eq!(p.op(0, 65_999), Op::calc(65_999));
+        assert_eq!(p.op(0, 66_001), Op::calc(1));
+        assert_eq!(p.op(0, 69_999), Op::calc(69_999 % 66_000));
+    }
+
+    #[test]
+    fn empty_ranks() {
+        let mut b = ProgramBuilder::new(3);
+        for r in 0..3 {
+            b.start_rank(r);
+            b.end_rank().unwrap();
+        }
+        let p = b.finish();
+        assert_eq!((p.num_ops(1), p.num_roots(2), p.total_ops()), (0, 0, 0));
+    }
+}

@@ -1,0 +1,5 @@
+//! Integration tests of the `loggops-sim` binary (one test binary, ripgrep style).
+mod util;
+
+mod cli;
+mod conformance;
