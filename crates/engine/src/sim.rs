@@ -146,13 +146,6 @@ struct Ev {
     item: u32,
 }
 
-impl Ev {
-    #[inline]
-    fn key(&self) -> (Time, u64) {
-        (self.time, self.ts)
-    }
-}
-
 impl QueueItem for Ev {
     #[inline]
     fn time(&self) -> Time {
@@ -168,7 +161,7 @@ impl Ord for Ev {
     #[inline]
     fn cmp(&self, other: &Self) -> Ordering {
         // Min-heap on (time, ts).
-        other.key().cmp(&self.key())
+        (other.time, other.ts).cmp(&(self.time, self.ts))
     }
 }
 impl PartialOrd for Ev {
@@ -604,8 +597,7 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
                     // A batch: process its ops in ts order while nothing else comes first.
                     let slot = ev.item;
                     let mut ts = ev.ts;
-                    loop {
-                        let Some(op) = self.batch_next(slot) else { break };
+                    while let Some(op) = self.batch_next(slot) {
                         self.op_event(ev.time, ts, host, op)?;
                         ts += 1;
                         if self.batch_done(slot) {
