@@ -1,0 +1,395 @@
+//! Netgauge's LogGP fit (`-x loggp`, the `-o` file).
+//!
+//! Rows are `"%lu %i %lf %lf %lf %lf %lf %lf %lf %lf %lf"`: size, n, PRTT(1,0,s), PRTT(n,0,s),
+//! PRTT(n,PRTT(1,0,s),s), L, o_s, o_r, g, G, lsqu(g,G). Times are µs (medians over `-c` tests),
+//! G is µs/byte. The first row has `-nan` g, G and lsqu, the second an `inf`/`-nan` lsqu; a size
+//! can appear twice where Netgauge detected a protocol change.
+
+use std::path::Path;
+
+use crate::error::{CalibError, Tally, Warning, WarningKind};
+use crate::format::{sniff_header, Format};
+use crate::input::{lines_from_reader, lines_of, Line, Lines};
+use crate::units::{excerpt, fmt_us, parse_c_double};
+
+/// One row of the LogGP file, values as printed (µs; G in µs/byte; NaN/inf kept).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LogGpRow {
+    pub line: u64,
+    pub size_bytes: u64,
+    /// Messages per train (10 in Netgauge).
+    pub n: u32,
+    /// PRTT(1,0,s), µs.
+    pub prtt_1: f64,
+    /// PRTT(n,0,s), µs.
+    pub prtt_n: f64,
+    /// PRTT(n,PRTT(1,0,s),s), µs.
+    pub prtt_n_d: f64,
+    /// L = PRTT(1,0,1)/2, µs (constant over rows).
+    pub l_us: f64,
+    pub o_s_us: f64,
+    pub o_r_us: f64,
+    pub g_us: f64,
+    pub big_g_us_per_byte: f64,
+    /// Residual of Netgauge's least-squares fit of g, G.
+    pub lsqu: f64,
+}
+
+impl LogGpRow {
+    fn gap_valid(&self) -> bool {
+        self.g_us.is_finite() && self.big_g_us_per_byte.is_finite() && self.lsqu.is_finite()
+    }
+}
+
+/// A LogGP fit file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LogGpFit {
+    pub source: String,
+    /// Every row in file order, duplicates included.
+    pub rows: Vec<LogGpRow>,
+    pub warnings: Vec<Warning>,
+}
+
+/// LogGP parameters summarised from a fit file, in picoseconds (G in ps/byte).
+///
+/// * `l_ps`: the `L` column, PRTT(1,0,1)/2 (the same in every row).
+/// * `o_s_ps`, `o_r_ps`: o_s and o_r at the smallest size with finite values (1 byte in
+///   Netgauge's grid): LogGP's o is a per-message cost, and larger sizes add per-byte costs.
+/// * `o_ps`: the mean of those two, (o_s + o_r)/2.
+/// * `g_ps`, `big_g_ps_per_byte`: from the last row with finite g, G and lsqu, which is
+///   Netgauge's own least-squares fit over the sizes since the last protocol change (the large
+///   messages). A negative value is clamped to 0 with a warning. [`LogGpFit::fit_gap`] gives an
+///   independent fit over a chosen size range.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LogGpSummary {
+    pub l_ps: f64,
+    pub o_ps: f64,
+    pub o_s_ps: f64,
+    pub o_r_ps: f64,
+    pub g_ps: f64,
+    pub big_g_ps_per_byte: f64,
+    /// Line the o values came from.
+    pub o_line: u64,
+    /// Line g and G came from.
+    pub gap_line: u64,
+    pub warnings: Vec<Warning>,
+}
+
+/// A least-squares fit of g and G.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GapFit {
+    pub g_us: f64,
+    pub big_g_us_per_byte: f64,
+    pub rows_used: usize,
+    /// Root-mean-square residual, µs.
+    pub rms_us: f64,
+}
+
+impl LogGpFit {
+    /// Rows with one entry per size: the last row of each duplicated size (Netgauge writes the
+    /// second one after resetting its fit at a protocol change), in size order.
+    pub fn rows_by_size(&self) -> Vec<LogGpRow> {
+        let mut out: Vec<LogGpRow> = Vec::with_capacity(self.rows.len());
+        for r in &self.rows {
+            match out.iter_mut().find(|o| o.size_bytes == r.size_bytes) {
+                Some(o) => *o = *r,
+                None => out.push(*r),
+            }
+        }
+        out.sort_by_key(|r| r.size_bytes);
+        out
+    }
+
+    /// The summary documented on [`LogGpSummary`].
+    pub fn summary(&self) -> Result<LogGpSummary, CalibError> {
+        let mut warnings = Vec::new();
+        let l_row = self
+            .rows
+            .iter()
+            .find(|r| r.l_us.is_finite() && r.l_us >= 0.0)
+            .ok_or_else(|| self.missing("no row with a finite, non-negative L"))?;
+        let o_row = self
+            .rows_by_size()
+            .into_iter()
+            .find(|r| r.o_s_us.is_finite() && r.o_r_us.is_finite())
+            .ok_or_else(|| self.missing("no row with finite o_s and o_r"))?;
+        let g_row = self
+            .rows
+            .iter()
+            .rev()
+            .find(|r| r.gap_valid())
+            .ok_or_else(|| self.missing("no row with finite g, G and lsqu(g,G)"))?;
+        let mut clamp = |name: &str, v: f64, line: u64, unit: &str| -> f64 {
+            if v < 0.0 {
+                warnings.push(Warning::new(
+                    WarningKind::NegativeParameter,
+                    1,
+                    vec![line],
+                    format!("{name} = {v}{unit} is negative; clamped to 0"),
+                ));
+                0.0
+            } else {
+                v
+            }
+        };
+        let o_s = clamp("o_s", o_row.o_s_us, o_row.line, "us");
+        let o_r = clamp("o_r", o_row.o_r_us, o_row.line, "us");
+        let g = clamp("g", g_row.g_us, g_row.line, "us");
+        let big_g = clamp("G", g_row.big_g_us_per_byte, g_row.line, "us/B");
+        Ok(LogGpSummary {
+            l_ps: l_row.l_us * 1e6,
+            o_ps: (o_s + o_r) / 2.0 * 1e6,
+            o_s_ps: o_s * 1e6,
+            o_r_ps: o_r * 1e6,
+            g_ps: g * 1e6,
+            big_g_ps_per_byte: big_g * 1e6,
+            o_line: o_row.line,
+            gap_line: g_row.line,
+            warnings,
+        })
+    }
+
+    /// Least-squares fit of `(PRTT(n,0,s) - PRTT(1,0,s)) / (n-1) = g + G·s` over the rows with
+    /// `min_size <= s <= max_size` and finite PRTT values (one row per size, see
+    /// [`LogGpFit::rows_by_size`]), the relation Netgauge fits. `None` with fewer than 2 rows.
+    pub fn fit_gap(&self, min_size: u64, max_size: u64) -> Option<GapFit> {
+        let pts: Vec<(f64, f64)> = self
+            .rows_by_size()
+            .into_iter()
+            .filter(|r| r.size_bytes >= min_size && r.size_bytes <= max_size && r.n > 1)
+            .filter(|r| r.prtt_1.is_finite() && r.prtt_n.is_finite())
+            .map(|r| {
+                (
+                    r.size_bytes as f64,
+                    (r.prtt_n - r.prtt_1) / (r.n as f64 - 1.0),
+                )
+            })
+            .collect();
+        if pts.len() < 2 {
+            return None;
+        }
+        let k = pts.len() as f64;
+        let mx = pts.iter().map(|p| p.0).sum::<f64>() / k;
+        let my = pts.iter().map(|p| p.1).sum::<f64>() / k;
+        let sxx: f64 = pts.iter().map(|p| (p.0 - mx) * (p.0 - mx)).sum();
+        if sxx == 0.0 {
+            return None;
+        }
+        let sxy: f64 = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+        let slope = sxy / sxx;
+        let icpt = my - slope * mx;
+        let rss: f64 = pts.iter().map(|p| (p.1 - icpt - slope * p.0).powi(2)).sum();
+        Some(GapFit {
+            g_us: icpt,
+            big_g_us_per_byte: slope,
+            rows_used: pts.len(),
+            rms_us: (rss / k).sqrt(),
+        })
+    }
+
+    fn missing(&self, what: &str) -> CalibError {
+        CalibError::NoData {
+            path: self.source.clone(),
+            detail: format!("cannot summarise the LogGP fit: {what}"),
+        }
+    }
+}
+
+/// Reads a LogGP fit file (plain or xz).
+pub fn read_loggp(path: impl AsRef<Path>) -> Result<LogGpFit, CalibError> {
+    let mut lines = lines_of(path.as_ref())?;
+    parse_loggp(&mut lines)
+}
+
+/// [`read_loggp`] over any buffered reader; `name` is used in messages.
+pub fn read_loggp_from<R: std::io::BufRead + 'static>(
+    reader: R,
+    name: &str,
+) -> Result<LogGpFit, CalibError> {
+    let mut lines = lines_from_reader(reader, name)?;
+    parse_loggp(&mut lines)
+}
+
+fn parse_loggp(lines: &mut Lines) -> Result<LogGpFit, CalibError> {
+    let path = lines.path().to_string();
+    let mut rows: Vec<LogGpRow> = Vec::new();
+    let mut skipped = Tally::default();
+    let mut nonfinite = Tally::default();
+    let mut any_line = false;
+    let mut data_rows = 0u64;
+    while let Some(Line {
+        no: ln,
+        text: line,
+        unterminated,
+    }) = lines.next_line()?
+    {
+        any_line = true;
+        let t = line.trim();
+        if t.is_empty() {
+            continue;
+        }
+        if t.starts_with('#') {
+            if let Some(f) = sniff_header(t) {
+                if f != Format::LogGp {
+                    return Err(CalibError::WrongFormat {
+                        path,
+                        line: ln,
+                        expected: Format::LogGp,
+                        actual: f,
+                        found: excerpt(t),
+                    });
+                }
+            }
+            continue;
+        }
+        data_rows += 1;
+        let f: Vec<&str> = t.split_whitespace().collect();
+        if unterminated {
+            skipped.add(ln, || {
+                format!(
+                    "`{}` has no line end: the file was cut off in the middle of this row",
+                    excerpt(t)
+                )
+            });
+            continue;
+        }
+        if f.len() != 11 {
+            skipped.add(ln, || {
+                format!(
+                    "expected 11 fields (size n PRTT(1,0,s) PRTT(n,0,s) PRTT(n,d,s) L o_s o_r g G lsqu), found {} in `{}`",
+                    f.len(),
+                    excerpt(t)
+                )
+            });
+            continue;
+        }
+        let size = f[0].parse::<u64>();
+        let n = f[1].parse::<u32>();
+        let vals: Vec<Option<f64>> = f[2..].iter().map(|s| parse_c_double(s)).collect();
+        let (Ok(size), Ok(n)) = (size, n) else {
+            skipped.add(ln, || {
+                format!("size and n must be whole numbers in `{}`", excerpt(t))
+            });
+            continue;
+        };
+        if let Some(i) = vals.iter().position(|v| v.is_none()) {
+            skipped.add(ln, || {
+                format!("field {} `{}` is not a number", i + 3, excerpt(f[i + 2]))
+            });
+            continue;
+        }
+        let v: Vec<f64> = vals.into_iter().map(|v| v.expect("checked")).collect();
+        let row = LogGpRow {
+            line: ln,
+            size_bytes: size,
+            n,
+            prtt_1: v[0],
+            prtt_n: v[1],
+            prtt_n_d: v[2],
+            l_us: v[3],
+            o_s_us: v[4],
+            o_r_us: v[5],
+            g_us: v[6],
+            big_g_us_per_byte: v[7],
+            lsqu: v[8],
+        };
+        // Netgauge's first two rows have no g/G fit yet (NaN/inf); anything else is unexpected.
+        let expected_nan = rows.len() < 2;
+        let unexpected = if expected_nan { &v[..6] } else { &v[..] };
+        if unexpected.iter().any(|x| !x.is_finite()) {
+            nonfinite.add(ln, String::new);
+        }
+        rows.push(row);
+    }
+    if !any_line {
+        return Err(CalibError::Empty {
+            path,
+            expected: "a LogGP fit (`# size n PRTT(1,0,s) …` header and 11-column rows)".into(),
+        });
+    }
+    if rows.is_empty() {
+        return Err(CalibError::NoData {
+            path,
+            detail: match skipped.first_reason {
+                Some(r) => format!(
+                    "no usable LogGP rows ({} skipped, first at line {}: {r})",
+                    skipped.count, skipped.lines[0]
+                ),
+                None => "no LogGP rows after the header".into(),
+            },
+        });
+    }
+    let mut warnings = Vec::new();
+    if skipped.count > 0 {
+        warnings.push(Warning::new(
+            WarningKind::SkippedRows,
+            skipped.count,
+            skipped.lines.clone(),
+            format!(
+                "skipped {} unusable row(s) of {data_rows}; first: {}",
+                skipped.count,
+                skipped.first_reason.clone().unwrap_or_default()
+            ),
+        ));
+    }
+    if nonfinite.count > 0 {
+        warnings.push(Warning::new(
+            WarningKind::NonFiniteValues,
+            nonfinite.count,
+            nonfinite.lines.clone(),
+            format!(
+                "{} row(s) hold NaN/inf where Netgauge normally prints numbers; those values are ignored by the summary",
+                nonfinite.count
+            ),
+        ));
+    }
+    let mut dups = Tally::default();
+    let mut dup_sizes = Vec::new();
+    for (i, r) in rows.iter().enumerate() {
+        if rows[..i].iter().any(|p| p.size_bytes == r.size_bytes) {
+            dups.add(r.line, String::new);
+            if dup_sizes.len() < Warning::MAX_LINES {
+                dup_sizes.push(r.size_bytes.to_string());
+            }
+        }
+    }
+    if dups.count > 0 {
+        warnings.push(Warning::new(
+            WarningKind::DuplicateSizes,
+            dups.count,
+            dups.lines.clone(),
+            format!(
+                "{} duplicate size row(s) (sizes {} B; Netgauge repeats a size at a protocol change): the last row per size is used",
+                dups.count,
+                dup_sizes.join(", ")
+            ),
+        ));
+    }
+    let ls: Vec<f64> = rows
+        .iter()
+        .map(|r| r.l_us)
+        .filter(|l| l.is_finite())
+        .collect();
+    if let (Some(lo), Some(hi)) = (
+        ls.iter().copied().reduce(f64::min),
+        ls.iter().copied().reduce(f64::max),
+    ) {
+        if hi > lo {
+            warnings.push(Warning::new(
+                WarningKind::Inconsistent,
+                1,
+                Vec::new(),
+                format!(
+                    "the L column varies from {} to {} (Netgauge writes one value); the first is used",
+                    fmt_us(lo),
+                    fmt_us(hi)
+                ),
+            ));
+        }
+    }
+    Ok(LogGpFit {
+        source: path,
+        rows,
+        warnings,
+    })
+}
