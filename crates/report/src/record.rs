@@ -1,0 +1,132 @@
+//! The flat, machine-readable record of a cell, shared by the JSON and CSV writers so that both
+//! carry exactly the same columns in the same order (documented in the crate docs).
+
+use crate::cell::Cell;
+
+/// One value of a record.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Value<'a> {
+    Str(&'a str),
+    U64(u64),
+    I64(i64),
+    F64(f64),
+    Null,
+}
+
+/// Rounds a fractional picosecond value to the nearest integer (half away from zero).
+pub(crate) fn round_ps(ps: f64) -> Value<'static> {
+    if ps.is_finite() {
+        Value::I64(ps.round() as i64)
+    } else {
+        Value::Null
+    }
+}
+
+fn opt<T>(v: Option<T>, f: impl FnOnce(T) -> Value<'static>) -> Value<'static> {
+    v.map(f).unwrap_or(Value::Null)
+}
+
+/// Column names, in output order.
+pub const CELL_COLUMNS: [&str; 45] = [
+    "workload",
+    "system",
+    "nodes",
+    "noise_mode",
+    "n",
+    "mean_ps",
+    "std_ps",
+    "min_ps",
+    "p1_ps",
+    "p5_ps",
+    "q1_ps",
+    "median_ps",
+    "q3_ps",
+    "p95_ps",
+    "p99_ps",
+    "max_ps",
+    "mean_ci95_lo_ps",
+    "mean_ci95_hi_ps",
+    "median_ci95_lo_ps",
+    "median_ci95_hi_ps",
+    "median_ci95_coverage",
+    "notch_lo_ps",
+    "notch_hi_ps",
+    "whisker_lo_ps",
+    "whisker_hi_ps",
+    "outliers_lo",
+    "outliers_hi",
+    "noiseless_ps",
+    "inflation_mean",
+    "inflation_median",
+    "cost_nodes",
+    "extra_ps_per_run",
+    "comm_repeats",
+    "run_mean_ps",
+    "run_noiseless_ps",
+    "on_demand_usd_per_node_hour",
+    "on_demand_usd_per_run_mean",
+    "on_demand_usd_per_run_noiseless",
+    "committed_usd_per_node_hour",
+    "committed_usd_per_run_mean",
+    "committed_usd_per_run_noiseless",
+    "cost_increase_pct_mean",
+    "cost_increase_pct_ci95_lo",
+    "cost_increase_pct_ci95_hi",
+    "cost_increase_pct_median",
+];
+
+/// The values of a cell, in [`CELL_COLUMNS`] order.
+pub(crate) fn cell_values(cell: &Cell) -> [Value<'_>; 45] {
+    let s = &cell.summary;
+    let l = &cell.labels;
+    let c = cell.cost.as_ref();
+    let od = c.and_then(|c| c.on_demand.as_ref());
+    let cm = c.and_then(|c| c.committed.as_ref());
+    [
+        Value::Str(&l.workload),
+        Value::Str(&l.system),
+        Value::U64(l.nodes),
+        Value::Str(&l.noise_mode),
+        Value::U64(s.n as u64),
+        round_ps(s.mean),
+        opt(s.std, round_ps),
+        Value::U64(s.min),
+        round_ps(s.p1),
+        round_ps(s.p5),
+        round_ps(s.q1),
+        round_ps(s.median),
+        round_ps(s.q3),
+        round_ps(s.p95),
+        round_ps(s.p99),
+        Value::U64(s.max),
+        opt(s.mean_ci95, |i| round_ps(i.lo)),
+        opt(s.mean_ci95, |i| round_ps(i.hi)),
+        opt(s.median_ci95, |m| Value::U64(m.lo)),
+        opt(s.median_ci95, |m| Value::U64(m.hi)),
+        opt(s.median_ci95, |m| Value::F64(m.coverage)),
+        round_ps(s.notch.lo),
+        round_ps(s.notch.hi),
+        round_ps(s.whisker_lo),
+        round_ps(s.whisker_hi),
+        Value::U64(s.outliers_lo as u64),
+        Value::U64(s.outliers_hi as u64),
+        opt(cell.noiseless_ps, Value::U64),
+        opt(cell.inflation_mean(), Value::F64),
+        opt(cell.inflation_median(), Value::F64),
+        opt(c, |c| Value::U64(c.model.nodes)),
+        opt(c, |c| Value::U64(c.model.extra_ps_per_run)),
+        opt(c, |c| Value::U64(c.model.comm_repeats as u64)),
+        opt(c, |c| round_ps(c.run_mean_ps)),
+        opt(c.and_then(|c| c.run_noiseless_ps), round_ps),
+        opt(od, |p| Value::F64(p.usd_per_node_hour)),
+        opt(od, |p| Value::F64(p.usd_per_run_mean)),
+        opt(od.and_then(|p| p.usd_per_run_noiseless), Value::F64),
+        opt(cm, |p| Value::F64(p.usd_per_node_hour)),
+        opt(cm, |p| Value::F64(p.usd_per_run_mean)),
+        opt(cm.and_then(|p| p.usd_per_run_noiseless), Value::F64),
+        opt(c.and_then(|c| c.increase_pct_mean), Value::F64),
+        opt(c.and_then(|c| c.increase_pct_ci95), |i| Value::F64(i.lo)),
+        opt(c.and_then(|c| c.increase_pct_ci95), |i| Value::F64(i.hi)),
+        opt(c.and_then(|c| c.increase_pct_median), Value::F64),
+    ]
+}
