@@ -229,6 +229,7 @@ fn describe_leftovers(goal: &Path, sched: &Schedule, out: &Outcome) -> String {
                 Ok(Some(d)) => d.to_string(),
                 _ => format!("op #{op}"),
             },
+            Schedule::Parametric(_) | Schedule::Generated(_) => format!("op #{op}"),
         }
     };
     let any = |v: u32| if v == loggops_engine::ANY { "any".to_string() } else { v.to_string() };
@@ -301,8 +302,46 @@ pub fn monte_carlo(_args: &RunArgs, _goal: &Path, _ov: &[(String, String)]) -> R
     bail!("--noise is not available yet")
 }
 
-pub fn gen(_args: GenArgs) -> Result<ExitCode> {
-    bail!("gen is not available yet")
+pub fn gen(args: GenArgs) -> Result<ExitCode> {
+    if args.nodes == 0 {
+        bail!("--nodes 0: a schedule needs at least one rank");
+    }
+    let sched: Schedule = if let Some(path) = &args.goal {
+        let ov = overrides(&args.params)?;
+        schedule::load(path, Some(args.nodes), &ov)?
+    } else {
+        let Some(name) = &args.pattern else {
+            bail!("gen needs a PATTERN or --goal FILE (known patterns: {})", loggops_schedgen::Collective::known_names());
+        };
+        let coll: loggops_schedgen::Collective = name.parse()?;
+        let size = match &args.size {
+            Some(s) => parse_size(s).map_err(|e| anyhow!("--size {s}: {e}"))?,
+            None => bail!("gen {name} needs --size BYTES (e.g. --size 16MiB)"),
+        };
+        let mut opts = loggops_schedgen::GenOptions::default();
+        if let Some(s) = &args.segmentsize {
+            opts.segment_size = Some(parse_size(s).map_err(|e| anyhow!("--segmentsize {s}: {e}"))?);
+        }
+        if let Some(n) = args.nway {
+            opts.nway = n;
+        }
+        if let Some(r) = args.root {
+            opts.root = r;
+        }
+        let g = loggops_schedgen::Generated::with_options(coll, args.nodes, size, opts)?;
+        Schedule::Generated(g)
+    };
+    let emit_goal = |w: &mut dyn Write| -> std::io::Result<()> {
+        let mut bw = std::io::BufWriter::with_capacity(1 << 20, w);
+        with_program!(&sched, |p| loggops_goal::write_goal(p, &mut bw))?;
+        bw.flush()
+    };
+    match &args.output {
+        Some(path) => loggops_report::write_atomic(path, |w| emit_goal(w))
+            .with_context(|| format!("cannot write {}", path.display()))?,
+        None => emit_goal(&mut std::io::stdout().lock())?,
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 pub fn calibrate(_args: CalibrateArgs) -> Result<ExitCode> {

@@ -2,13 +2,17 @@
 
 use std::path::Path;
 
-use anyhow::{bail, Result};
+use std::io::Read;
+
+use anyhow::{bail, Context, Result};
 use loggops_engine::Program;
 use loggops_goal::ExplicitProgram;
 
 /// A loaded schedule; both kinds implement [`Program`].
 pub enum Schedule {
     Explicit(ExplicitProgram),
+    Parametric(loggops_schedgen::Schedule),
+    Generated(loggops_schedgen::Generated),
 }
 
 /// Runs `$body` with `$p` bound to the concrete program inside `$sched` (the engine is generic,
@@ -17,6 +21,8 @@ macro_rules! with_program {
     ($sched:expr, |$p:ident| $body:expr) => {
         match $sched {
             $crate::schedule::Schedule::Explicit($p) => $body,
+            $crate::schedule::Schedule::Parametric($p) => $body,
+            $crate::schedule::Schedule::Generated($p) => $body,
         }
     };
 }
@@ -30,6 +36,21 @@ impl Schedule {
 
 /// Loads `path`. A rank-parametric file needs `nodes`; an explicit file must agree with it.
 pub fn load(path: &Path, nodes: Option<u32>, overrides: &[(String, String)]) -> Result<Schedule> {
+    if is_parametric(path)? {
+        let Some(n) = nodes else {
+            bail!(
+                "{} is a rank-parametric schedule: give the number of ranks with --nodes N",
+                path.display()
+            );
+        };
+        let s = loggops_schedgen::parse_schedule(path, n, overrides)?;
+        // A file that is one collective runs as the bare generator: same program, no phase
+        // bookkeeping per op.
+        if let Some(g) = s.single_collective() {
+            return Ok(Schedule::Generated(g.clone()));
+        }
+        return Ok(Schedule::Parametric(s));
+    }
     if !overrides.is_empty() {
         bail!(
             "--param only applies to rank-parametric schedules; {} is explicit GOAL",
@@ -49,4 +70,15 @@ pub fn load(path: &Path, nodes: Option<u32>, overrides: &[(String, String)]) -> 
         }
     }
     Ok(Schedule::Explicit(p))
+}
+
+/// Rank-parametric schedules start with `loggops-schedule` (after comments); explicit GOAL text
+/// starts with `num_ranks`, binary GOAL with its magic number.
+pub fn is_parametric(path: &Path) -> Result<bool> {
+    let mut head = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(64 << 10).read_to_end(&mut head))
+        .with_context(|| format!("cannot read schedule {}", path.display()))?;
+    let text = String::from_utf8_lossy(&head);
+    Ok(loggops_schedgen::sniff(&text) == loggops_schedgen::FileKind::Schedule)
 }

@@ -1,0 +1,814 @@
+//! Lazy Schedgen collectives: every op, its dependencies and the roots are computed from
+//! `(rank, index)`; nothing is stored per op or per rank.
+//!
+//! Each pattern reproduces, op for op, what LogGOPSim's Schedgen (C++) writes: the op order
+//! within a rank (its labels `l1, l2, …` are our ids `0, 1, …`), sizes, peers, tags, the number
+//! of `requires` lines per op (duplicates included) and the order in which they are declared.
+//! The per-pattern notes below describe that structure; [`Generated::schedgen_reference`]
+//! rebuilds it eagerly, the way Schedgen's loops emit it, and the tests check both against each
+//! other and against Schedgen's own files.
+
+use std::fmt;
+use std::str::FromStr;
+
+use loggops_engine::{DepKind, Op, Program};
+
+use crate::check::Materialized;
+use crate::error::GenError;
+
+/// The Schedgen patterns loggops-sim generates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Collective {
+    /// `dissemination`: ⌈log2 P⌉ rounds; in round k send to `r+2^k`, receive from `r−2^k`
+    /// (mod P); the send of round k requires the receive of round k−1. Tag 0.
+    Dissemination,
+    /// `nwaydissemination` (`--nway n`): ⌈log_{n+1} P⌉ rounds (computed in floating point like
+    /// Schedgen) of n sends and n receives, with a chain of n reduction `calc`s between rounds.
+    /// The paper's small-message allreduce (with n = 1 and zero-length calcs).
+    NwayDissemination,
+    /// `allreduce_ring`: reduce-scatter plus allgather, 2(P−1) steps of ⌊D/P⌋ bytes to `r+1`
+    /// from `r−1`; the send of step k requires the receive of step k−1. Tag 0.
+    AllreduceRing,
+    /// `pipelinedring` as in the paper's Schedgen (the cloud_noise fork): ⌈D/S⌉ segments of
+    /// S = `segment_size` bytes (the last one shorter) around the ring, segment i with tag i;
+    /// the send of segment i requires the receive of segment i−1.
+    PipelinedRing,
+    /// `allreduce_recdoub`: recursive halving reduce-scatter and recursive doubling allgather
+    /// (butterfly) with partner `r XOR 2^k`; sizes D/2, D/4, … then back up (integer halving).
+    /// Power-of-two P only.
+    AllreduceRecdoub,
+    /// `binomialtreebcast` from `root`.
+    BinomialTreeBcast,
+    /// `binomialtreereduce` to `root`.
+    BinomialTreeReduce,
+    /// `linear_alltoall`: P−1 steps, send to `r+k`, receive from `r−k`, no dependencies.
+    LinearAlltoall,
+}
+
+impl Collective {
+    /// Every pattern, in the order they are listed in messages.
+    pub const ALL: [Collective; 8] = [
+        Collective::Dissemination,
+        Collective::NwayDissemination,
+        Collective::AllreduceRing,
+        Collective::PipelinedRing,
+        Collective::AllreduceRecdoub,
+        Collective::BinomialTreeBcast,
+        Collective::BinomialTreeReduce,
+        Collective::LinearAlltoall,
+    ];
+
+    /// Schedgen's `--ptrn` name.
+    pub fn schedgen_name(self) -> &'static str {
+        match self {
+            Collective::Dissemination => "dissemination",
+            Collective::NwayDissemination => "nwaydissemination",
+            Collective::AllreduceRing => "allreduce_ring",
+            Collective::PipelinedRing => "pipelinedring",
+            Collective::AllreduceRecdoub => "allreduce_recdoub",
+            Collective::BinomialTreeBcast => "binomialtreebcast",
+            Collective::BinomialTreeReduce => "binomialtreereduce",
+            Collective::LinearAlltoall => "linear_alltoall",
+        }
+    }
+
+    /// The known names, comma separated (for error messages).
+    pub fn known_names() -> String {
+        Collective::ALL.iter().map(|c| c.schedgen_name()).collect::<Vec<_>>().join(", ")
+    }
+
+    /// Whether the pattern takes a `root`.
+    pub fn has_root(self) -> bool {
+        matches!(
+            self,
+            Collective::BinomialTreeBcast | Collective::BinomialTreeReduce | Collective::PipelinedRing
+        )
+    }
+}
+
+impl fmt::Display for Collective {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.schedgen_name())
+    }
+}
+
+impl FromStr for Collective {
+    type Err = GenError;
+    fn from_str(s: &str) -> Result<Collective, GenError> {
+        Collective::ALL
+            .iter()
+            .copied()
+            .find(|c| c.schedgen_name() == s)
+            .ok_or_else(|| GenError::UnknownCollective { name: s.to_string(), known: Collective::known_names() })
+    }
+}
+
+/// Optional parameters of a generated collective; `Default` gives Schedgen's defaults except
+/// for the segment size (see [`GenOptions::segment_size`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GenOptions {
+    /// Fan-out of `nwaydissemination` (Schedgen `--nway`, default 1).
+    pub nway: u32,
+    /// Root of the binomial trees and of `pipelinedring` (Schedgen `--root`, default 0).
+    pub root: u32,
+    /// Segment size of `pipelinedring` in bytes. `None` = ⌊D/P⌋, what the paper's driver
+    /// passed (`--segmentsize bytes/P`); Schedgen's own default would be 1 byte.
+    pub segment_size: Option<u64>,
+    /// Duration of each reduction `calc` of `nwaydissemination`, in engine time units.
+    /// `None` = D, what Schedgen writes (`calc <datasize>`); the paper's runs used 0.
+    pub reduce_calc: Option<u64>,
+    /// Added to every tag Schedgen would write (0 keeps Schedgen's tags).
+    pub tag_offset: u32,
+}
+
+impl Default for GenOptions {
+    fn default() -> GenOptions {
+        GenOptions { nway: 1, root: 0, segment_size: None, reduce_calc: None, tag_offset: 0 }
+    }
+}
+
+/// A generated collective on `p` ranks, implementing [`Program`] lazily.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Generated {
+    pattern: Collective,
+    p: u32,
+    size: u64,
+    nway: u32,
+    root: u32,
+    segment: u64,
+    reduce_calc: u64,
+    tag_offset: u32,
+    /// Rounds (dissemination, nway, binomial trees: ⌈log⌉; recdoub: log2 P), segments
+    /// (pipelinedring) or steps (ring: 2(P−1), alltoall: P−1).
+    rounds: u32,
+}
+
+/// Ceil(log2(p)) for p ≥ 1 (0 for p = 1).
+fn ceil_log2(p: u32) -> u32 {
+    if p <= 1 {
+        0
+    } else {
+        32 - (p - 1).leading_zeros()
+    }
+}
+
+/// Floor(log2(v)) for v ≥ 1.
+fn floor_log2(v: u32) -> u32 {
+    31 - v.leading_zeros()
+}
+
+/// Schedgen's round count for `nwaydissemination`: `ceil(log(P) / log(n+1))` in double
+/// precision, with the same rounding artefacts (e.g. n = 4, P = 125 gives 4, not 3).
+fn nway_rounds(p: u32, n: u32) -> u32 {
+    let v = (p as f64).ln() / ((n as f64) + 1.0).ln();
+    v.ceil() as u32
+}
+
+impl Generated {
+    /// A collective with default options (see [`GenOptions`]).
+    pub fn new(pattern: Collective, p: u32, size: u64) -> Result<Generated, GenError> {
+        Generated::with_options(pattern, p, size, GenOptions::default())
+    }
+
+    /// A collective with explicit options; checks that the pattern is valid for `p` and that
+    /// every op id, tag and count fits the engine's 32-bit fields.
+    pub fn with_options(
+        pattern: Collective,
+        p: u32,
+        size: u64,
+        opts: GenOptions,
+    ) -> Result<Generated, GenError> {
+        if p == 0 {
+            return Err(GenError::ZeroRanks);
+        }
+        if size == 0 {
+            return Err(GenError::ZeroSize { pattern });
+        }
+        if pattern.has_root() && opts.root >= p {
+            return Err(GenError::RootOutOfRange { pattern, root: opts.root, p });
+        }
+        let mut segment = 0;
+        let rounds: u64 = match pattern {
+            Collective::Dissemination | Collective::BinomialTreeBcast | Collective::BinomialTreeReduce => {
+                ceil_log2(p) as u64
+            }
+            Collective::NwayDissemination => {
+                if opts.nway == 0 {
+                    return Err(GenError::ZeroNway);
+                }
+                nway_rounds(p, opts.nway) as u64
+            }
+            Collective::AllreduceRing => 2 * (p as u64 - 1),
+            Collective::LinearAlltoall => p as u64 - 1,
+            Collective::AllreduceRecdoub => {
+                if !p.is_power_of_two() {
+                    return Err(GenError::NotPowerOfTwo { pattern, p });
+                }
+                floor_log2(p) as u64
+            }
+            Collective::PipelinedRing => {
+                segment = match opts.segment_size {
+                    Some(0) => return Err(GenError::ZeroSegment { size, p, derived: false }),
+                    Some(s) => s,
+                    None if size / p as u64 == 0 => {
+                        return Err(GenError::ZeroSegment { size, p, derived: true })
+                    }
+                    None => size / p as u64,
+                };
+                size.div_ceil(segment)
+            }
+        };
+        let ops_per_rank: u128 = match pattern {
+            Collective::NwayDissemination if rounds > 0 => {
+                let n = opts.nway as u128;
+                2 * n + 3 * n * (rounds as u128 - 1)
+            }
+            Collective::NwayDissemination => 0,
+            // Binomial trees: at most one receive plus ⌈log2 P⌉ sends (or the reverse).
+            Collective::BinomialTreeBcast | Collective::BinomialTreeReduce => rounds as u128 + 1,
+            Collective::AllreduceRecdoub => 4 * rounds as u128,
+            _ => 2 * rounds as u128,
+        };
+        if ops_per_rank > u32::MAX as u128 {
+            return Err(GenError::TooManyOps { pattern, p, ops: ops_per_rank });
+        }
+        let max_tag = if pattern == Collective::PipelinedRing { rounds.saturating_sub(1) } else { 0 };
+        if opts.tag_offset as u64 + max_tag >= u32::MAX as u64 {
+            return Err(GenError::TagOverflow { offset: opts.tag_offset, max_tag });
+        }
+        Ok(Generated {
+            pattern,
+            p,
+            size,
+            nway: opts.nway,
+            root: if pattern.has_root() { opts.root } else { 0 },
+            segment,
+            reduce_calc: opts.reduce_calc.unwrap_or(size),
+            tag_offset: opts.tag_offset,
+            rounds: rounds as u32,
+        })
+    }
+
+    pub fn pattern(&self) -> Collective {
+        self.pattern
+    }
+    /// Number of ranks.
+    pub fn p(&self) -> u32 {
+        self.p
+    }
+    /// Data size D in bytes (Schedgen `--datasize`).
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+    pub fn nway(&self) -> u32 {
+        self.nway
+    }
+    /// Root rank of the binomial trees and of `pipelinedring` (0 for other patterns).
+    pub fn root_rank(&self) -> u32 {
+        self.root
+    }
+    /// Segment size of `pipelinedring` (0 for other patterns).
+    pub fn segment_size(&self) -> u64 {
+        self.segment
+    }
+    /// Duration of the `nwaydissemination` reduction calcs.
+    pub fn reduce_calc(&self) -> u64 {
+        self.reduce_calc
+    }
+    pub fn tag_offset(&self) -> u32 {
+        self.tag_offset
+    }
+    /// Rounds, steps or segments, depending on the pattern (see the field notes).
+    pub fn rounds(&self) -> u32 {
+        self.rounds
+    }
+
+    /// Number of ops with no `requires` dependents on `rank` (the ops whose completion means
+    /// the collective is done on that rank).
+    pub fn num_sinks(&self, rank: u32) -> u32 {
+        let m = self.steps();
+        match self.pattern {
+            Collective::Dissemination
+            | Collective::AllreduceRing
+            | Collective::AllreduceRecdoub
+            | Collective::PipelinedRing => {
+                if m == 0 {
+                    0
+                } else {
+                    m + 1
+                }
+            }
+            Collective::LinearAlltoall => 2 * m,
+            Collective::NwayDissemination => {
+                if m == 0 {
+                    0
+                } else {
+                    self.nway * (m + 1)
+                }
+            }
+            Collective::BinomialTreeBcast => {
+                let t = self.tree(rank);
+                if t.v == 0 {
+                    t.count
+                } else if t.count == 0 {
+                    1
+                } else {
+                    t.count
+                }
+            }
+            Collective::BinomialTreeReduce => {
+                let t = self.tree(rank);
+                if t.v == 0 {
+                    t.count
+                } else {
+                    1
+                }
+            }
+        }
+    }
+
+    /// Whether op `id` of `rank` has no `requires` dependents.
+    pub fn is_sink(&self, rank: u32, id: u32) -> bool {
+        let m = self.steps();
+        match self.pattern {
+            Collective::Dissemination | Collective::AllreduceRing | Collective::AllreduceRecdoub => {
+                id % 2 == 0 || id + 1 == 2 * m
+            }
+            Collective::PipelinedRing => id % 2 == 1 || id + 2 == 2 * m,
+            Collective::LinearAlltoall => true,
+            Collective::NwayDissemination => {
+                let (r, local) = self.nway_locate(id);
+                let n = self.nway;
+                let recv_start = if r == 0 { n } else { 2 * n };
+                local < n || (local >= recv_start && r == m - 1)
+            }
+            Collective::BinomialTreeBcast => {
+                let t = self.tree(rank);
+                t.v == 0 || id >= 1 || t.count == 0
+            }
+            Collective::BinomialTreeReduce => {
+                let t = self.tree(rank);
+                t.v == 0 || id == 0
+            }
+        }
+    }
+
+    /// Send/receive steps of the chain patterns (dissemination, ring, recdoub, pipelinedring,
+    /// alltoall): op 2k is the send (receive for pipelinedring) of step k.
+    fn steps(&self) -> u32 {
+        if self.pattern == Collective::AllreduceRecdoub {
+            2 * self.rounds
+        } else {
+            self.rounds
+        }
+    }
+
+    fn tag(&self, t: u32) -> u32 {
+        self.tag_offset + t
+    }
+
+    /// Virtual rank: ranks 0 and root swapped (Schedgen's RANK2VRANK / VRANK2RANK).
+    fn swap_root(&self, r: u32) -> u32 {
+        if r == 0 {
+            self.root
+        } else if r == self.root {
+            0
+        } else {
+            r
+        }
+    }
+
+    fn tree(&self, rank: u32) -> Tree {
+        let v = self.swap_root(rank);
+        let rounds = self.rounds;
+        let p = self.p as u64;
+        if v == 0 {
+            // The root sends (bcast) or receives (reduce) in every round.
+            return Tree { v, r0: 0, count: rounds, dup: 0 };
+        }
+        let r0 = floor_log2(v);
+        // Rounds r0+1 .. rounds-1 with v + 2^r < P (a prefix of them).
+        let mut count = 0;
+        let mut r = r0 + 1;
+        while r < rounds && (v as u64) + (1u64 << r) < p {
+            count += 1;
+            r += 1;
+        }
+        let dup = if count > 0 { rounds - 1 - (r0 + count) } else { 0 };
+        Tree { v, r0, count, dup }
+    }
+
+    fn nway_base(&self, r: u32) -> u32 {
+        let n = self.nway;
+        if r == 0 {
+            0
+        } else {
+            2 * n + 3 * n * (r - 1)
+        }
+    }
+
+    /// (round, index within the round) of an nwaydissemination op.
+    fn nway_locate(&self, id: u32) -> (u32, u32) {
+        let n = self.nway;
+        if id < 2 * n {
+            (0, id)
+        } else {
+            let k = id - 2 * n;
+            (1 + k / (3 * n), k % (3 * n))
+        }
+    }
+
+    /// `w · (n+1)^r mod P`.
+    fn nway_dist(&self, w: u32, r: u32) -> u64 {
+        let p = self.p as u128;
+        let mut pw: u128 = 1;
+        for _ in 0..r {
+            pw = pw * (self.nway as u128 + 1) % p;
+        }
+        ((w as u128 % p) * pw % p) as u64
+    }
+
+    /// A materialised copy built the way Schedgen's loops emit the schedule (op lines and
+    /// `requires` lines in file order). Memory O(total ops): for tests and small P.
+    pub fn schedgen_reference(&self) -> Materialized {
+        let mut m = Materialized::new(self.p);
+        for rank in 0..self.p {
+            crate::schedgen_text::emit_rank(self, rank, &mut |line| m.push_line(rank, line));
+        }
+        m.finish()
+    }
+}
+
+/// Per-rank shape of a binomial tree.
+#[derive(Clone, Copy, Debug)]
+struct Tree {
+    /// Virtual rank (root = 0).
+    v: u32,
+    /// ⌊log2 v⌋: the round in which v receives (bcast) or sends (reduce).
+    r0: u32,
+    /// Sends (bcast) or receives (reduce) in rounds after r0; for v = 0 all rounds.
+    count: u32,
+    /// How many times Schedgen repeats the last `requires` line (rounds after the last
+    /// send/receive still pass its `if (send >= 0 and recv >= 0)` test).
+    dup: u32,
+}
+
+fn modp(x: i64, p: u32) -> u32 {
+    x.rem_euclid(p as i64) as u32
+}
+
+impl Program for Generated {
+    fn num_ranks(&self) -> u32 {
+        self.p
+    }
+    fn num_cpus(&self) -> u8 {
+        1
+    }
+    fn num_nics(&self) -> u8 {
+        1
+    }
+
+    fn num_ops(&self, rank: u32) -> u32 {
+        let m = self.steps();
+        match self.pattern {
+            Collective::NwayDissemination => {
+                if m == 0 {
+                    0
+                } else {
+                    self.nway_base(m)
+                }
+            }
+            Collective::BinomialTreeBcast | Collective::BinomialTreeReduce => {
+                let t = self.tree(rank);
+                if t.v == 0 {
+                    t.count
+                } else {
+                    t.count + 1
+                }
+            }
+            _ => 2 * m,
+        }
+    }
+
+    fn op(&self, rank: u32, id: u32) -> Op {
+        let p = self.p;
+        let d = self.size;
+        let r = rank as i64;
+        match self.pattern {
+            Collective::Dissemination => {
+                let k = id / 2;
+                let dist = 1i64 << k;
+                if id % 2 == 0 {
+                    Op::send(d, modp(r + dist, p), self.tag(0))
+                } else {
+                    Op::recv(d, modp(r - dist, p), self.tag(0))
+                }
+            }
+            Collective::AllreduceRing => {
+                let chunk = d / p as u64;
+                if id % 2 == 0 {
+                    Op::send(chunk, modp(r + 1, p), self.tag(0))
+                } else {
+                    Op::recv(chunk, modp(r - 1, p), self.tag(0))
+                }
+            }
+            Collective::LinearAlltoall => {
+                let step = (id / 2 + 1) as i64;
+                if id % 2 == 0 {
+                    Op::send(d, modp(r + step, p), self.tag(0))
+                } else {
+                    Op::recv(d, modp(r - step, p), self.tag(0))
+                }
+            }
+            Collective::AllreduceRecdoub => {
+                let k = id / 2;
+                let m = self.rounds;
+                let (mask, s) = if k < m {
+                    (1u32 << k, d >> (k + 1))
+                } else {
+                    let j = k - m;
+                    (1u32 << (m - 1 - j), (d >> m) << j)
+                };
+                let peer = rank ^ mask;
+                if id % 2 == 0 {
+                    Op::send(s, peer, self.tag(0))
+                } else {
+                    Op::recv(s, peer, self.tag(0))
+                }
+            }
+            Collective::PipelinedRing => {
+                let seg = id / 2;
+                let s = if seg == self.rounds - 1 { d - self.segment * seg as u64 } else { self.segment };
+                let v = self.swap_root(rank);
+                if id % 2 == 0 {
+                    let from = if v == 0 { p - 1 } else { v - 1 };
+                    Op::recv(s, self.swap_root(from), self.tag(seg))
+                } else {
+                    let to = ((v as u64 + 1) % p as u64) as u32;
+                    Op::send(s, self.swap_root(to), self.tag(seg))
+                }
+            }
+            Collective::NwayDissemination => {
+                let n = self.nway;
+                let (rd, local) = self.nway_locate(id);
+                let recv_start = if rd == 0 { n } else { 2 * n };
+                if local < n {
+                    let dist = self.nway_dist(local + 1, rd);
+                    Op::send(d, ((rank as u64 + dist) % p as u64) as u32, self.tag(0))
+                } else if local < recv_start {
+                    Op::calc(self.reduce_calc)
+                } else {
+                    let dist = self.nway_dist(local - recv_start + 1, rd);
+                    Op::recv(d, ((rank as u64 + p as u64 - dist) % p as u64) as u32, self.tag(0))
+                }
+            }
+            Collective::BinomialTreeBcast => {
+                let t = self.tree(rank);
+                if t.v == 0 {
+                    Op::send(d, self.swap_root(1 << id), self.tag(0))
+                } else if id == 0 {
+                    Op::recv(d, self.swap_root(t.v - (1 << t.r0)), self.tag(0))
+                } else {
+                    Op::send(d, self.swap_root(t.v + (1 << (t.r0 + id))), self.tag(0))
+                }
+            }
+            Collective::BinomialTreeReduce => {
+                let t = self.tree(rank);
+                if t.v == 0 {
+                    Op::recv(d, self.swap_root(1 << id), self.tag(0))
+                } else if id == 0 {
+                    Op::send(d, self.swap_root(t.v - (1 << t.r0)), self.tag(0))
+                } else {
+                    Op::recv(d, self.swap_root(t.v + (1 << (t.r0 + id))), self.tag(0))
+                }
+            }
+        }
+    }
+
+    fn depcount(&self, rank: u32, id: u32) -> u32 {
+        match self.pattern {
+            Collective::Dissemination | Collective::AllreduceRing | Collective::AllreduceRecdoub => {
+                (id % 2 == 0 && id >= 2) as u32
+            }
+            Collective::PipelinedRing => (id % 2 == 1 && id >= 3) as u32,
+            Collective::LinearAlltoall => 0,
+            Collective::NwayDissemination => {
+                let n = self.nway;
+                let (rd, local) = self.nway_locate(id);
+                if rd == 0 || local >= 2 * n {
+                    0
+                } else if local < n {
+                    // Sends: the last one also waits for the reduction chain's previous link.
+                    if local == n - 1 {
+                        2
+                    } else {
+                        1
+                    }
+                } else if local == 2 * n - 1 {
+                    1
+                } else {
+                    2
+                }
+            }
+            Collective::BinomialTreeBcast => {
+                let t = self.tree(rank);
+                if t.v == 0 || id == 0 {
+                    0
+                } else if id == t.count {
+                    1 + t.dup
+                } else {
+                    1
+                }
+            }
+            Collective::BinomialTreeReduce => {
+                let t = self.tree(rank);
+                if t.v == 0 || id > 0 || t.count == 0 {
+                    0
+                } else {
+                    t.count + t.dup
+                }
+            }
+        }
+    }
+
+    fn num_roots(&self, rank: u32) -> u32 {
+        let m = self.steps();
+        match self.pattern {
+            Collective::Dissemination
+            | Collective::AllreduceRing
+            | Collective::AllreduceRecdoub
+            | Collective::PipelinedRing => {
+                if m == 0 {
+                    0
+                } else {
+                    m + 1
+                }
+            }
+            Collective::LinearAlltoall => 2 * m,
+            Collective::NwayDissemination => {
+                if m == 0 {
+                    0
+                } else {
+                    self.nway * (m + 1)
+                }
+            }
+            Collective::BinomialTreeBcast => {
+                let t = self.tree(rank);
+                if t.v == 0 {
+                    t.count
+                } else {
+                    1
+                }
+            }
+            Collective::BinomialTreeReduce => {
+                let t = self.tree(rank);
+                if t.v == 0 {
+                    t.count
+                } else if t.count == 0 {
+                    1
+                } else {
+                    t.count
+                }
+            }
+        }
+    }
+
+    fn root(&self, rank: u32, k: u32) -> u32 {
+        match self.pattern {
+            // Roots: send 0 and every receive (odd ids).
+            Collective::Dissemination | Collective::AllreduceRing | Collective::AllreduceRecdoub => {
+                if k == 0 {
+                    0
+                } else {
+                    2 * k - 1
+                }
+            }
+            // Roots: receive 0, send 0, then the receives 2, 4, ….
+            Collective::PipelinedRing => {
+                if k < 2 {
+                    k
+                } else {
+                    2 * (k - 1)
+                }
+            }
+            Collective::LinearAlltoall => k,
+            Collective::NwayDissemination => {
+                let n = self.nway;
+                if k < 2 * n {
+                    k
+                } else {
+                    let k2 = k - 2 * n;
+                    self.nway_base(1 + k2 / n) + 2 * n + k2 % n
+                }
+            }
+            Collective::BinomialTreeBcast => {
+                let t = self.tree(rank);
+                if t.v == 0 {
+                    k
+                } else {
+                    0
+                }
+            }
+            Collective::BinomialTreeReduce => {
+                let t = self.tree(rank);
+                if t.v == 0 || t.count == 0 {
+                    k
+                } else {
+                    k + 1
+                }
+            }
+        }
+    }
+
+    fn for_each_dependent<F: FnMut(u32)>(&self, rank: u32, id: u32, kind: DepKind, mut f: F) {
+        if kind == DepKind::Start {
+            return; // Schedgen's collectives use `requires` only.
+        }
+        let m = self.steps();
+        match self.pattern {
+            Collective::Dissemination | Collective::AllreduceRing | Collective::AllreduceRecdoub => {
+                if id % 2 == 1 && id + 1 < 2 * m {
+                    f(id + 1);
+                }
+            }
+            Collective::PipelinedRing => {
+                if id % 2 == 0 && id + 3 < 2 * m {
+                    f(id + 3);
+                }
+            }
+            Collective::LinearAlltoall => {}
+            Collective::NwayDissemination => {
+                let n = self.nway;
+                let (rd, local) = self.nway_locate(id);
+                let recv_start = if rd == 0 { n } else { 2 * n };
+                let base = self.nway_base(rd);
+                if local >= recv_start {
+                    // A receive: feeds the reduction chain of the next round.
+                    if rd + 1 >= m {
+                        return;
+                    }
+                    let next = self.nway_base(rd + 1);
+                    let w = local - recv_start;
+                    if w == 0 {
+                        if n == 1 {
+                            f(next + 1);
+                            f(next);
+                        } else {
+                            f(next + n);
+                            f(next + 2 * n - 1);
+                        }
+                    } else {
+                        f(next + n + w - 1);
+                    }
+                } else if local >= n {
+                    // A reduction calc red_w (w = local − n + 1).
+                    let w = local - n + 1;
+                    if w == n {
+                        for s in 0..n {
+                            f(base + s);
+                        }
+                    } else if w == n - 1 {
+                        f(base + n - 1);
+                    } else {
+                        f(base + n + w);
+                    }
+                }
+            }
+            Collective::BinomialTreeBcast => {
+                let t = self.tree(rank);
+                if t.v != 0 && id == 0 {
+                    for s in 1..=t.count {
+                        f(s);
+                    }
+                    for _ in 0..t.dup {
+                        f(t.count);
+                    }
+                }
+            }
+            Collective::BinomialTreeReduce => {
+                let t = self.tree(rank);
+                if t.v != 0 && id >= 1 {
+                    f(0);
+                    if id == t.count {
+                        for _ in 0..t.dup {
+                            f(0);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn dense_counters(&self) -> bool {
+        false
+    }
+
+    fn total_ops(&self) -> u64 {
+        match self.pattern {
+            Collective::BinomialTreeBcast | Collective::BinomialTreeReduce => {
+                (0..self.p).map(|r| self.num_ops(r) as u64).sum()
+            }
+            _ => self.p as u64 * self.num_ops(0) as u64,
+        }
+    }
+}

@@ -1,0 +1,646 @@
+//! Lexer and parser of schedule files (syntax only; values are checked when instantiated).
+
+use crate::collective::Collective;
+use crate::error::{Diagnostic, SchedError};
+use crate::schedule::expr::{BinOp, Expr};
+
+/// A place in the file: 1-based line and column, width in characters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Span {
+    pub line: usize,
+    pub col: usize,
+    pub width: usize,
+}
+
+impl Span {
+    /// From the start of `self` to the end of `end` (same line), or `self` otherwise.
+    fn to(self, end: Span) -> Span {
+        if end.line == self.line && end.col + end.width >= self.col {
+            Span { width: end.col + end.width - self.col, ..self }
+        } else {
+            self
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Tok {
+    Word(String),
+    /// Starts with a digit: `16`, `512MiB`, `21.064us`.
+    Quantity(String),
+    /// `${name}`.
+    Param(String),
+    Sym(&'static str),
+    Newline,
+    Eof,
+}
+
+#[derive(Clone, Debug)]
+struct Token {
+    tok: Tok,
+    span: Span,
+}
+
+impl Token {
+    fn describe(&self) -> String {
+        match &self.tok {
+            Tok::Word(w) => format!("`{w}`"),
+            Tok::Quantity(q) => format!("`{q}`"),
+            Tok::Param(p) => format!("`${{{p}}}`"),
+            Tok::Sym(s) => format!("`{s}`"),
+            Tok::Newline => "the end of the line".to_string(),
+            Tok::Eof => "the end of the file".to_string(),
+        }
+    }
+}
+
+/// A value as written: a literal or a `${param}` use, resolved when instantiated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Val {
+    /// Literal text, or the parameter name when `param` is true.
+    pub text: String,
+    pub param: bool,
+    pub span: Span,
+}
+
+/// An expression with the span of its text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct SpExpr {
+    pub expr: Expr,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum P2pKind {
+    Send,
+    Recv,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Stmt {
+    Calc { dur: Val, cond: Option<SpExpr> },
+    P2p { kind: P2pKind, size: Val, peer: SpExpr, tag: Option<Val>, cond: Option<SpExpr> },
+    Message { size: Val, from: SpExpr, to: SpExpr, tag: Option<Val> },
+    Coll { pattern: Collective, name_span: Span, name: String, size: Val, opts: Vec<(String, Span, Val)> },
+    Repeat { count: Val, body: Vec<Stmt> },
+    Concurrent { body: Vec<Stmt> },
+    Sequence { body: Vec<Stmt> },
+}
+
+/// A parameter definition: `param name = value`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct ParamDef {
+    pub name: String,
+    pub default: String,
+    pub span: Span,
+    /// A value set with `set_param` (overrides `default`).
+    pub value: Option<String>,
+}
+
+/// The statement keywords (for messages).
+pub(crate) const STATEMENTS: &str =
+    "calc, send, recv, message, repeat, concurrent, sequence, param, allreduce, bcast, reduce, alltoall, or a Schedgen pattern name";
+
+/// `(collective, algorithm) → pattern` for the readable collective statements.
+pub(crate) const ALGORITHMS: &[(&str, &str, Collective)] = &[
+    ("allreduce", "ring", Collective::AllreduceRing),
+    ("allreduce", "recdoub", Collective::AllreduceRecdoub),
+    ("allreduce", "butterfly", Collective::AllreduceRecdoub),
+    ("allreduce", "dissemination", Collective::Dissemination),
+    ("allreduce", "nwaydissemination", Collective::NwayDissemination),
+    ("allreduce", "pipelinedring", Collective::PipelinedRing),
+    ("bcast", "binomial", Collective::BinomialTreeBcast),
+    ("reduce", "binomial", Collective::BinomialTreeReduce),
+    ("alltoall", "linear", Collective::LinearAlltoall),
+];
+
+fn algorithms_of(op: &str) -> String {
+    ALGORITHMS.iter().filter(|(o, _, _)| *o == op).map(|(_, a, _)| *a).collect::<Vec<_>>().join(", ")
+}
+
+/// The options a pattern takes.
+pub(crate) fn options_of(p: Collective) -> Vec<&'static str> {
+    let mut v = Vec::new();
+    match p {
+        Collective::PipelinedRing => v.push("segment"),
+        Collective::NwayDissemination => v.extend(["nway", "calc"]),
+        _ => {}
+    }
+    if p.has_root() {
+        v.push("root");
+    }
+    v.push("tag");
+    v
+}
+
+pub(crate) struct Source {
+    pub name: String,
+    pub lines: Vec<String>,
+}
+
+impl Source {
+    pub(crate) fn new(name: &str, text: &str) -> Source {
+        Source { name: name.to_string(), lines: text.lines().map(str::to_string).collect() }
+    }
+
+    pub(crate) fn diag(&self, span: Span, message: impl Into<String>, help: Option<String>) -> SchedError {
+        SchedError::At(Box::new(Diagnostic {
+            file: self.name.clone(),
+            line: span.line,
+            col: span.col,
+            width: span.width.max(1),
+            source_line: self.lines.get(span.line - 1).cloned().unwrap_or_default(),
+            message: message.into(),
+            help,
+        }))
+    }
+}
+
+fn lex(src: &Source) -> Result<Vec<Token>, SchedError> {
+    let mut out = Vec::new();
+    for (li, line) in src.lines.iter().enumerate() {
+        let chars: Vec<char> = line.chars().collect();
+        let mut i = 0;
+        let at = |col: usize, width: usize| Span { line: li + 1, col: col + 1, width };
+        while i < chars.len() {
+            let c = chars[i];
+            if c.is_whitespace() {
+                i += 1;
+                continue;
+            }
+            if c == '#' || (c == '/' && chars.get(i + 1) == Some(&'/')) {
+                break;
+            }
+            let start = i;
+            let tok = if c.is_ascii_alphabetic() || c == '_' {
+                while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
+                    i += 1;
+                }
+                let mut w: String = chars[start..i].iter().collect();
+                let rest: String = chars[i..].iter().take(9).collect();
+                if w == "loggops" && rest == "-schedule" {
+                    i += 9;
+                    w = "loggops-schedule".to_string();
+                }
+                Tok::Word(w)
+            } else if c.is_ascii_digit() {
+                while i < chars.len() && (chars[i].is_ascii_digit() || chars[i] == '.') {
+                    i += 1;
+                }
+                while i < chars.len() && (chars[i].is_alphabetic()) {
+                    i += 1;
+                }
+                Tok::Quantity(chars[start..i].iter().collect())
+            } else if c == '$' {
+                let close = chars[i..].iter().position(|&x| x == '}').map(|k| k + i);
+                let name: String = match close {
+                    Some(end) if chars.get(i + 1) == Some(&'{') => chars[i + 2..end].iter().collect(),
+                    _ => String::new(),
+                };
+                let valid = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                    && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+                if !valid {
+                    return Err(src.diag(
+                        at(start, close.map_or(1, |e| e + 1 - start)),
+                        "malformed parameter use",
+                        Some("write a parameter as `${name}`".to_string()),
+                    ));
+                }
+                i = close.unwrap() + 1;
+                Tok::Param(name)
+            } else {
+                const TWO: [&str; 6] = ["==", "!=", "<=", ">=", "&&", "||"];
+                const ONE: [&str; 14] = ["{", "}", "(", ")", "=", "+", "-", "*", "/", "%", "<", ">", "!", ";"];
+                let two: String = chars[i..].iter().take(2).collect();
+                if let Some(s) = TWO.iter().find(|&&s| s == two) {
+                    i += 2;
+                    Tok::Sym(s)
+                } else if let Some(s) = ONE.iter().find(|&&s| s.starts_with(c)) {
+                    i += 1;
+                    Tok::Sym(s)
+                } else {
+                    return Err(src.diag(at(start, 1), format!("unexpected character `{c}`"), None));
+                }
+            };
+            out.push(Token { tok, span: at(start, i - start) });
+        }
+        out.push(Token { tok: Tok::Newline, span: at(chars.len(), 1) });
+    }
+    let end = Span { line: src.lines.len().max(1), col: src.lines.last().map_or(0, |l| l.chars().count()) + 1, width: 1 };
+    out.push(Token { tok: Tok::Eof, span: end });
+    Ok(out)
+}
+
+pub(crate) struct Parsed {
+    pub params: Vec<ParamDef>,
+    pub body: Vec<Stmt>,
+}
+
+struct Parser<'a> {
+    src: &'a Source,
+    toks: Vec<Token>,
+    pos: usize,
+    params: Vec<ParamDef>,
+    /// Parameter uses, checked against the definitions at the end.
+    uses: Vec<(String, Span)>,
+}
+
+pub(crate) fn parse(src: &Source) -> Result<Parsed, SchedError> {
+    let toks = lex(src)?;
+    let mut p = Parser { src, toks, pos: 0, params: Vec::new(), uses: Vec::new() };
+    p.header()?;
+    let body = p.block(None)?;
+    for (name, span) in &p.uses {
+        if !p.params.iter().any(|d| &d.name == name) {
+            let known = p.params.iter().map(|d| d.name.as_str()).collect::<Vec<_>>().join(", ");
+            let help = if known.is_empty() {
+                format!("define it with `param {name} = <value>`")
+            } else {
+                format!("defined parameters: {known}; define it with `param {name} = <value>`")
+            };
+            return Err(src.diag(*span, format!("unknown parameter `{name}`"), Some(help)));
+        }
+    }
+    Ok(Parsed { params: p.params, body })
+}
+
+impl Parser<'_> {
+    fn peek(&self) -> &Token {
+        &self.toks[self.pos.min(self.toks.len() - 1)]
+    }
+    /// Returns the current token and advances (past the end stays at `Eof`; `pos -= 1`
+    /// after `next` always steps back to the token just returned).
+    fn next(&mut self) -> Token {
+        let t = self.peek().clone();
+        self.pos += 1;
+        t
+    }
+    fn is_sym(&self, s: &str) -> bool {
+        matches!(&self.peek().tok, Tok::Sym(x) if *x == s)
+    }
+    fn is_word(&self, w: &str) -> bool {
+        matches!(&self.peek().tok, Tok::Word(x) if x == w)
+    }
+
+    fn unexpected(&self, expected: &str) -> SchedError {
+        let t = self.peek();
+        self.src.diag(t.span, format!("expected {expected}, found {}", t.describe()), None)
+    }
+
+    fn skip_newlines(&mut self) {
+        while matches!(self.peek().tok, Tok::Newline) || self.is_sym(";") {
+            self.next();
+        }
+    }
+
+    fn header(&mut self) -> Result<(), SchedError> {
+        self.skip_newlines();
+        let t = self.peek().clone();
+        match &t.tok {
+            Tok::Word(w) if w == "loggops-schedule" => {
+                self.next();
+                let v = self.next();
+                match &v.tok {
+                    Tok::Quantity(q) if q == "1" => {}
+                    Tok::Quantity(q) => {
+                        return Err(self.src.diag(
+                            v.span,
+                            format!("unsupported schedule format version `{q}`"),
+                            Some("this loggops-sim reads `loggops-schedule 1`".to_string()),
+                        ))
+                    }
+                    _ => {
+                        self.pos -= 1;
+                        return Err(self.unexpected("the format version `1` after `loggops-schedule`"));
+                    }
+                }
+                self.end_of_statement()
+            }
+            Tok::Word(w) if w == "num_ranks" => Err(self.src.diag(
+                t.span,
+                "this is an explicit GOAL file, not a loggops schedule",
+                Some("explicit GOAL files are read by the GOAL parser; schedules start with `loggops-schedule 1`".to_string()),
+            )),
+            _ => Err(self.src.diag(
+                t.span,
+                format!("expected `loggops-schedule 1` as the first line, found {}", t.describe()),
+                None,
+            )),
+        }
+    }
+
+    fn end_of_statement(&mut self) -> Result<(), SchedError> {
+        match self.peek().tok {
+            Tok::Newline | Tok::Eof => Ok(()),
+            Tok::Sym(";") | Tok::Sym("}") => Ok(()),
+            _ => Err(self.unexpected("the end of the statement")),
+        }
+    }
+
+    /// Statements until `}` (when `open` is the span of the `{`) or the end of the file.
+    fn block(&mut self, open: Option<Span>) -> Result<Vec<Stmt>, SchedError> {
+        let mut body = Vec::new();
+        loop {
+            self.skip_newlines();
+            let t = self.peek().clone();
+            match t.tok {
+                Tok::Eof => {
+                    if let Some(open) = open {
+                        return Err(self.src.diag(open, "this `{` is never closed", Some("add a `}` line".to_string())));
+                    }
+                    return Ok(body);
+                }
+                Tok::Sym("}") => {
+                    if open.is_some() {
+                        self.next();
+                        return Ok(body);
+                    }
+                    return Err(self.src.diag(t.span, "unexpected `}` (no block is open)", None));
+                }
+                _ => {}
+            }
+            if let Some(s) = self.statement(open.is_some())? {
+                body.push(s);
+            }
+            self.end_of_statement()?;
+        }
+    }
+
+    fn statement(&mut self, nested: bool) -> Result<Option<Stmt>, SchedError> {
+        let t = self.next();
+        let word = match &t.tok {
+            Tok::Word(w) => w.clone(),
+            _ => {
+                self.pos -= 1;
+                return Err(self.unexpected(&format!("a statement ({STATEMENTS})")));
+            }
+        };
+        Ok(Some(match word.as_str() {
+            "loggops-schedule" => {
+                return Err(self.src.diag(t.span, "the `loggops-schedule` header may appear only once, on the first line", None))
+            }
+            "param" => {
+                if nested {
+                    return Err(self.src.diag(t.span, "parameters must be defined at the top level, not inside a block", None));
+                }
+                self.param()?;
+                return Ok(None);
+            }
+            "calc" => {
+                let dur = self.value("a duration such as `21.064us`")?;
+                let cond = self.condition()?;
+                Stmt::Calc { dur, cond }
+            }
+            "send" | "recv" => {
+                let kind = if word == "send" { P2pKind::Send } else { P2pKind::Recv };
+                let size = self.value("a size such as `1MiB`")?;
+                let dir = if kind == P2pKind::Send { "to" } else { "from" };
+                self.keyword(dir)?;
+                let peer = self.expr()?;
+                let tag = self.opt_value("tag")?;
+                let cond = self.condition()?;
+                Stmt::P2p { kind, size, peer, tag, cond }
+            }
+            "message" => {
+                let size = self.value("a size such as `1MiB`")?;
+                self.keyword("from")?;
+                let from = self.expr()?;
+                self.keyword("to")?;
+                let to = self.expr()?;
+                for e in [&from, &to] {
+                    if e.expr.uses_rank() {
+                        return Err(self.src.diag(
+                            e.span,
+                            "the ends of a `message` must not depend on `rank`",
+                            Some("for a pattern over all ranks use `send`/`recv` inside `concurrent { }`".to_string()),
+                        ));
+                    }
+                }
+                let tag = self.opt_value("tag")?;
+                Stmt::Message { size, from, to, tag }
+            }
+            "repeat" => {
+                let count = self.value("a repeat count")?;
+                let open = self.open_brace()?;
+                Stmt::Repeat { count, body: self.block(Some(open))? }
+            }
+            "concurrent" => {
+                let open = self.open_brace()?;
+                Stmt::Concurrent { body: self.block(Some(open))? }
+            }
+            "sequence" => {
+                let open = self.open_brace()?;
+                Stmt::Sequence { body: self.block(Some(open))? }
+            }
+            "allreduce" | "bcast" | "reduce" | "alltoall" => {
+                let alg = self.next();
+                let Tok::Word(a) = &alg.tok else {
+                    self.pos -= 1;
+                    return Err(self.unexpected(&format!("the {word} algorithm ({})", algorithms_of(&word))));
+                };
+                let Some(&(_, _, pattern)) = ALGORITHMS.iter().find(|(o, al, _)| *o == word && al == a) else {
+                    return Err(self.src.diag(
+                        t.span.to(alg.span),
+                        format!("unknown collective `{word} {a}`"),
+                        Some(format!("known {word} algorithms: {}", algorithms_of(&word))),
+                    ));
+                };
+                self.collective(pattern, format!("{word} {a}"), t.span.to(alg.span))?
+            }
+            w => match w.parse::<Collective>() {
+                Ok(pattern) => self.collective(pattern, w.to_string(), t.span)?,
+                Err(_) => {
+                    return Err(self.src.diag(
+                        t.span,
+                        format!("unknown statement or collective `{w}`"),
+                        Some(format!(
+                            "expected {STATEMENTS}; collectives: {}; Schedgen patterns: {}",
+                            ALGORITHMS.iter().map(|(o, a, _)| format!("{o} {a}")).collect::<Vec<_>>().join(", "),
+                            Collective::known_names()
+                        )),
+                    ));
+                }
+            },
+        }))
+    }
+
+    fn collective(&mut self, pattern: Collective, name: String, name_span: Span) -> Result<Stmt, SchedError> {
+        let size = self.value("a size such as `512MiB`")?;
+        let mut opts: Vec<(String, Span, Val)> = Vec::new();
+        let allowed = options_of(pattern);
+        while let Tok::Word(w) = &self.peek().tok {
+            let w = w.clone();
+            let span = self.peek().span;
+            if !allowed.contains(&w.as_str()) {
+                return Err(self.src.diag(
+                    span,
+                    format!("option `{w}` does not apply to {name}"),
+                    Some(format!("{name} takes: {}", allowed.join(", "))),
+                ));
+            }
+            if opts.iter().any(|(o, _, _)| *o == w) {
+                return Err(self.src.diag(span, format!("option `{w}` is given twice"), None));
+            }
+            self.next();
+            let v = self.value(&format!("a value for `{w}`"))?;
+            opts.push((w, span, v));
+        }
+        Ok(Stmt::Coll { pattern, name_span, name, size, opts })
+    }
+
+    fn open_brace(&mut self) -> Result<Span, SchedError> {
+        if self.is_sym("{") {
+            Ok(self.next().span)
+        } else {
+            Err(self.unexpected("`{`"))
+        }
+    }
+
+    fn keyword(&mut self, w: &str) -> Result<(), SchedError> {
+        if self.is_word(w) {
+            self.next();
+            Ok(())
+        } else {
+            Err(self.unexpected(&format!("`{w}`")))
+        }
+    }
+
+    fn param(&mut self) -> Result<(), SchedError> {
+        let t = self.next();
+        let Tok::Word(name) = t.tok else {
+            self.pos -= 1;
+            return Err(self.unexpected("a parameter name"));
+        };
+        if matches!(name.as_str(), "rank" | "P" | "nodes") {
+            return Err(self.src.diag(t.span, format!("`{name}` is a built-in name and cannot be a parameter"), None));
+        }
+        if let Some(prev) = self.params.iter().find(|d| d.name == name) {
+            return Err(self.src.diag(
+                t.span,
+                format!("parameter `{name}` is defined twice"),
+                Some(format!("first defined on line {}", prev.span.line)),
+            ));
+        }
+        if !self.is_sym("=") {
+            return Err(self.unexpected("`=`"));
+        }
+        self.next();
+        let v = self.value(&format!("a value for parameter `{name}`"))?;
+        if v.param {
+            return Err(self.src.diag(v.span, "a parameter's default cannot use another parameter", None));
+        }
+        self.params.push(ParamDef { name, default: v.text, span: t.span, value: None });
+        Ok(())
+    }
+
+    /// A single value: literal quantity or word, `-quantity` (rejected later with a clear
+    /// message), or `${param}`.
+    fn value(&mut self, what: &str) -> Result<Val, SchedError> {
+        let t = self.peek().clone();
+        match &t.tok {
+            Tok::Quantity(q) | Tok::Word(q) => {
+                self.next();
+                Ok(Val { text: q.clone(), param: false, span: t.span })
+            }
+            Tok::Param(p) => {
+                self.next();
+                self.uses.push((p.clone(), t.span));
+                Ok(Val { text: p.clone(), param: true, span: t.span })
+            }
+            Tok::Sym("-") => {
+                self.next();
+                match self.peek().tok.clone() {
+                    Tok::Quantity(q) => {
+                        let end = self.next().span;
+                        Ok(Val { text: format!("-{q}"), param: false, span: t.span.to(end) })
+                    }
+                    _ => Err(self.unexpected(what)),
+                }
+            }
+            _ => Err(self.unexpected(what)),
+        }
+    }
+
+    fn opt_value(&mut self, key: &str) -> Result<Option<Val>, SchedError> {
+        if self.is_word(key) {
+            self.next();
+            Ok(Some(self.value(&format!("a value for `{key}`"))?))
+        } else {
+            Ok(None)
+        }
+    }
+
+    fn condition(&mut self) -> Result<Option<SpExpr>, SchedError> {
+        if self.is_word("if") {
+            self.next();
+            Ok(Some(self.expr()?))
+        } else {
+            Ok(None)
+        }
+    }
+
+    fn expr(&mut self) -> Result<SpExpr, SchedError> {
+        let start = self.peek().span;
+        let expr = self.binary(0)?;
+        let end = self.toks[self.pos.saturating_sub(1).min(self.toks.len() - 1)].span;
+        Ok(SpExpr { expr, span: start.to(end) })
+    }
+
+    fn binary(&mut self, level: usize) -> Result<Expr, SchedError> {
+        const LEVELS: [&[(&str, BinOp)]; 5] = [
+            &[("||", BinOp::Or)],
+            &[("&&", BinOp::And)],
+            &[("==", BinOp::Eq), ("!=", BinOp::Ne), ("<=", BinOp::Le), (">=", BinOp::Ge), ("<", BinOp::Lt), (">", BinOp::Gt)],
+            &[("+", BinOp::Add), ("-", BinOp::Sub)],
+            &[("*", BinOp::Mul), ("/", BinOp::Div), ("%", BinOp::Rem)],
+        ];
+        if level == LEVELS.len() {
+            return self.unary();
+        }
+        let mut lhs = self.binary(level + 1)?;
+        loop {
+            let op = match &self.peek().tok {
+                Tok::Sym(s) => LEVELS[level].iter().find(|(x, _)| x == s).map(|(_, op)| *op),
+                _ => None,
+            };
+            let Some(op) = op else { return Ok(lhs) };
+            self.next();
+            let rhs = self.binary(level + 1)?;
+            lhs = Expr::Bin(op, Box::new(lhs), Box::new(rhs));
+        }
+    }
+
+    fn unary(&mut self) -> Result<Expr, SchedError> {
+        let t = self.next();
+        match &t.tok {
+            Tok::Sym("-") => Ok(Expr::Neg(Box::new(self.unary()?))),
+            Tok::Sym("!") => Ok(Expr::Not(Box::new(self.unary()?))),
+            Tok::Sym("(") => {
+                let e = self.binary(0)?;
+                if !self.is_sym(")") {
+                    return Err(self.unexpected("`)`"));
+                }
+                self.next();
+                Ok(e)
+            }
+            Tok::Word(w) if w == "rank" => Ok(Expr::Rank),
+            Tok::Word(w) if w == "P" || w == "nodes" => Ok(Expr::P),
+            Tok::Param(p) => {
+                self.uses.push((p.clone(), t.span));
+                Ok(Expr::Param(p.clone()))
+            }
+            Tok::Quantity(q) => match q.parse::<i64>() {
+                Ok(v) => Ok(Expr::Int(v)),
+                Err(_) => Err(self.src.diag(
+                    t.span,
+                    format!("expected an integer, found `{q}`"),
+                    Some("rank expressions use integers, `rank`, `P`, parameters and + - * / % ( ) == != < <= > >= && || !".to_string()),
+                )),
+            },
+            _ => {
+                self.pos -= 1;
+                Err(self.unexpected("a rank expression (an integer, `rank`, `P` or `(`)"))
+            }
+        }
+    }
+}
