@@ -3,6 +3,7 @@
 
 mod cli;
 mod compat;
+mod mc;
 mod run;
 mod schedule;
 mod units;

@@ -86,7 +86,7 @@ fn compat_params(args: &RunArgs) -> Result<Params> {
 }
 
 /// Writes `text` to `--output` atomically, or to stdout.
-fn emit(output: Option<&Path>, text: &str) -> Result<()> {
+pub fn emit(output: Option<&Path>, text: &str) -> Result<()> {
     match output {
         Some(path) => loggops_report::write_atomic(path, |w| w.write_all(text.as_bytes()))
             .with_context(|| format!("cannot write {}", path.display())),
@@ -111,7 +111,7 @@ pub fn simulate(args: RunArgs) -> Result<ExitCode> {
         return compat_run(&args, &goal, &ov);
     }
     if args.noise.is_some() {
-        return crate::run::monte_carlo(&args, &goal, &ov);
+        return crate::mc::monte_carlo(&args, &goal, &ov);
     }
     let params = resolve_params(&args, Params::loggopsim_defaults_ps())?;
     let cfg = Config { params, order: order(args.order), compat: false };
@@ -296,10 +296,6 @@ fn compat_run(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Result<Ex
     let text = with_program!(&sched, |p| crate::compat::render(p, &params, &out, args.batchmode));
     emit(args.output.as_deref(), &text)?;
     Ok(ExitCode::SUCCESS)
-}
-
-pub fn monte_carlo(_args: &RunArgs, _goal: &Path, _ov: &[(String, String)]) -> Result<ExitCode> {
-    bail!("--noise is not available yet")
 }
 
 pub fn gen(args: GenArgs) -> Result<ExitCode> {

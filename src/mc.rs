@@ -1,0 +1,179 @@
+//! Monte-Carlo runs with a noise profile: repetitions in parallel (rayon), collected in
+//! repetition order, so the result never depends on the thread count.
+
+use std::io::IsTerminal;
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::{anyhow, bail, Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use loggops_engine::{simulate, Config, NoNoise, Params, PerByte, Program};
+use loggops_noise::{NoiseConfig, NoiseMode, NoiseModel, ScaleMode};
+use loggops_profile::{BaseParams, Profile};
+use loggops_report::{Cell, CellSamples, CostModel, Format, Labels};
+use rayon::prelude::*;
+
+use crate::cli::{FormatArg, RunArgs};
+use crate::schedule::{self, with_program};
+
+/// Applies explicit `-L -o -g -G -O -S` flags to both placements of the profile.
+fn override_params(args: &RunArgs, profile: &mut Profile) -> Result<()> {
+    let near = profile.near.params.clone();
+    let as_engine = |b: &BaseParams| Params {
+        l: b.l_ps.round() as u64,
+        o: b.o_ps.round() as u64,
+        g: b.g_ps.round() as u64,
+        big_g: PerByte::from_f64(b.big_g_ps_per_byte).unwrap_or_default(),
+        big_o: PerByte::from_f64(b.big_o_ps_per_byte).unwrap_or_default(),
+        s: b.s_bytes,
+        rndv_extra_latencies: 0,
+    };
+    let flagged = crate::run::resolve_params(args, as_engine(&near))?;
+    let apply = |b: &mut BaseParams| {
+        if args.l.is_some() {
+            b.l_ps = flagged.l as f64;
+        }
+        if args.o.is_some() {
+            b.o_ps = flagged.o as f64;
+        }
+        if args.g.is_some() {
+            b.g_ps = flagged.g as f64;
+        }
+        if args.big_g.is_some() {
+            b.big_g_ps_per_byte = flagged.big_g.as_f64();
+        }
+        if args.big_o.is_some() {
+            b.big_o_ps_per_byte = flagged.big_o.as_f64();
+        }
+        if args.s.is_some() {
+            b.s_bytes = flagged.s;
+        }
+    };
+    apply(&mut profile.near.params);
+    if let Some(far) = &mut profile.far {
+        apply(&mut far.params);
+    }
+    Ok(())
+}
+
+fn modes(raw: &[String]) -> Result<Vec<NoiseMode>> {
+    if raw.is_empty() {
+        return Ok(vec![NoiseMode::OsNet]);
+    }
+    raw.iter()
+        .map(|m| m.parse::<NoiseMode>().map_err(|e| anyhow!("--noise-mode {m}: {e}")))
+        .collect()
+}
+
+/// One simulated time (max over ranks), ps, or an error naming what did not complete.
+fn one_run<P: Program>(prog: &P, model: &NoiseModel, seed: u64, rep: u64) -> Result<u64> {
+    let cfg = Config::new(model.engine_params());
+    let out = if model.needs_noise_run() {
+        let mut n = model.instance(seed, rep, prog.num_ranks());
+        simulate(prog, &cfg, &mut n)?
+    } else {
+        simulate(prog, &cfg, &mut NoNoise)?
+    };
+    if !out.completed() {
+        bail!(
+            "the schedule did not complete (repetition {rep}): {} rank(s) have unmatched messages or ops that never ran; run it without --noise for details",
+            out.leftovers.len()
+        );
+    }
+    Ok(out.max().0)
+}
+
+pub fn monte_carlo(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Result<ExitCode> {
+    let path = args.noise.as_deref().expect("called with --noise");
+    let mut profile = loggops_profile::read_profile(path)?;
+    override_params(args, &mut profile)?;
+    let modes = modes(&args.noise_mode)?;
+    if args.reps == 0 {
+        bail!("--reps 0: at least one repetition is needed");
+    }
+    let nodes: Vec<Option<u32>> =
+        if args.nodes.is_empty() { vec![None] } else { args.nodes.iter().map(|&n| Some(n)).collect() };
+    let threads = args.threads.unwrap_or(0);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .context("cannot start worker threads")?;
+
+    let base_cfg = NoiseConfig {
+        scaling: if args.absolute_latency { ScaleMode::Absolute } else { ScaleMode::MedianToBase },
+        cosched: args.cosched,
+        rndv_triple_latency: args.rndv_3l.unwrap_or(true),
+        ..NoiseConfig::default()
+    };
+    let noisy_cells = nodes.len() * modes.iter().filter(|m| **m != NoiseMode::None).count();
+    let bar = if args.quiet || !std::io::stderr().is_terminal() {
+        ProgressBar::hidden()
+    } else {
+        let b = ProgressBar::new(noisy_cells as u64 * args.reps as u64);
+        b.set_style(
+            ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} reps ({per_sec}, eta {eta}) {msg}")
+                .expect("valid template"),
+        );
+        b
+    };
+
+    let workload = goal.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let mut cells: Vec<(Cell, Vec<u64>)> = Vec::new();
+    for n in nodes {
+        let sched = schedule::load(goal, n, ov)?;
+        let ranks = sched.num_ranks();
+        let none_model = NoiseModel::new(&profile, &NoiseConfig { mode: NoiseMode::None, ..base_cfg.clone() })?;
+        // The noiseless baseline, computed once per rank count.
+        let baseline = with_program!(&sched, |p| one_run(p, &none_model, args.seed, 0))?;
+        let mut cost = CostModel::new(ranks as u64);
+        if let Some(p) = profile.prices.on_demand_usd_per_node_hour {
+            cost = cost.with_on_demand(p);
+        }
+        if let Some(p) = profile.prices.committed_usd_per_node_hour {
+            cost = cost.with_committed(p);
+        }
+        for &mode in &modes {
+            let samples: Vec<u64> = if mode == NoiseMode::None {
+                vec![baseline]
+            } else {
+                let model = NoiseModel::new(&profile, &NoiseConfig { mode, ..base_cfg.clone() })?;
+                bar.set_message(format!("{ranks} nodes, {mode}"));
+                let reps = args.reps as u64;
+                pool.install(|| {
+                    (0..reps)
+                        .into_par_iter()
+                        .map(|rep| {
+                            let t = with_program!(&sched, |p| one_run(p, &model, args.seed, rep));
+                            bar.inc(1);
+                            t
+                        })
+                        .collect::<Result<Vec<u64>>>()
+                })?
+            };
+            let labels = Labels::new(workload.clone(), profile.system.clone(), ranks as u64, mode.as_str());
+            let cell = Cell::new(labels, &samples, Some(baseline), Some(&cost))?;
+            cells.push((cell, samples));
+        }
+    }
+    bar.finish_and_clear();
+
+    let only_cells: Vec<Cell> = cells.iter().map(|(c, _)| c.clone()).collect();
+    let format = match args.format {
+        FormatArg::Human => Format::Table,
+        FormatArg::Json => Format::Json,
+        FormatArg::Csv => Format::Csv,
+    };
+    if let Some(path) = &args.samples {
+        let groups: Vec<CellSamples> = cells.iter().map(|(c, s)| CellSamples { cell: c, samples: s }).collect();
+        loggops_report::write_samples(path, &groups).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    match &args.output {
+        Some(p) => loggops_report::write_report(p, format, &only_cells)
+            .with_context(|| format!("cannot write {}", p.display()))?,
+        None => {
+            let text = format.render_to_string(&only_cells);
+            crate::run::emit(None, &text)?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
