@@ -206,6 +206,7 @@ fn json_summary(goal: &Path, p: &Params, runs: &[Run]) -> String {
             "G_ps_per_byte": p.big_g.as_f64(), "O_ps_per_byte": p.big_o.as_f64(), "S_bytes": p.s,
         },
         "runs": items,
+        "peak_rss_bytes": peak_rss_bytes(),
     });
     let mut s = serde_json::to_string_pretty(&v).expect("JSON values serialise");
     s.push('\n');
@@ -342,4 +343,12 @@ pub fn gen(args: GenArgs) -> Result<ExitCode> {
 
 pub fn calibrate(_args: CalibrateArgs) -> Result<ExitCode> {
     bail!("calibrate is not available yet")
+}
+
+/// Peak resident set size of this process (Linux `VmHWM`), if known.
+pub fn peak_rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
 }

@@ -2,4 +2,5 @@
 mod util;
 
 mod cli;
+mod closed_forms;
 mod conformance;
