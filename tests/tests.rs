@@ -3,4 +3,5 @@ mod util;
 
 mod cli;
 mod closed_forms;
+mod generators;
 mod conformance;

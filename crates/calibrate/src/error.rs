@@ -116,6 +116,19 @@ pub enum CalibError {
     },
     #[error("{path}: {what}")]
     Missing { path: String, what: String },
+    /// A base parameter has no source (no explicit value, no table row, no LogGP fit giving it).
+    #[error("cannot build the profile: no value for {}; {hint}", .missing.join(", "))]
+    MissingParams { missing: Vec<String>, hint: String },
+    /// A parameter or price table has no row for the requested key.
+    #[error("{path}: no row for {wanted}; the table has {} rows: {}", .available.len(), .available.join("; "))]
+    TableRow {
+        path: String,
+        wanted: String,
+        available: Vec<String>,
+    },
+    /// The profile built from the inputs breaks a rule of the profile schema.
+    #[error("the calibrated profile is invalid: {detail}")]
+    InvalidProfile { detail: String },
 }
 
 fn wrong_format_hint(actual: Format) -> String {

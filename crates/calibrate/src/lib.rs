@@ -22,6 +22,29 @@
 //! The [`stats`] module has the fit-report statistics: [`stats::quantiles`],
 //! [`stats::ks_distance`], [`stats::ks_two_sample`] and [`stats::QuantileTable::compress`].
 //!
+//! [`build_profile`] turns captures into a noise profile (`loggops_profile::Profile`) and a
+//! [`FitReport`]: latency and bandwidth as compact quantile tables, the stitched OS-noise trace
+//! and a fitted detour process, base parameters from explicit values, a row of a parameter table
+//! ([`read_params_table`], the format of the paper's `loggp_params.csv`) or a LogGP fit, prices
+//! ([`read_prices_table`]) and provenance:
+//!
+//! ```no_run
+//! use loggops_calibrate::{build_profile, CalibrateInputs, ParamsTableRow};
+//!
+//! let mut inp = CalibrateInputs::new("daint", "ng_netnoise_mpi_lat.out.xz", "ng_netnoise_mpi_bw.out.xz");
+//! inp.os_noise = Some("ng_osnoise.out.xz".into());
+//! inp.params.table = Some(ParamsTableRow {
+//!     path: "loggp_params.csv".into(),
+//!     provider: "Daint".into(),
+//!     instance: "HPC (Metal)".into(),
+//!     placement: "Different Racks".into(), // near = Same Rack row, far = Different Racks row
+//! });
+//! let (profile, report) = build_profile(&inp)?;
+//! print!("{}", report.to_text());
+//! loggops_profile::write_profile("daint.h5", &profile).expect("written");
+//! # Ok::<(), loggops_calibrate::CalibError>(())
+//! ```
+//!
 //! ```no_run
 //! use loggops_calibrate::{detect, read_pingpong, Format, PingPongOptions};
 //! use loggops_calibrate::stats::QuantileTable;
@@ -41,6 +64,7 @@
 //! # Ok::<(), loggops_calibrate::CalibError>(())
 //! ```
 
+mod build;
 mod error;
 mod format;
 mod input;
@@ -54,6 +78,14 @@ pub mod units;
 
 use std::path::Path;
 
+pub use build::{
+    build_profile, iso8601_utc, monte_carlo_ks, read_params_table,
+    read_params_table_placement_pair, read_prices_table, uniform, CalibrateInputs, DistReport,
+    Dropped, FitReport, LogGpReport, OsNoiseReport, OtherSize, ParamOverrides, ParamSource,
+    ParamSources, ParamsReport, ParamsTableRow, PlacementReport, PricesReport, PricesTableRow,
+    ProcessReport, Quantiles, DEFAULT_MAX_TRACE_DETOURS, DIFFERENT_RACKS, MC_DRAWS, MC_SEED,
+    OS_LONG_DETOUR_US, OS_LONG_SHARE_WARN, OS_OVERHEAD_WARN_PCT, SAME_RACK,
+};
 pub use error::{CalibError, SizeCount, Warning, WarningKind};
 pub use format::{detect, detect_reader, Format, UnknownFormatName, SNIFF_LINES};
 pub use input::{open_capture, wrap_reader};

@@ -13,9 +13,15 @@ use loggops_engine::{DepKind, Op, Program};
 pub enum Line {
     Op(Op),
     /// `tail requires head`.
-    Requires { tail: u32, head: u32 },
+    Requires {
+        tail: u32,
+        head: u32,
+    },
     /// `tail irequires head`.
-    Irequires { tail: u32, head: u32 },
+    Irequires {
+        tail: u32,
+        head: u32,
+    },
 }
 
 /// A program stored op by op (for tests and small schedules).
@@ -36,7 +42,9 @@ struct RankOps {
 impl Materialized {
     /// An empty program with `p` ranks.
     pub fn new(p: u32) -> Materialized {
-        Materialized { ranks: vec![RankOps::default(); p as usize] }
+        Materialized {
+            ranks: vec![RankOps::default(); p as usize],
+        }
     }
 
     /// Appends one line to `rank` (ops get the next id of that rank).
@@ -66,7 +74,9 @@ impl Materialized {
     /// Recomputes the root lists (call after the last [`Materialized::push_line`]).
     pub fn finish(mut self) -> Materialized {
         for r in &mut self.ranks {
-            r.roots = (0..r.ops.len() as u32).filter(|&i| r.depcount[i as usize] == 0).collect();
+            r.roots = (0..r.ops.len() as u32)
+                .filter(|&i| r.depcount[i as usize] == 0)
+                .collect();
         }
         self
     }
@@ -98,10 +108,22 @@ impl Program for Materialized {
         self.ranks.len() as u32
     }
     fn num_cpus(&self) -> u8 {
-        self.ranks.iter().flat_map(|r| r.ops.iter()).map(|o| o.cpu).max().unwrap_or(0) + 1
+        self.ranks
+            .iter()
+            .flat_map(|r| r.ops.iter())
+            .map(|o| o.cpu)
+            .max()
+            .unwrap_or(0)
+            + 1
     }
     fn num_nics(&self) -> u8 {
-        self.ranks.iter().flat_map(|r| r.ops.iter()).map(|o| o.nic).max().unwrap_or(0) + 1
+        self.ranks
+            .iter()
+            .flat_map(|r| r.ops.iter())
+            .map(|o| o.nic)
+            .max()
+            .unwrap_or(0)
+            + 1
     }
     fn num_ops(&self, rank: u32) -> u32 {
         self.ranks[rank as usize].ops.len() as u32
@@ -212,7 +234,9 @@ pub fn validate<P: Program>(p: &P) -> Result<(), String> {
                     }
                 });
                 if let Some(x) = bad {
-                    return Err(format!("rank {rank} op {i}: dependent {x} is not an op (num_ops {n})"));
+                    return Err(format!(
+                        "rank {rank} op {i}: dependent {x} is not an op (num_ops {n})"
+                    ));
                 }
             }
         }
@@ -231,8 +255,18 @@ pub fn validate<P: Program>(p: &P) -> Result<(), String> {
         }
         let listed: Vec<u32> = (0..p.num_roots(rank)).map(|k| p.root(rank, k)).collect();
         if listed != roots {
-            let show = |v: &[u32]| format!("{:?}{}", &v[..v.len().min(20)], if v.len() > 20 { "…" } else { "" });
-            return Err(format!("rank {rank}: roots {} but ops without dependencies {}", show(&listed), show(&roots)));
+            let show = |v: &[u32]| {
+                format!(
+                    "{:?}{}",
+                    &v[..v.len().min(20)],
+                    if v.len() > 20 { "…" } else { "" }
+                )
+            };
+            return Err(format!(
+                "rank {rank}: roots {} but ops without dependencies {}",
+                show(&listed),
+                show(&roots)
+            ));
         }
     }
     Ok(())

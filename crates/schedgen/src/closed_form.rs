@@ -17,7 +17,10 @@ use crate::collective::Collective;
 
 /// `2o + L + (s−1)·G`, with `s−1` saturating at 0.
 pub fn step(params: &Params, size: u64) -> Time {
-    let per_byte = params.big_g.cost(size.saturating_sub(1)).expect("G·size overflows");
+    let per_byte = params
+        .big_g
+        .cost(size.saturating_sub(1))
+        .expect("G·size overflows");
     2 * params.o + params.l + per_byte
 }
 
@@ -29,10 +32,17 @@ pub fn applies(params: &Params) -> bool {
 /// The noiseless completion time of `collective` on `p` ranks with `size` bytes, or `None`
 /// for patterns without a closed form here (or recdoub on a non-power-of-two `p`).
 /// `NwayDissemination` means fan-out 1 with zero-length reduction calcs.
-pub fn closed_form_time(collective: Collective, p: u32, size: u64, params: &Params) -> Option<Time> {
+pub fn closed_form_time(
+    collective: Collective,
+    p: u32,
+    size: u64,
+    params: &Params,
+) -> Option<Time> {
     let log2 = |p: u32| if p <= 1 { 0 } else { 32 - (p - 1).leading_zeros() } as u64;
     match collective {
-        Collective::Dissemination | Collective::NwayDissemination => Some(log2(p) * step(params, size)),
+        Collective::Dissemination | Collective::NwayDissemination => {
+            Some(log2(p) * step(params, size))
+        }
         Collective::AllreduceRing => Some(2 * (p as u64 - 1) * step(params, size / p as u64)),
         Collective::AllreduceRecdoub if p.is_power_of_two() => {
             let k = p.trailing_zeros();
@@ -53,11 +63,26 @@ mod tests {
         // LOGGOPSIM.md §11 (default parameters read as ticks; 16 B messages are far from 0 B).
         let p = Params::loggopsim_defaults_ticks();
         assert!(applies(&p));
-        assert_eq!(closed_form_time(Collective::AllreduceRing, 16, 16 << 20, &p), Some(188_908_500));
-        assert_eq!(closed_form_time(Collective::Dissemination, 1024, 16, &p), Some(55_900));
-        assert_eq!(closed_form_time(Collective::AllreduceRecdoub, 16, 16 << 20, &p), Some(188_787_632));
-        assert_eq!(closed_form_time(Collective::AllreduceRecdoub, 12, 16, &p), None);
-        assert_eq!(closed_form_time(Collective::LinearAlltoall, 16, 16, &p), None);
+        assert_eq!(
+            closed_form_time(Collective::AllreduceRing, 16, 16 << 20, &p),
+            Some(188_908_500)
+        );
+        assert_eq!(
+            closed_form_time(Collective::Dissemination, 1024, 16, &p),
+            Some(55_900)
+        );
+        assert_eq!(
+            closed_form_time(Collective::AllreduceRecdoub, 16, 16 << 20, &p),
+            Some(188_787_632)
+        );
+        assert_eq!(
+            closed_form_time(Collective::AllreduceRecdoub, 12, 16, &p),
+            None
+        );
+        assert_eq!(
+            closed_form_time(Collective::LinearAlltoall, 16, 16, &p),
+            None
+        );
         // Normal mode: 0-byte messages cost 2o + L (LogGOPSim would wrap to 2o + L − G).
         assert_eq!(step(&p, 0), 5500);
     }

@@ -74,14 +74,20 @@ impl Collective {
 
     /// The known names, comma separated (for error messages).
     pub fn known_names() -> String {
-        Collective::ALL.iter().map(|c| c.schedgen_name()).collect::<Vec<_>>().join(", ")
+        Collective::ALL
+            .iter()
+            .map(|c| c.schedgen_name())
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 
     /// Whether the pattern takes a `root`.
     pub fn has_root(self) -> bool {
         matches!(
             self,
-            Collective::BinomialTreeBcast | Collective::BinomialTreeReduce | Collective::PipelinedRing
+            Collective::BinomialTreeBcast
+                | Collective::BinomialTreeReduce
+                | Collective::PipelinedRing
         )
     }
 }
@@ -99,7 +105,10 @@ impl FromStr for Collective {
             .iter()
             .copied()
             .find(|c| c.schedgen_name() == s)
-            .ok_or_else(|| GenError::UnknownCollective { name: s.to_string(), known: Collective::known_names() })
+            .ok_or_else(|| GenError::UnknownCollective {
+                name: s.to_string(),
+                known: Collective::known_names(),
+            })
     }
 }
 
@@ -123,7 +132,13 @@ pub struct GenOptions {
 
 impl Default for GenOptions {
     fn default() -> GenOptions {
-        GenOptions { nway: 1, root: 0, segment_size: None, reduce_calc: None, tag_offset: 0 }
+        GenOptions {
+            nway: 1,
+            root: 0,
+            segment_size: None,
+            reduce_calc: None,
+            tag_offset: 0,
+        }
     }
 }
 
@@ -185,13 +200,17 @@ impl Generated {
             return Err(GenError::ZeroSize { pattern });
         }
         if pattern.has_root() && opts.root >= p {
-            return Err(GenError::RootOutOfRange { pattern, root: opts.root, p });
+            return Err(GenError::RootOutOfRange {
+                pattern,
+                root: opts.root,
+                p,
+            });
         }
         let mut segment = 0;
         let rounds: u64 = match pattern {
-            Collective::Dissemination | Collective::BinomialTreeBcast | Collective::BinomialTreeReduce => {
-                ceil_log2(p) as u64
-            }
+            Collective::Dissemination
+            | Collective::BinomialTreeBcast
+            | Collective::BinomialTreeReduce => ceil_log2(p) as u64,
             Collective::NwayDissemination => {
                 if opts.nway == 0 {
                     return Err(GenError::ZeroNway);
@@ -208,10 +227,20 @@ impl Generated {
             }
             Collective::PipelinedRing => {
                 segment = match opts.segment_size {
-                    Some(0) => return Err(GenError::ZeroSegment { size, p, derived: false }),
+                    Some(0) => {
+                        return Err(GenError::ZeroSegment {
+                            size,
+                            p,
+                            derived: false,
+                        })
+                    }
                     Some(s) => s,
                     None if size / p as u64 == 0 => {
-                        return Err(GenError::ZeroSegment { size, p, derived: true })
+                        return Err(GenError::ZeroSegment {
+                            size,
+                            p,
+                            derived: true,
+                        })
                     }
                     None => size / p as u64,
                 };
@@ -230,11 +259,22 @@ impl Generated {
             _ => 2 * rounds as u128,
         };
         if ops_per_rank > u32::MAX as u128 {
-            return Err(GenError::TooManyOps { pattern, p, ops: ops_per_rank });
+            return Err(GenError::TooManyOps {
+                pattern,
+                p,
+                ops: ops_per_rank,
+            });
         }
-        let max_tag = if pattern == Collective::PipelinedRing { rounds.saturating_sub(1) } else { 0 };
+        let max_tag = if pattern == Collective::PipelinedRing {
+            rounds.saturating_sub(1)
+        } else {
+            0
+        };
         if opts.tag_offset as u64 + max_tag >= u32::MAX as u64 {
-            return Err(GenError::TagOverflow { offset: opts.tag_offset, max_tag });
+            return Err(GenError::TagOverflow {
+                offset: opts.tag_offset,
+                max_tag,
+            });
         }
         Ok(Generated {
             pattern,
@@ -331,9 +371,9 @@ impl Generated {
     pub fn is_sink(&self, rank: u32, id: u32) -> bool {
         let m = self.steps();
         match self.pattern {
-            Collective::Dissemination | Collective::AllreduceRing | Collective::AllreduceRecdoub => {
-                id % 2 == 0 || id + 1 == 2 * m
-            }
+            Collective::Dissemination
+            | Collective::AllreduceRing
+            | Collective::AllreduceRecdoub => id.is_multiple_of(2) || id + 1 == 2 * m,
             Collective::PipelinedRing => id % 2 == 1 || id + 2 == 2 * m,
             Collective::LinearAlltoall => true,
             Collective::NwayDissemination => {
@@ -384,7 +424,12 @@ impl Generated {
         let p = self.p as u64;
         if v == 0 {
             // The root sends (bcast) or receives (reduce) in every round.
-            return Tree { v, r0: 0, count: rounds, dup: 0 };
+            return Tree {
+                v,
+                r0: 0,
+                count: rounds,
+                dup: 0,
+            };
         }
         let r0 = floor_log2(v);
         // Rounds r0+1 .. rounds-1 with v + 2^r < P (a prefix of them).
@@ -394,7 +439,11 @@ impl Generated {
             count += 1;
             r += 1;
         }
-        let dup = if count > 0 { rounds - 1 - (r0 + count) } else { 0 };
+        let dup = if count > 0 {
+            rounds - 1 - (r0 + count)
+        } else {
+            0
+        };
         Tree { v, r0, count, dup }
     }
 
@@ -498,7 +547,7 @@ impl Program for Generated {
             Collective::Dissemination => {
                 let k = id / 2;
                 let dist = 1i64 << k;
-                if id % 2 == 0 {
+                if id.is_multiple_of(2) {
                     Op::send(d, modp(r + dist, p), self.tag(0))
                 } else {
                     Op::recv(d, modp(r - dist, p), self.tag(0))
@@ -506,7 +555,7 @@ impl Program for Generated {
             }
             Collective::AllreduceRing => {
                 let chunk = d / p as u64;
-                if id % 2 == 0 {
+                if id.is_multiple_of(2) {
                     Op::send(chunk, modp(r + 1, p), self.tag(0))
                 } else {
                     Op::recv(chunk, modp(r - 1, p), self.tag(0))
@@ -514,7 +563,7 @@ impl Program for Generated {
             }
             Collective::LinearAlltoall => {
                 let step = (id / 2 + 1) as i64;
-                if id % 2 == 0 {
+                if id.is_multiple_of(2) {
                     Op::send(d, modp(r + step, p), self.tag(0))
                 } else {
                     Op::recv(d, modp(r - step, p), self.tag(0))
@@ -530,7 +579,7 @@ impl Program for Generated {
                     (1u32 << (m - 1 - j), (d >> m) << j)
                 };
                 let peer = rank ^ mask;
-                if id % 2 == 0 {
+                if id.is_multiple_of(2) {
                     Op::send(s, peer, self.tag(0))
                 } else {
                     Op::recv(s, peer, self.tag(0))
@@ -538,9 +587,13 @@ impl Program for Generated {
             }
             Collective::PipelinedRing => {
                 let seg = id / 2;
-                let s = if seg == self.rounds - 1 { d - self.segment * seg as u64 } else { self.segment };
+                let s = if seg == self.rounds - 1 {
+                    d - self.segment * seg as u64
+                } else {
+                    self.segment
+                };
                 let v = self.swap_root(rank);
-                if id % 2 == 0 {
+                if id.is_multiple_of(2) {
                     let from = if v == 0 { p - 1 } else { v - 1 };
                     Op::recv(s, self.swap_root(from), self.tag(seg))
                 } else {
@@ -559,7 +612,11 @@ impl Program for Generated {
                     Op::calc(self.reduce_calc)
                 } else {
                     let dist = self.nway_dist(local - recv_start + 1, rd);
-                    Op::recv(d, ((rank as u64 + p as u64 - dist) % p as u64) as u32, self.tag(0))
+                    Op::recv(
+                        d,
+                        ((rank as u64 + p as u64 - dist) % p as u64) as u32,
+                        self.tag(0),
+                    )
                 }
             }
             Collective::BinomialTreeBcast => {
@@ -587,9 +644,9 @@ impl Program for Generated {
 
     fn depcount(&self, rank: u32, id: u32) -> u32 {
         match self.pattern {
-            Collective::Dissemination | Collective::AllreduceRing | Collective::AllreduceRecdoub => {
-                (id % 2 == 0 && id >= 2) as u32
-            }
+            Collective::Dissemination
+            | Collective::AllreduceRing
+            | Collective::AllreduceRecdoub => (id.is_multiple_of(2) && id >= 2) as u32,
             Collective::PipelinedRing => (id % 2 == 1 && id >= 3) as u32,
             Collective::LinearAlltoall => 0,
             Collective::NwayDissemination => {
@@ -676,7 +733,9 @@ impl Program for Generated {
     fn root(&self, rank: u32, k: u32) -> u32 {
         match self.pattern {
             // Roots: send 0 and every receive (odd ids).
-            Collective::Dissemination | Collective::AllreduceRing | Collective::AllreduceRecdoub => {
+            Collective::Dissemination
+            | Collective::AllreduceRing
+            | Collective::AllreduceRecdoub => {
                 if k == 0 {
                     0
                 } else {
@@ -726,13 +785,15 @@ impl Program for Generated {
         }
         let m = self.steps();
         match self.pattern {
-            Collective::Dissemination | Collective::AllreduceRing | Collective::AllreduceRecdoub => {
+            Collective::Dissemination
+            | Collective::AllreduceRing
+            | Collective::AllreduceRecdoub => {
                 if id % 2 == 1 && id + 1 < 2 * m {
                     f(id + 1);
                 }
             }
             Collective::PipelinedRing => {
-                if id % 2 == 0 && id + 3 < 2 * m {
+                if id.is_multiple_of(2) && id + 3 < 2 * m {
                     f(id + 3);
                 }
             }

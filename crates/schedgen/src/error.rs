@@ -18,13 +18,21 @@ pub enum GenError {
     #[error("{pattern} needs a power-of-two number of ranks, got {p} (nearest: {below} or {above})", below = prev_pow2(*p), above = next_pow2(*p))]
     NotPowerOfTwo { pattern: Collective, p: u32 },
     #[error("{pattern} root {root} is not a rank of 0..{p}")]
-    RootOutOfRange { pattern: Collective, root: u32, p: u32 },
+    RootOutOfRange {
+        pattern: Collective,
+        root: u32,
+        p: u32,
+    },
     #[error("nwaydissemination needs a fan-out (nway) of at least 1, got 0")]
     ZeroNway,
     #[error("{}", zero_segment_message(*size, *p, *derived))]
     ZeroSegment { size: u64, p: u32, derived: bool },
     #[error("{pattern} on {p} ranks has {ops} ops per rank, more than the 4294967295 an engine rank can hold")]
-    TooManyOps { pattern: Collective, p: u32, ops: u128 },
+    TooManyOps {
+        pattern: Collective,
+        p: u32,
+        ops: u128,
+    },
     #[error("tags overflow: tag offset {offset} plus the largest tag {max_tag} reaches 4294967295 (the wildcard tag)")]
     TagOverflow { offset: u32, max_tag: u64 },
 }
@@ -73,7 +81,11 @@ pub struct Diagnostic {
 
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "{}:{}:{}: {}", self.file, self.line, self.col, self.message)?;
+        writeln!(
+            f,
+            "{}:{}:{}: {}",
+            self.file, self.line, self.col, self.message
+        )?;
         let num = self.line.to_string();
         let pad = " ".repeat(num.len());
         writeln!(f, "{pad} |")?;
@@ -96,12 +108,18 @@ impl fmt::Display for Diagnostic {
 #[derive(Debug, thiserror::Error)]
 pub enum SchedError {
     #[error("cannot read schedule file {}: {source}", path.display())]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("{0}")]
     At(Box<Diagnostic>),
     #[error("--nodes must be at least 1, got 0")]
     ZeroNodes,
-    #[error("unknown parameter `{name}` given on the command line; {}", known_params(known))]
+    #[error(
+        "unknown parameter `{name}` given on the command line; {}",
+        known_params(known)
+    )]
     UnknownParam { name: String, known: Vec<String> },
     #[error("{file}: not a loggops schedule (the first statement must be `loggops-schedule 1`); explicit GOAL files start with `num_ranks` and are read by the GOAL parser")]
     NotASchedule { file: String },

@@ -26,7 +26,10 @@ impl Emitter<'_> {
         (self.next - 1) as i64
     }
     fn requires(&mut self, tail: i64, head: i64) {
-        (self.f)(Line::Requires { tail: tail as u32, head: head as u32 });
+        (self.f)(Line::Requires {
+            tail: tail as u32,
+            head: head as u32,
+        });
     }
 }
 
@@ -210,13 +213,23 @@ pub fn write_schedgen<W: Write>(g: &Generated, mut w: W) -> io::Result<()> {
                 Line::Op(op) => {
                     id += 1;
                     match op.kind {
-                        OpKind::Send => writeln!(w, "l{id}: send {}b to {} tag {}", op.size, op.peer, op.tag),
-                        OpKind::Recv => writeln!(w, "l{id}: recv {}b from {} tag {}", op.size, op.peer, op.tag),
+                        OpKind::Send => {
+                            writeln!(w, "l{id}: send {}b to {} tag {}", op.size, op.peer, op.tag)
+                        }
+                        OpKind::Recv => writeln!(
+                            w,
+                            "l{id}: recv {}b from {} tag {}",
+                            op.size, op.peer, op.tag
+                        ),
                         OpKind::Calc => writeln!(w, "l{id}: calc {}", op.size),
                     }
                 }
-                Line::Requires { tail, head } => writeln!(w, "l{} requires l{}", tail + 1, head + 1),
-                Line::Irequires { tail, head } => writeln!(w, "l{} irequires l{}", tail + 1, head + 1),
+                Line::Requires { tail, head } => {
+                    writeln!(w, "l{} requires l{}", tail + 1, head + 1)
+                }
+                Line::Irequires { tail, head } => {
+                    writeln!(w, "l{} irequires l{}", tail + 1, head + 1)
+                }
             };
         });
         err?;

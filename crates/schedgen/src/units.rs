@@ -9,13 +9,25 @@ pub enum UnitError {
     #[error("`{text}` has no unit; write it as {example}")]
     NoUnit { text: String, example: String },
     #[error("`{unit}` is not a {what} unit; expected one of {expected}")]
-    UnknownUnit { unit: String, what: &'static str, expected: &'static str },
+    UnknownUnit {
+        unit: String,
+        what: &'static str,
+        expected: &'static str,
+    },
     #[error("{what} `{text}` is negative")]
     Negative { text: String, what: &'static str },
     #[error("{what} `{text}` is not a whole number of {base}")]
-    Fraction { text: String, what: &'static str, base: &'static str },
+    Fraction {
+        text: String,
+        what: &'static str,
+        base: &'static str,
+    },
     #[error("{what} `{text}` is too large (the limit is {limit})")]
-    Overflow { text: String, what: &'static str, limit: &'static str },
+    Overflow {
+        text: String,
+        what: &'static str,
+        limit: &'static str,
+    },
 }
 
 pub(crate) const SIZE_UNITS: &str = "B, KB, KiB, MB, MiB, GB, GiB, TB, TiB";
@@ -50,11 +62,19 @@ fn time_unit(u: &str) -> Option<u128> {
 /// Splits `12.5MiB` into (mantissa 125, decimals 1, unit "MiB").
 fn split(text: &str, what: &'static str) -> Result<(u128, u32, String), UnitError> {
     if text.starts_with('-') {
-        return Err(UnitError::Negative { text: text.to_string(), what });
+        return Err(UnitError::Negative {
+            text: text.to_string(),
+            what,
+        });
     }
-    let num_end = text.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(text.len());
+    let num_end = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
     let (num, unit) = text.split_at(num_end);
-    let bad = || UnitError::NotANumber { text: text.to_string(), what };
+    let bad = || UnitError::NotANumber {
+        text: text.to_string(),
+        what,
+    };
     let (int, frac) = match num.split_once('.') {
         Some((i, f)) => (i, f),
         None => (num, ""),
@@ -65,11 +85,18 @@ fn split(text: &str, what: &'static str) -> Result<(u128, u32, String), UnitErro
     let overflow = || UnitError::Overflow {
         text: text.to_string(),
         what,
-        limit: if what == "size" { "18446744073709551615B" } else { "18446744073709551615ps" },
+        limit: if what == "size" {
+            "18446744073709551615B"
+        } else {
+            "18446744073709551615ps"
+        },
     };
     let mut mant: u128 = 0;
     for c in int.chars().chain(frac.chars()) {
-        mant = mant.checked_mul(10).and_then(|m| m.checked_add(c as u128 - '0' as u128)).ok_or_else(overflow)?;
+        mant = mant
+            .checked_mul(10)
+            .and_then(|m| m.checked_add(c as u128 - '0' as u128))
+            .ok_or_else(overflow)?;
         if mant > u64::MAX as u128 * 1_000_000_000_000 {
             return Err(overflow());
         }
@@ -88,12 +115,20 @@ fn scale(
     let overflow = || UnitError::Overflow {
         text: text.to_string(),
         what,
-        limit: if what == "size" { "18446744073709551615B" } else { "18446744073709551615ps" },
+        limit: if what == "size" {
+            "18446744073709551615B"
+        } else {
+            "18446744073709551615ps"
+        },
     };
     let num = mant.checked_mul(unit).ok_or_else(overflow)?;
     let den = 10u128.checked_pow(decimals).ok_or_else(overflow)?;
     if num % den != 0 {
-        return Err(UnitError::Fraction { text: text.to_string(), what, base });
+        return Err(UnitError::Fraction {
+            text: text.to_string(),
+            what,
+            base,
+        });
     }
     u64::try_from(num / den).map_err(|_| overflow())
 }
@@ -102,9 +137,16 @@ fn scale(
 pub fn parse_size(text: &str) -> Result<u64, UnitError> {
     let (mant, dec, unit) = split(text, "size")?;
     if unit.is_empty() {
-        return Err(UnitError::NoUnit { text: text.to_string(), example: format!("`{text}B` (units: {SIZE_UNITS})") });
+        return Err(UnitError::NoUnit {
+            text: text.to_string(),
+            example: format!("`{text}B` (units: {SIZE_UNITS})"),
+        });
     }
-    let mult = size_unit(&unit).ok_or(UnitError::UnknownUnit { unit, what: "size", expected: SIZE_UNITS })?;
+    let mult = size_unit(&unit).ok_or(UnitError::UnknownUnit {
+        unit,
+        what: "size",
+        expected: SIZE_UNITS,
+    })?;
     scale(text, mant, dec, mult, "size", "bytes")
 }
 
@@ -117,14 +159,23 @@ pub fn parse_duration(text: &str) -> Result<u64, UnitError> {
             example: format!("`{text}ns` or `{text}us` (units: {TIME_UNITS})"),
         });
     }
-    let mult = time_unit(&unit).ok_or(UnitError::UnknownUnit { unit, what: "time", expected: TIME_UNITS })?;
+    let mult = time_unit(&unit).ok_or(UnitError::UnknownUnit {
+        unit,
+        what: "time",
+        expected: TIME_UNITS,
+    })?;
     scale(text, mant, dec, mult, "duration", "picoseconds")
 }
 
 /// Formats bytes with the largest binary unit that divides them exactly (`512MiB`, `16B`).
 pub fn format_size(bytes: u64) -> String {
-    for (unit, mult) in [("TiB", 1u64 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)] {
-        if bytes >= mult && bytes % mult == 0 {
+    for (unit, mult) in [
+        ("TiB", 1u64 << 40),
+        ("GiB", 1 << 30),
+        ("MiB", 1 << 20),
+        ("KiB", 1 << 10),
+    ] {
+        if bytes >= mult && bytes.is_multiple_of(mult) {
             return format!("{}{unit}", bytes / mult);
         }
     }
@@ -136,7 +187,12 @@ pub fn format_duration(ps: u64) -> String {
     if ps == 0 {
         return "0ns".to_string();
     }
-    for (unit, mult) in [("s", 1_000_000_000_000u64), ("ms", 1_000_000_000), ("us", 1_000_000), ("ns", 1_000)] {
+    for (unit, mult) in [
+        ("s", 1_000_000_000_000u64),
+        ("ms", 1_000_000_000),
+        ("us", 1_000_000),
+        ("ns", 1_000),
+    ] {
         if ps >= mult {
             let whole = ps / mult;
             let frac = ps % mult;
@@ -161,10 +217,22 @@ mod tests {
         assert_eq!(parse_size("128KiB"), Ok(131072));
         assert_eq!(parse_size("512MiB"), Ok(536870912));
         assert_eq!(parse_size("1.5MB"), Ok(1_500_000));
-        assert_eq!(parse_size("16EiB").unwrap_err().to_string(), "`EiB` is not a size unit; expected one of B, KB, KiB, MB, MiB, GB, GiB, TB, TiB");
-        assert_eq!(parse_size("16").unwrap_err().to_string(), "`16` has no unit; write it as `16B` (units: B, KB, KiB, MB, MiB, GB, GiB, TB, TiB)");
-        assert_eq!(parse_size("-16B").unwrap_err().to_string(), "size `-16B` is negative");
-        assert_eq!(parse_size("0.5B").unwrap_err().to_string(), "size `0.5B` is not a whole number of bytes");
+        assert_eq!(
+            parse_size("16EiB").unwrap_err().to_string(),
+            "`EiB` is not a size unit; expected one of B, KB, KiB, MB, MiB, GB, GiB, TB, TiB"
+        );
+        assert_eq!(
+            parse_size("16").unwrap_err().to_string(),
+            "`16` has no unit; write it as `16B` (units: B, KB, KiB, MB, MiB, GB, GiB, TB, TiB)"
+        );
+        assert_eq!(
+            parse_size("-16B").unwrap_err().to_string(),
+            "size `-16B` is negative"
+        );
+        assert_eq!(
+            parse_size("0.5B").unwrap_err().to_string(),
+            "size `0.5B` is not a whole number of bytes"
+        );
         assert_eq!(
             parse_size("16777216TiB").unwrap_err().to_string(),
             "size `16777216TiB` is too large (the limit is 18446744073709551615B)"
@@ -181,8 +249,14 @@ mod tests {
         assert_eq!(parse_duration("416705.549us"), Ok(416_705_549_000));
         assert_eq!(parse_duration("5ns"), Ok(5_000));
         assert_eq!(parse_duration("1s"), Ok(1_000_000_000_000));
-        assert_eq!(parse_duration("0.5ps").unwrap_err().to_string(), "duration `0.5ps` is not a whole number of picoseconds");
-        assert_eq!(parse_duration("3h").unwrap_err().to_string(), "`3h` is not a time unit; expected one of ps, ns, us, ms, s");
+        assert_eq!(
+            parse_duration("0.5ps").unwrap_err().to_string(),
+            "duration `0.5ps` is not a whole number of picoseconds"
+        );
+        assert_eq!(
+            parse_duration("3h").unwrap_err().to_string(),
+            "`h` is not a time unit; expected one of ps, ns, us, ms, s"
+        );
     }
 
     #[test]

@@ -13,8 +13,14 @@ fn err(body: &str, nodes: u32) -> String {
 #[test]
 fn unknown_collectives_list_the_known_ones() {
     insta::assert_snapshot!("unknown_algorithm", err("allreduce rng 512MiB\n", 16));
-    insta::assert_snapshot!("unknown_statement", err("calc 1us\nallgather ring 1MiB\n", 16));
-    insta::assert_snapshot!("unknown_pattern_name", "x".parse::<Collective>().unwrap_err().to_string());
+    insta::assert_snapshot!(
+        "unknown_statement",
+        err("calc 1us\nallgather ring 1MiB\n", 16)
+    );
+    insta::assert_snapshot!(
+        "unknown_pattern_name",
+        "x".parse::<Collective>().unwrap_err().to_string()
+    );
 }
 
 #[test]
@@ -29,32 +35,65 @@ fn sizes_must_be_positive_with_units_and_fit() {
 
 #[test]
 fn rank_counts_the_pattern_cannot_use() {
-    insta::assert_snapshot!("recdoub_not_power_of_two", err("allreduce recdoub 16MiB\n", 12));
+    insta::assert_snapshot!(
+        "recdoub_not_power_of_two",
+        err("allreduce recdoub 16MiB\n", 12)
+    );
     insta::assert_snapshot!("segment_defaults_to_zero", err("pipelinedring 16B\n", 64));
-    insta::assert_snapshot!("root_out_of_range", err("bcast binomial 1MiB root 16\n", 16));
-    let e = parse_schedule_str("loggops-schedule 1\nallreduce ring 1MiB\n", "goal/ring.goal", 0, &[] as &[(&str, &str)]);
+    insta::assert_snapshot!(
+        "root_out_of_range",
+        err("bcast binomial 1MiB root 16\n", 16)
+    );
+    let e = parse_schedule_str(
+        "loggops-schedule 1\nallreduce ring 1MiB\n",
+        "goal/ring.goal",
+        0,
+        &[] as &[(&str, &str)],
+    );
     insta::assert_snapshot!("zero_nodes", e.unwrap_err().to_string());
-    insta::assert_snapshot!("too_many_ops", err("repeat 4294967295 {\n  calc 1ns\n  calc 1ns\n}\n", 2));
+    insta::assert_snapshot!(
+        "too_many_ops",
+        err("repeat 4294967295 {\n  calc 1ns\n  calc 1ns\n}\n", 2)
+    );
 }
 
 #[test]
 fn options_and_blocks() {
-    insta::assert_snapshot!("option_does_not_apply", err("allreduce ring 16MiB segment 1MiB\n", 16));
+    insta::assert_snapshot!(
+        "option_does_not_apply",
+        err("allreduce ring 16MiB segment 1MiB\n", 16)
+    );
     insta::assert_snapshot!("repeat_zero", err("repeat 0 {\n  calc 1us\n}\n", 16));
     insta::assert_snapshot!("unclosed_block", err("repeat 3 {\n  calc 1us\n", 16));
     insta::assert_snapshot!("stray_brace", err("calc 1us\n}\n", 16));
     insta::assert_snapshot!("division_by_zero", err("send 1KiB to P / (rank - 3)\n", 8));
-    insta::assert_snapshot!("message_depends_on_rank", err("message 1KiB from rank to 0\n", 8));
+    insta::assert_snapshot!(
+        "message_depends_on_rank",
+        err("message 1KiB from rank to 0\n", 8)
+    );
     insta::assert_snapshot!("bad_expression", err("send 1KiB to rank + 1MiB\n", 8));
 }
 
 #[test]
 fn headers_and_parameters() {
-    let e = parse_schedule_str("num_ranks 2\nrank 0 {\n}\n", "case.goal", 2, &[] as &[(&str, &str)]);
+    let e = parse_schedule_str(
+        "num_ranks 2\nrank 0 {\n}\n",
+        "case.goal",
+        2,
+        &[] as &[(&str, &str)],
+    );
     insta::assert_snapshot!("explicit_goal", e.unwrap_err().to_string());
-    let e = parse_schedule_str("# a comment\nallreduce ring 1MiB\n", "x.goal", 2, &[] as &[(&str, &str)]);
+    let e = parse_schedule_str(
+        "# a comment\nallreduce ring 1MiB\n",
+        "x.goal",
+        2,
+        &[] as &[(&str, &str)],
+    );
     insta::assert_snapshot!("missing_header", e.unwrap_err().to_string());
-    insta::assert_snapshot!("undefined_parameter", err("param size = 1MiB\nallreduce ring ${sise}\n", 4));
+    insta::assert_snapshot!(
+        "undefined_parameter",
+        err("param size = 1MiB\nallreduce ring ${sise}\n", 4)
+    );
     let text = "loggops-schedule 1\nparam dgemm = 21.064us\ncalc ${dgemm}\n";
     let e = parse_schedule_str(text, "goal/dgemm.goal", 4, &[("dgemm", "fast")]);
     insta::assert_snapshot!("bad_override_value", e.unwrap_err().to_string());
@@ -62,7 +101,10 @@ fn headers_and_parameters() {
     insta::assert_snapshot!("unknown_override", e.unwrap_err().to_string());
     let mut f = ScheduleFile::parse(text, "goal/dgemm.goal").unwrap();
     f.set_param("dgemm", "9.985us").unwrap();
-    assert_eq!(f.params(), vec![("dgemm".to_string(), "9.985us".to_string())]);
+    assert_eq!(
+        f.params(),
+        vec![("dgemm".to_string(), "9.985us".to_string())]
+    );
 }
 
 #[test]
@@ -75,11 +117,46 @@ fn generator_errors() {
             e(Collective::AllreduceRing, 0, 16, d),
             e(Collective::Dissemination, 16, 0, d),
             e(Collective::AllreduceRecdoub, 1000, 16, d),
-            e(Collective::NwayDissemination, 16, 16, GenOptions { nway: 0, ..d }),
-            e(Collective::PipelinedRing, 16, 16, GenOptions { segment_size: Some(0), ..d }),
-            e(Collective::PipelinedRing, 4, 16 << 30, GenOptions { segment_size: Some(1), ..d }),
-            e(Collective::BinomialTreeReduce, 16, 16, GenOptions { root: 16, ..d }),
-            e(Collective::PipelinedRing, 4, 1 << 20, GenOptions { segment_size: Some(1), tag_offset: u32::MAX - 100, ..d }),
+            e(
+                Collective::NwayDissemination,
+                16,
+                16,
+                GenOptions { nway: 0, ..d }
+            ),
+            e(
+                Collective::PipelinedRing,
+                16,
+                16,
+                GenOptions {
+                    segment_size: Some(0),
+                    ..d
+                }
+            ),
+            e(
+                Collective::PipelinedRing,
+                4,
+                16 << 30,
+                GenOptions {
+                    segment_size: Some(1),
+                    ..d
+                }
+            ),
+            e(
+                Collective::BinomialTreeReduce,
+                16,
+                16,
+                GenOptions { root: 16, ..d }
+            ),
+            e(
+                Collective::PipelinedRing,
+                4,
+                1 << 20,
+                GenOptions {
+                    segment_size: Some(1),
+                    tag_offset: u32::MAX - 100,
+                    ..d
+                }
+            ),
         ]
         .join("\n")
     );

@@ -36,12 +36,18 @@ fn sinks_consistent(g: &Generated) -> Result<(), String> {
             let mut has = false;
             g.for_each_dependent(r, i, DepKind::Done, |_| has = true);
             if g.is_sink(r, i) == has {
-                return Err(format!("rank {r} op {i}: is_sink {} but has dependents: {has}", g.is_sink(r, i)));
+                return Err(format!(
+                    "rank {r} op {i}: is_sink {} but has dependents: {has}",
+                    g.is_sink(r, i)
+                ));
             }
             n += (!has) as u32;
         }
         if n != g.num_sinks(r) {
-            return Err(format!("rank {r}: num_sinks {} but {n} ops without dependents", g.num_sinks(r)));
+            return Err(format!(
+                "rank {r}: num_sinks {} but {n} ops without dependents",
+                g.num_sinks(r)
+            ));
         }
     }
     Ok(())
@@ -98,14 +104,20 @@ fn op_counts_follow_the_patterns() {
         let diss = Generated::new(Collective::Dissemination, p, 16).unwrap();
         assert_eq!(diss.num_ops(0), 2 * ceil_log2);
         let a2a = Generated::new(Collective::LinearAlltoall, p, 16).unwrap();
-        assert_eq!((a2a.num_ops(0), a2a.num_roots(0)), (2 * (p - 1), 2 * (p - 1)));
+        assert_eq!(
+            (a2a.num_ops(0), a2a.num_roots(0)),
+            (2 * (p - 1), 2 * (p - 1))
+        );
         if p.is_power_of_two() {
             let rd = Generated::new(Collective::AllreduceRecdoub, p, 16 << 20).unwrap();
             let k = p.trailing_zeros();
             assert_eq!(rd.num_ops(0), 4 * k);
             // Sizes halve down to D/P, then double back to D/2.
             let sizes: Vec<u64> = (0..2 * k).map(|s| rd.op(0, 2 * s).size).collect();
-            let want: Vec<u64> = (1..=k).map(|i| (16u64 << 20) >> i).chain((0..k).map(|j| ((16u64 << 20) >> k) << j)).collect();
+            let want: Vec<u64> = (1..=k)
+                .map(|i| (16u64 << 20) >> i)
+                .chain((0..k).map(|j| ((16u64 << 20) >> k) << j))
+                .collect();
             assert_eq!(sizes, want);
         }
         let pr = Generated::new(Collective::PipelinedRing, p, 1 << 20).unwrap();
@@ -115,19 +127,41 @@ fn op_counts_follow_the_patterns() {
     // The paper's ring at scale: 1.07 G ops, 537 M messages, nothing materialised.
     let big = Generated::new(Collective::AllreduceRing, 16384, 512 << 20).unwrap();
     assert_eq!(big.total_ops(), 1_073_676_288);
-    assert_eq!(big.op(16383, 65531), loggops_engine::Op::recv(32768, 16382, 0));
-    assert_eq!(std::mem::size_of_val(&big), std::mem::size_of::<Generated>());
+    assert_eq!(
+        big.op(16383, 65531),
+        loggops_engine::Op::recv(32768, 16382, 0)
+    );
+    assert_eq!(
+        std::mem::size_of_val(&big),
+        std::mem::size_of::<Generated>()
+    );
 }
 
 #[test]
 fn nway_rounds_follow_schedgens_floating_point() {
     // ceil(log(125)/log(5)) is 4 in double precision (3.0000000000000004), so Schedgen makes
     // 4 rounds where 3 would do; so do we (checked against Schedgen's file for P=125, n=4).
-    let g = Generated::with_options(Collective::NwayDissemination, 125, 16, GenOptions { nway: 4, ..GenOptions::default() })
-        .unwrap();
+    let g = Generated::with_options(
+        Collective::NwayDissemination,
+        125,
+        16,
+        GenOptions {
+            nway: 4,
+            ..GenOptions::default()
+        },
+    )
+    .unwrap();
     assert_eq!(g.rounds(), 4);
-    let g = Generated::with_options(Collective::NwayDissemination, 124, 16, GenOptions { nway: 4, ..GenOptions::default() })
-        .unwrap();
+    let g = Generated::with_options(
+        Collective::NwayDissemination,
+        124,
+        16,
+        GenOptions {
+            nway: 4,
+            ..GenOptions::default()
+        },
+    )
+    .unwrap();
     assert_eq!(g.rounds(), 3);
 }
 

@@ -20,10 +20,38 @@ fn check_file(path: &Path, g: &Generated) {
     let text = std::fs::read_to_string(path).unwrap();
     let mut out = Vec::new();
     write_schedgen(g, &mut out).unwrap();
-    assert!(out == text.as_bytes(), "{}: write_schedgen text differs from Schedgen's", path.display());
+    assert!(
+        out == text.as_bytes(),
+        "{}: write_schedgen text differs from Schedgen's",
+        path.display()
+    );
     let explicit = common::parse_schedgen_text(&text);
     if let Some(d) = first_difference(g, &explicit) {
         panic!("{}: generated vs file: {d}", path.display());
+    }
+    // The GOAL crate's parser reads the same program.
+    let parsed = loggops_goal::parse_file(path).unwrap();
+    if let Some(d) = first_difference(g, &parsed) {
+        panic!(
+            "{}: generated vs loggops_goal::parse_file: {d}",
+            path.display()
+        );
+    }
+    // The GOAL writer places each `requires` line after the later of its two ops, as Schedgen
+    // does everywhere except in nwaydissemination's reduction chain (whose lines Schedgen
+    // writes after the chain's last calc); there the text differs but the program is equal.
+    let mut written = Vec::new();
+    loggops_goal::write_goal(g, &mut written).unwrap();
+    if g.pattern() != Collective::NwayDissemination || g.rounds() <= 1 {
+        assert!(
+            written == text.as_bytes(),
+            "{}: write_goal text differs from Schedgen's",
+            path.display()
+        );
+    } else {
+        let reread =
+            loggops_goal::parse_str("written", std::str::from_utf8(&written).unwrap()).unwrap();
+        assert_eq!(first_difference(g, &reread), None, "{}", path.display());
     }
     validate(g).unwrap();
 }
@@ -40,9 +68,15 @@ fn shared_files_match_op_for_op() {
     };
     let mut checked = 0;
     for sub in ["reference/loggopsim/goal", "reference/paper/goal"] {
-        let mut entries: Vec<_> = std::fs::read_dir(shared.join(sub)).unwrap().map(|e| e.unwrap().path()).collect();
+        let mut entries: Vec<_> = std::fs::read_dir(shared.join(sub))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
         entries.sort();
-        for path in entries.into_iter().filter(|p| p.extension().is_some_and(|e| e == "goal")) {
+        for path in entries
+            .into_iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "goal"))
+        {
             let stem = path.file_stem().unwrap().to_str().unwrap().to_string();
             // <name>_<size>_P<p>
             let parts: Vec<&str> = stem.rsplitn(3, '_').collect();
@@ -53,9 +87,13 @@ fn shared_files_match_op_for_op() {
                 "ring" => (Collective::AllreduceRing, GenOptions::default()),
                 "recdoub" => (Collective::AllreduceRecdoub, GenOptions::default()),
                 // The paper's driver zeroes the reduction calcs (`*_nocompute`).
-                "nwaydissemination" => {
-                    (Collective::NwayDissemination, GenOptions { reduce_calc: Some(0), ..GenOptions::default() })
-                }
+                "nwaydissemination" => (
+                    Collective::NwayDissemination,
+                    GenOptions {
+                        reduce_calc: Some(0),
+                        ..GenOptions::default()
+                    },
+                ),
                 // ... and passes --segmentsize D/P (the default here).
                 "pipelinedring" => (Collective::PipelinedRing, GenOptions::default()),
                 other => panic!("unexpected reference file {other}"),
@@ -74,10 +112,16 @@ fn local_schedgen_files_match() {
         eprintln!("skipping: LOGGOPS_SCHEDGEN_REFS (a directory of locally generated Schedgen files) is not set");
         return;
     };
-    let mut entries: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut entries: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     entries.sort();
     let mut checked = 0;
-    for path in entries.into_iter().filter(|p| p.extension().is_some_and(|e| e == "goal")) {
+    for path in entries
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "goal"))
+    {
         let stem = path.file_stem().unwrap().to_str().unwrap().to_string();
         let mut parts = stem.split("__");
         let pattern: Collective = parts.next().unwrap().parse().unwrap();

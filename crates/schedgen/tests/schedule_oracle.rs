@@ -9,10 +9,25 @@ use proptest::prelude::*;
 
 #[derive(Clone, Debug)]
 enum Ph {
-    Coll { pattern: Collective, size: u64, opt: u32 },
-    Calc { ns: u64, every: u32 },
-    Send { size: u64, shift: i64, every: u32 },
-    Recv { size: u64, shift: i64, every: u32 },
+    Coll {
+        pattern: Collective,
+        size: u64,
+        opt: u32,
+    },
+    Calc {
+        ns: u64,
+        every: u32,
+    },
+    Send {
+        size: u64,
+        shift: i64,
+        every: u32,
+    },
+    Recv {
+        size: u64,
+        shift: i64,
+        every: u32,
+    },
     Seq(Vec<Ph>),
     Par(Vec<Ph>),
     Repeat(u32, Box<Ph>),
@@ -31,22 +46,38 @@ fn render(ph: &Ph, out: &mut String, indent: usize) {
     match ph {
         Ph::Coll { pattern, size, opt } => {
             let extra = match pattern {
-                Collective::NwayDissemination => format!(" nway {} calc {}ns", 1 + opt % 3, opt % 2),
+                Collective::NwayDissemination => {
+                    format!(" nway {} calc {}ns", 1 + opt % 3, opt % 2)
+                }
                 Collective::PipelinedRing => format!(" segment {}B root 0", 1 + opt),
-                Collective::BinomialTreeBcast | Collective::BinomialTreeReduce => " root 0".to_string(),
+                Collective::BinomialTreeBcast | Collective::BinomialTreeReduce => {
+                    " root 0".to_string()
+                }
                 _ => String::new(),
             };
-            out.push_str(&format!("{pad}{} {size}B{extra}\n", pattern.schedgen_name()));
+            out.push_str(&format!(
+                "{pad}{} {size}B{extra}\n",
+                pattern.schedgen_name()
+            ));
         }
         Ph::Calc { ns, every } => out.push_str(&format!("{pad}calc {ns}ns{}\n", cond(*every))),
-        Ph::Send { size, shift, every } => {
-            out.push_str(&format!("{pad}send {size}B to rank + {shift} tag 7{}\n", cond(*every)))
-        }
-        Ph::Recv { size, shift, every } => {
-            out.push_str(&format!("{pad}recv {size}B from (rank - {shift}) % P{}\n", cond(*every)))
-        }
+        Ph::Send { size, shift, every } => out.push_str(&format!(
+            "{pad}send {size}B to rank + {shift} tag 7{}\n",
+            cond(*every)
+        )),
+        Ph::Recv { size, shift, every } => out.push_str(&format!(
+            "{pad}recv {size}B from (rank - {shift}) % P{}\n",
+            cond(*every)
+        )),
         Ph::Seq(v) | Ph::Par(v) => {
-            out.push_str(&format!("{pad}{} {{\n", if matches!(ph, Ph::Seq(_)) { "sequence" } else { "concurrent" }));
+            out.push_str(&format!(
+                "{pad}{} {{\n",
+                if matches!(ph, Ph::Seq(_)) {
+                    "sequence"
+                } else {
+                    "concurrent"
+                }
+            ));
             for c in v {
                 render(c, out, indent + 1);
             }
@@ -70,20 +101,32 @@ struct Block {
 
 impl Block {
     fn roots(&self) -> Vec<u32> {
-        (0..self.ops.len() as u32).filter(|&i| self.depcount[i as usize] == 0).collect()
+        (0..self.ops.len() as u32)
+            .filter(|&i| self.depcount[i as usize] == 0)
+            .collect()
     }
     fn sinks(&self) -> Vec<u32> {
-        (0..self.ops.len() as u32).filter(|&i| self.deps[i as usize].is_empty()).collect()
+        (0..self.ops.len() as u32)
+            .filter(|&i| self.deps[i as usize].is_empty())
+            .collect()
     }
     fn append(&mut self, b: Block) -> u32 {
         let base = self.ops.len() as u32;
         self.ops.extend(b.ops);
         self.depcount.extend(b.depcount);
-        self.deps.extend(b.deps.into_iter().map(|v| v.into_iter().map(|x| x + base).collect()));
+        self.deps.extend(
+            b.deps
+                .into_iter()
+                .map(|v| v.into_iter().map(|x| x + base).collect()),
+        );
         base
     }
     fn single(op: Op) -> Block {
-        Block { ops: vec![op], deps: vec![vec![]], depcount: vec![0] }
+        Block {
+            ops: vec![op],
+            deps: vec![vec![]],
+            depcount: vec![0],
+        }
     }
     fn dep(&mut self, head: u32, tail: u32) {
         self.deps[head as usize].push(tail);
@@ -92,7 +135,7 @@ impl Block {
 }
 
 fn eager(ph: &Ph, r: u32, p: u32) -> Block {
-    let on = |every: u32| every <= 1 || r % every == 0;
+    let on = |every: u32| every <= 1 || r.is_multiple_of(every);
     match ph {
         Ph::Coll { .. } => {
             let g = generated(ph, p).unwrap();
@@ -107,12 +150,16 @@ fn eager(ph: &Ph, r: u32, p: u32) -> Block {
             b
         }
         Ph::Calc { ns, every } if on(*every) => Block::single(Op::calc(ns * 1000)),
-        Ph::Send { size, shift, every } if on(*every) => {
-            Block::single(Op::send(*size, ((r as i64 + shift).rem_euclid(p as i64)) as u32, 7))
-        }
-        Ph::Recv { size, shift, every } if on(*every) => {
-            Block::single(Op::recv(*size, ((r as i64 - shift).rem_euclid(p as i64)) as u32, 0))
-        }
+        Ph::Send { size, shift, every } if on(*every) => Block::single(Op::send(
+            *size,
+            ((r as i64 + shift).rem_euclid(p as i64)) as u32,
+            7,
+        )),
+        Ph::Recv { size, shift, every } if on(*every) => Block::single(Op::recv(
+            *size,
+            ((r as i64 - shift).rem_euclid(p as i64)) as u32,
+            0,
+        )),
         Ph::Calc { .. } | Ph::Send { .. } | Ph::Recv { .. } => Block::default(),
         Ph::Par(v) => {
             let mut b = Block::default();
@@ -166,8 +213,13 @@ fn seq(children: Vec<Block>) -> Block {
 }
 
 fn generated(ph: &Ph, p: u32) -> Option<Generated> {
-    let Ph::Coll { pattern, size, opt } = ph else { return None };
-    let mut o = GenOptions { reduce_calc: Some(0), ..GenOptions::default() };
+    let Ph::Coll { pattern, size, opt } = ph else {
+        return None;
+    };
+    let mut o = GenOptions {
+        reduce_calc: Some(0),
+        ..GenOptions::default()
+    };
     match pattern {
         Collective::NwayDissemination => {
             o.nway = 1 + opt % 3;
@@ -187,7 +239,13 @@ fn to_materialized(blocks: Vec<Block>) -> Materialized {
         }
         for (head, tails) in b.deps.iter().enumerate() {
             for &tail in tails {
-                m.push_line(r as u32, Line::Requires { tail, head: head as u32 });
+                m.push_line(
+                    r as u32,
+                    Line::Requires {
+                        tail,
+                        head: head as u32,
+                    },
+                );
             }
         }
     }
@@ -205,10 +263,19 @@ fn arb_leaf() -> impl Strategy<Value = Ph> {
         Collective::LinearAlltoall,
     ];
     prop_oneof![
-        (proptest::sample::select(patterns), 8u64..64, 0u32..30).prop_map(|(pattern, size, opt)| Ph::Coll { pattern, size, opt }),
+        (proptest::sample::select(patterns), 8u64..64, 0u32..30)
+            .prop_map(|(pattern, size, opt)| Ph::Coll { pattern, size, opt }),
         (0u64..5000, 1u32..4).prop_map(|(ns, every)| Ph::Calc { ns, every }),
-        (1u64..100, -3i64..4, 1u32..3).prop_map(|(size, shift, every)| Ph::Send { size, shift, every }),
-        (1u64..100, -3i64..4, 1u32..3).prop_map(|(size, shift, every)| Ph::Recv { size, shift, every }),
+        (1u64..100, -3i64..4, 1u32..3).prop_map(|(size, shift, every)| Ph::Send {
+            size,
+            shift,
+            every
+        }),
+        (1u64..100, -3i64..4, 1u32..3).prop_map(|(size, shift, every)| Ph::Recv {
+            size,
+            shift,
+            every
+        }),
     ]
 }
 
@@ -230,8 +297,11 @@ fn check(tree: &[Ph], p: u32) -> Result<(), TestCaseError> {
     }
     let sched = parse_schedule_str(&text, "random.goal", p, &[] as &[(&str, &str)])
         .map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
-    if std::env::var_os("ORACLE_DEBUG").is_some() { eprintln!("P={p} ops={} lines={}", sched.total_ops(), text.lines().count()); }
-    let expected = to_materialized((0..p).map(|r| eager(&Ph::Seq(tree.to_vec()), r, p)).collect());
+    let expected = to_materialized(
+        (0..p)
+            .map(|r| eager(&Ph::Seq(tree.to_vec()), r, p))
+            .collect(),
+    );
     if let Some(d) = first_difference(&sched, &expected) {
         return Err(TestCaseError::fail(format!("{d}\n{text}")));
     }
@@ -251,16 +321,35 @@ proptest! {
 #[test]
 fn calc_then_ring_links_the_calc_to_every_ring_root() {
     let p = 4;
-    let tree = [Ph::Calc { ns: 5, every: 1 }, Ph::Coll { pattern: Collective::AllreduceRing, size: 64, opt: 0 }];
+    let tree = [
+        Ph::Calc { ns: 5, every: 1 },
+        Ph::Coll {
+            pattern: Collective::AllreduceRing,
+            size: 64,
+            opt: 0,
+        },
+    ];
     check(&tree, p).unwrap();
-    let s = parse_schedule_str("loggops-schedule 1\ncalc 5ns\nallreduce ring 64B\n", "t", p, &[] as &[(&str, &str)]).unwrap();
+    let s = parse_schedule_str(
+        "loggops-schedule 1\ncalc 5ns\nallreduce ring 64B\n",
+        "t",
+        p,
+        &[] as &[(&str, &str)],
+    )
+    .unwrap();
     let mut deps = Vec::new();
     s.for_each_dependent(0, 0, DepKind::Done, |x| deps.push(x));
     // The ring's roots (its first send and every receive), shifted by the calc.
     assert_eq!(deps, vec![1, 2, 4, 6, 8, 10, 12]);
     assert_eq!((s.num_roots(0), s.root(0, 0), s.depcount(0, 2)), (1, 0, 1));
     // Two rings in a row: 7 sinks and 7 roots, so a join op sits between them.
-    let s = parse_schedule_str("loggops-schedule 1\nrepeat 2 {\nallreduce ring 64B\n}\n", "t", p, &[] as &[(&str, &str)]).unwrap();
+    let s = parse_schedule_str(
+        "loggops-schedule 1\nrepeat 2 {\nallreduce ring 64B\n}\n",
+        "t",
+        p,
+        &[] as &[(&str, &str)],
+    )
+    .unwrap();
     assert_eq!(s.num_ops(0), 12 + 1 + 12);
     assert_eq!(s.op(0, 12), Op::calc(0));
     assert_eq!(s.depcount(0, 12), 7);

@@ -27,7 +27,11 @@ fn generated_collectives_reproduce_loggopsim_results() {
         let (pattern, p, d, paramset, binary) = (f[1], f[2], f[3], f[4], f[5]);
         let pattern: Collective = pattern.parse().unwrap();
         let g = Generated::new(pattern, p.parse().unwrap(), d.parse().unwrap()).unwrap();
-        let mut prm = if paramset.starts_with("aws_ps") { SimParams::aws_ps() } else { SimParams::loggopsim_default() };
+        let mut prm = if paramset.starts_with("aws_ps") {
+            SimParams::aws_ps()
+        } else {
+            SimParams::loggopsim_default()
+        };
         if paramset.ends_with("_eager") {
             prm.s = 2147483647;
         }
@@ -37,7 +41,8 @@ fn generated_collectives_reproduce_loggopsim_results() {
         // LogGOPSim names the first host with the maximum only for P > 16 (it prints every
         // host's time otherwise, and the table's host column is then not LogGOPSim's).
         let host = |h: u32| if g.p() > 16 { Some(h) } else { None };
-        let expected = (!f[6].is_empty()).then(|| (f[6].parse::<u64>().unwrap(), host(f[7].parse().unwrap())));
+        let expected =
+            (!f[6].is_empty()).then(|| (f[6].parse::<u64>().unwrap(), host(f[7].parse().unwrap())));
         let got = res.max().map(|(t, h)| (t, host(h)));
         assert_eq!((got, res.events), (expected, events), "{line}");
         checked += 1;
@@ -47,15 +52,35 @@ fn generated_collectives_reproduce_loggopsim_results() {
 
 /// Normal-mode parameters with whole-unit G (so the simulator and `Params` agree).
 fn params(l: u64, o: u64, g: u64, big_g: u64, s: u64) -> (SimParams, Params) {
-    let sim = SimParams { l, o, g, big_g, big_o: 0, s, wrap: false, libstdcxx: false };
-    let p = Params { l, o, g, big_g: PerByte::from_units(big_g), big_o: PerByte::from_units(0), s, rndv_extra_latencies: 0 };
+    let sim = SimParams {
+        l,
+        o,
+        g,
+        big_g,
+        big_o: 0,
+        s,
+        wrap: false,
+        libstdcxx: false,
+    };
+    let p = Params {
+        l,
+        o,
+        g,
+        big_g: PerByte::from_units(big_g),
+        big_o: PerByte::from_units(0),
+        s,
+        rndv_extra_latencies: 0,
+    };
     (sim, p)
 }
 
 #[test]
 fn noiseless_times_equal_closed_forms() {
     // Eager-only and rendezvous-heavy parameter sets, both with g ≤ 2o + L.
-    for (sim, prm) in [params(2500, 1500, 1000, 6, 65535), params(1300, 150, 1500, 86, 4096)] {
+    for (sim, prm) in [
+        params(2500, 1500, 1000, 6, 65535),
+        params(1300, 150, 1500, 86, 4096),
+    ] {
         for p in [2u32, 3, 4, 7, 16, 64] {
             for d in [1u64, 16, 1000, 1 << 20] {
                 let mut cases = vec![
@@ -65,7 +90,10 @@ fn noiseless_times_equal_closed_forms() {
                         Collective::NwayDissemination,
                         p,
                         d,
-                        GenOptions { reduce_calc: Some(0), ..GenOptions::default() },
+                        GenOptions {
+                            reduce_calc: Some(0),
+                            ..GenOptions::default()
+                        },
                     )
                     .unwrap(),
                 ];

@@ -60,13 +60,20 @@ impl Expr {
     }
 
     /// Replaces every parameter by its value (`lookup` reports unknown or non-integer ones).
-    pub(crate) fn resolve<E>(&self, lookup: &mut impl FnMut(&str) -> Result<i64, E>) -> Result<Expr, E> {
+    pub(crate) fn resolve<E>(
+        &self,
+        lookup: &mut impl FnMut(&str) -> Result<i64, E>,
+    ) -> Result<Expr, E> {
         Ok(match self {
             Expr::Param(name) => Expr::Int(lookup(name)?),
             Expr::Int(_) | Expr::Rank | Expr::P => self.clone(),
             Expr::Neg(e) => Expr::Neg(Box::new(e.resolve(lookup)?)),
             Expr::Not(e) => Expr::Not(Box::new(e.resolve(lookup)?)),
-            Expr::Bin(op, a, b) => Expr::Bin(*op, Box::new(a.resolve(lookup)?), Box::new(b.resolve(lookup)?)),
+            Expr::Bin(op, a, b) => Expr::Bin(
+                *op,
+                Box::new(a.resolve(lookup)?),
+                Box::new(b.resolve(lookup)?),
+            ),
         })
     }
 
@@ -125,14 +132,40 @@ mod tests {
 
     #[test]
     fn evaluates_with_euclidean_remainder() {
-        let e = bin(BinOp::Rem, bin(BinOp::Sub, Expr::Rank, Expr::Int(1)), Expr::P);
+        let e = bin(
+            BinOp::Rem,
+            bin(BinOp::Sub, Expr::Rank, Expr::Int(1)),
+            Expr::P,
+        );
         assert_eq!(e.eval(0, 16), Ok(15));
         assert_eq!(e.eval(5, 16), Ok(4));
         assert_eq!(bin(BinOp::Sub, Expr::Rank, Expr::Int(1)).peer(0, 8), 7);
-        assert_eq!(bin(BinOp::Div, Expr::Int(1), bin(BinOp::Sub, Expr::Rank, Expr::Int(3))).eval(3, 8), Err(EvalError::DivByZero));
-        assert_eq!(bin(BinOp::Mul, Expr::Int(i64::MAX), Expr::Int(2)).eval(0, 1), Err(EvalError::Overflow));
-        let c = bin(BinOp::And, bin(BinOp::Eq, bin(BinOp::Rem, Expr::Rank, Expr::Int(2)), Expr::Int(0)), bin(BinOp::Lt, Expr::Rank, Expr::Int(4)));
-        assert_eq!((0..8).filter(|&r| c.holds(r, 8)).collect::<Vec<_>>(), vec![0, 2]);
+        assert_eq!(
+            bin(
+                BinOp::Div,
+                Expr::Int(1),
+                bin(BinOp::Sub, Expr::Rank, Expr::Int(3))
+            )
+            .eval(3, 8),
+            Err(EvalError::DivByZero)
+        );
+        assert_eq!(
+            bin(BinOp::Mul, Expr::Int(i64::MAX), Expr::Int(2)).eval(0, 1),
+            Err(EvalError::Overflow)
+        );
+        let c = bin(
+            BinOp::And,
+            bin(
+                BinOp::Eq,
+                bin(BinOp::Rem, Expr::Rank, Expr::Int(2)),
+                Expr::Int(0),
+            ),
+            bin(BinOp::Lt, Expr::Rank, Expr::Int(4)),
+        );
+        assert_eq!(
+            (0..8).filter(|&r| c.holds(r, 8)).collect::<Vec<_>>(),
+            vec![0, 2]
+        );
         assert!(Expr::Not(Box::new(Expr::Rank)).holds(0, 2));
     }
 }

@@ -33,7 +33,7 @@ use loggops_engine::{DepKind, Op, Program};
 use crate::collective::{Collective, GenOptions, Generated};
 use crate::error::{GenError, SchedError};
 use crate::schedule::expr::Expr;
-use crate::schedule::parse::{P2pKind, ParamDef, Source, Span, SpExpr, Stmt, Val};
+use crate::schedule::parse::{P2pKind, ParamDef, Source, SpExpr, Span, Stmt, Val};
 use crate::units::{format_duration, format_size, parse_duration, parse_size, UnitError};
 
 /// What kind of file a text is, from its first non-comment token.
@@ -82,14 +82,20 @@ impl ScheduleFile {
     pub fn parse(text: &str, name: &str) -> Result<ScheduleFile, SchedError> {
         let src = Source::new(name, text);
         let parsed = parse::parse(&src)?;
-        Ok(ScheduleFile { src, params: parsed.params, body: parsed.body })
+        Ok(ScheduleFile {
+            src,
+            params: parsed.params,
+            body: parsed.body,
+        })
     }
 
     /// Reads and parses a schedule file.
     pub fn read(path: impl AsRef<Path>) -> Result<ScheduleFile, SchedError> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path)
-            .map_err(|source| SchedError::Io { path: path.to_path_buf(), source })?;
+        let text = std::fs::read_to_string(path).map_err(|source| SchedError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
         ScheduleFile::parse(&text, &path.display().to_string())
     }
 
@@ -97,7 +103,12 @@ impl ScheduleFile {
     pub fn params(&self) -> Vec<(String, String)> {
         self.params
             .iter()
-            .map(|d| (d.name.clone(), d.value.clone().unwrap_or_else(|| d.default.clone())))
+            .map(|d| {
+                (
+                    d.name.clone(),
+                    d.value.clone().unwrap_or_else(|| d.default.clone()),
+                )
+            })
             .collect()
     }
 
@@ -122,14 +133,28 @@ impl ScheduleFile {
         if nodes == 0 {
             return Err(SchedError::ZeroNodes);
         }
-        let b = Builder { file: self, p: nodes };
-        let root = Node::Seq(b.stmts(&self.body)?);
+        let b = Builder {
+            file: self,
+            p: nodes,
+        };
+        let root = Node::seq(b.stmts(&self.body)?, nodes);
         for rank in 0..nodes {
-            if let Some(ops) = root.checked_len(rank, nodes).filter(|&n| n > u32::MAX as u128) {
-                return Err(SchedError::TooManyOps { file: self.src.name.clone(), rank, ops });
+            if let Some(ops) = root
+                .checked_len(rank, nodes)
+                .filter(|&n| n > u32::MAX as u128)
+            {
+                return Err(SchedError::TooManyOps {
+                    file: self.src.name.clone(),
+                    rank,
+                    ops,
+                });
             }
         }
-        Ok(Schedule { p: nodes, params: self.params(), root })
+        Ok(Schedule {
+            p: nodes,
+            params: self.params(),
+            root,
+        })
     }
 }
 
@@ -178,11 +203,8 @@ impl Schedule {
     /// The collective if the schedule is exactly one collective phase (the engine may then
     /// run the [`Generated`] directly).
     pub fn single_collective(&self) -> Option<&Generated> {
-        match &self.root {
-            Node::Seq(v) if v.len() == 1 => match &v[0] {
-                Node::Leaf(Leaf::Coll(g)) => Some(g),
-                _ => None,
-            },
+        match &self.root.kind {
+            Kind::Leaf(Leaf::Coll(g)) => Some(g),
             _ => None,
         }
     }
@@ -214,7 +236,8 @@ impl Program for Schedule {
         self.root.root(rank, self.p, k)
     }
     fn for_each_dependent<F: FnMut(u32)>(&self, rank: u32, id: u32, kind: DepKind, mut f: F) {
-        self.root.dependents(rank, self.p, id, kind, 0, Out::End, &mut f)
+        self.root
+            .dependents(rank, self.p, id, kind, 0, Out::End, &mut f)
     }
     fn dense_counters(&self) -> bool {
         false
@@ -240,10 +263,27 @@ impl Builder<'_> {
         if !v.param {
             return (v.text.clone(), None);
         }
-        let d = self.file.params.iter().find(|d| d.name == v.text).expect("checked by the parser");
+        let d = self
+            .file
+            .params
+            .iter()
+            .find(|d| d.name == v.text)
+            .expect("checked by the parser");
         match &d.value {
-            Some(val) => (val.clone(), Some(format!("parameter `{}` = `{val}` was set on the command line", d.name))),
-            None => (d.default.clone(), Some(format!("parameter `{}` = `{}` is defined on line {}", d.name, d.default, d.span.line))),
+            Some(val) => (
+                val.clone(),
+                Some(format!(
+                    "parameter `{}` = `{val}` was set on the command line",
+                    d.name
+                )),
+            ),
+            None => (
+                d.default.clone(),
+                Some(format!(
+                    "parameter `{}` = `{}` is defined on line {}",
+                    d.name, d.default, d.span.line
+                )),
+            ),
         }
     }
 
@@ -270,18 +310,40 @@ impl Builder<'_> {
         let n: u64 = match t.parse() {
             Ok(n) => n,
             Err(_) if t.starts_with('-') && t[1..].chars().all(|c| c.is_ascii_digit()) => {
-                return Err(self.err(v.span, format!("{what} must be at least {min}, got {t}"), note))
+                return Err(self.err(
+                    v.span,
+                    format!("{what} must be at least {min}, got {t}"),
+                    note,
+                ))
             }
             Err(_) if !t.is_empty() && t.chars().all(|c| c.is_ascii_digit()) => {
-                return Err(self.err(v.span, format!("{what} `{t}` is too large (at most {max})"), note))
+                return Err(self.err(
+                    v.span,
+                    format!("{what} `{t}` is too large (at most {max})"),
+                    note,
+                ))
             }
-            Err(_) => return Err(self.err(v.span, format!("{what} must be an integer, got `{t}`"), note)),
+            Err(_) => {
+                return Err(self.err(
+                    v.span,
+                    format!("{what} must be an integer, got `{t}`"),
+                    note,
+                ))
+            }
         };
         if n < min {
-            return Err(self.err(v.span, format!("{what} must be at least {min}, got {n}"), note));
+            return Err(self.err(
+                v.span,
+                format!("{what} must be at least {min}, got {n}"),
+                note,
+            ));
         }
         if n > max {
-            return Err(self.err(v.span, format!("{what} `{n}` is too large (at most {max})"), note));
+            return Err(self.err(
+                v.span,
+                format!("{what} `{n}` is too large (at most {max})"),
+                note,
+            ));
         }
         Ok(n)
     }
@@ -296,18 +358,34 @@ impl Builder<'_> {
     /// Resolves parameters and checks that the expression evaluates on every rank.
     fn expr(&self, e: &SpExpr) -> Result<Expr, SchedError> {
         let resolved = e.expr.resolve(&mut |name: &str| {
-            let v = Val { text: name.to_string(), param: true, span: e.span };
+            let v = Val {
+                text: name.to_string(),
+                param: true,
+                span: e.span,
+            };
             let (t, note) = self.text(&v);
             t.parse::<i64>().map_err(|_| {
-                self.err(e.span, format!("parameter `{name}` = `{t}` is not an integer"), note)
+                self.err(
+                    e.span,
+                    format!("parameter `{name}` = `{t}` is not an integer"),
+                    note,
+                )
             })
         })?;
         for rank in 0..self.p {
             if let Err(err) = resolved.eval(rank, self.p) {
-                return Err(self.err(e.span, format!("this expression {err} on rank {rank} (P = {})", self.p), None));
+                return Err(self.err(
+                    e.span,
+                    format!("this expression {err} on rank {rank} (P = {})", self.p),
+                    None,
+                ));
             }
         }
         Ok(resolved)
+    }
+
+    fn leaf(&self, l: Leaf) -> Node {
+        Node::new(Kind::Leaf(l), self.p)
     }
 
     fn stmts(&self, body: &[Stmt]) -> Result<Vec<Node>, SchedError> {
@@ -316,38 +394,85 @@ impl Builder<'_> {
 
     fn stmt(&self, s: &Stmt) -> Result<Node, SchedError> {
         Ok(match s {
-            Stmt::Calc { dur, cond } => Node::Leaf(Leaf::Calc {
+            Stmt::Calc { dur, cond } => self.leaf(Leaf::Calc {
                 dur: self.duration(dur)?,
                 cond: cond.as_ref().map(|c| self.expr(c)).transpose()?,
             }),
-            Stmt::P2p { kind, size, peer, tag, cond } => Node::Leaf(Leaf::P2p {
+            Stmt::P2p {
+                kind,
+                size,
+                peer,
+                tag,
+                cond,
+            } => self.leaf(Leaf::P2p {
                 kind: *kind,
                 size: self.size(size)?,
                 peer: self.expr(peer)?,
                 tag: self.tag(tag)?,
                 cond: cond.as_ref().map(|c| self.expr(c)).transpose()?,
             }),
-            Stmt::Message { size, from, to, tag } => {
+            Stmt::Message {
+                size,
+                from,
+                to,
+                tag,
+            } => {
                 let size = self.size(size)?;
                 let tag = self.tag(tag)?;
                 let (fe, te) = (self.expr(from)?, self.expr(to)?);
-                let (f, t) = (fe.eval(0, self.p).unwrap_or(0), te.eval(0, self.p).unwrap_or(0));
+                let (f, t) = (
+                    fe.eval(0, self.p).unwrap_or(0),
+                    te.eval(0, self.p).unwrap_or(0),
+                );
                 for (v, e) in [(f, from), (t, to)] {
                     if v < 0 || v >= self.p as i64 {
-                        return Err(self.err(e.span, format!("rank {v} does not exist (ranks are 0..{})", self.p), None));
+                        return Err(self.err(
+                            e.span,
+                            format!("rank {v} does not exist (ranks are 0..{})", self.p),
+                            None,
+                        ));
                     }
                 }
                 let on = |r: i64| {
-                    Some(Expr::Bin(crate::schedule::expr::BinOp::Eq, Box::new(Expr::Rank), Box::new(Expr::Int(r))))
+                    Some(Expr::Bin(
+                        crate::schedule::expr::BinOp::Eq,
+                        Box::new(Expr::Rank),
+                        Box::new(Expr::Int(r)),
+                    ))
                 };
-                Node::Par(vec![
-                    Node::Leaf(Leaf::P2p { kind: P2pKind::Send, size, peer: Expr::Int(t), tag, cond: on(f) }),
-                    Node::Leaf(Leaf::P2p { kind: P2pKind::Recv, size, peer: Expr::Int(f), tag, cond: on(t) }),
-                ])
+                let p = self.p;
+                Node::new(
+                    Kind::Par(vec![
+                        self.leaf(Leaf::P2p {
+                            kind: P2pKind::Send,
+                            size,
+                            peer: Expr::Int(t),
+                            tag,
+                            cond: on(f),
+                        }),
+                        self.leaf(Leaf::P2p {
+                            kind: P2pKind::Recv,
+                            size,
+                            peer: Expr::Int(f),
+                            tag,
+                            cond: on(t),
+                        }),
+                    ]),
+                    p,
+                )
             }
-            Stmt::Coll { pattern, name_span, name, size, opts } => {
+            Stmt::Coll {
+                pattern,
+                name_span,
+                name,
+                size,
+                opts,
+            } => {
                 let d = self.size(size)?;
-                let mut o = GenOptions { reduce_calc: Some(0), ..GenOptions::default() };
+                let mut o = GenOptions {
+                    reduce_calc: Some(0),
+                    ..GenOptions::default()
+                };
                 for (key, _, v) in opts {
                     match key.as_str() {
                         "segment" => o.segment_size = Some(self.size(v)?),
@@ -357,7 +482,10 @@ impl Builder<'_> {
                             if r >= self.p as u64 {
                                 return Err(self.err(
                                     v.span,
-                                    format!("root {r} is not a rank of 0..{} (P = {})", self.p, self.p),
+                                    format!(
+                                        "root {r} is not a rank of 0..{} (P = {})",
+                                        self.p, self.p
+                                    ),
                                     None,
                                 ));
                             }
@@ -369,18 +497,19 @@ impl Builder<'_> {
                     }
                 }
                 match Generated::with_options(*pattern, self.p, d, o) {
-                    Ok(g) => Node::Leaf(Leaf::Coll(g)),
+                    Ok(g) => self.leaf(Leaf::Coll(g)),
                     Err(e) => {
                         let help = match e {
-                            GenError::NotPowerOfTwo { .. } | GenError::TooManyOps { .. } => {
-                                Some(format!("the number of ranks comes from --nodes ({})", self.p))
-                            }
+                            GenError::NotPowerOfTwo { .. } | GenError::TooManyOps { .. } => Some(
+                                format!("the number of ranks comes from --nodes ({})", self.p),
+                            ),
                             _ => None,
                         };
                         let span = match e {
-                            GenError::ZeroSegment { derived: false, .. } => {
-                                opts.iter().find(|(k, _, _)| k == "segment").map_or(*name_span, |(_, _, v)| v.span)
-                            }
+                            GenError::ZeroSegment { derived: false, .. } => opts
+                                .iter()
+                                .find(|(k, _, _)| k == "segment")
+                                .map_or(*name_span, |(_, _, v)| v.span),
                             _ => *name_span,
                         };
                         let _ = name;
@@ -390,15 +519,21 @@ impl Builder<'_> {
             }
             Stmt::Repeat { count, body } => {
                 let n = self.int(count, "repeat count", 1, u32::MAX as u64)? as u32;
-                let body = Node::Seq(self.stmts(body)?);
+                let body = Node::seq(self.stmts(body)?, self.p);
                 if n == 1 {
                     body
                 } else {
-                    Node::Repeat { n, body: Box::new(body) }
+                    Node::new(
+                        Kind::Repeat {
+                            n,
+                            body: Box::new(body),
+                        },
+                        self.p,
+                    )
                 }
             }
-            Stmt::Concurrent { body } => Node::Par(self.stmts(body)?),
-            Stmt::Sequence { body } => Node::Seq(self.stmts(body)?),
+            Stmt::Concurrent { body } => Node::new(Kind::Par(self.stmts(body)?), self.p),
+            Stmt::Sequence { body } => Node::seq(self.stmts(body)?, self.p),
         })
     }
 }
@@ -409,23 +544,46 @@ impl Builder<'_> {
 #[derive(Clone, Debug)]
 enum Leaf {
     Coll(Generated),
-    Calc { dur: u64, cond: Option<Expr> },
-    P2p { kind: P2pKind, size: u64, peer: Expr, tag: u32, cond: Option<Expr> },
+    Calc {
+        dur: u64,
+        cond: Option<Expr>,
+    },
+    P2p {
+        kind: P2pKind,
+        size: u64,
+        peer: Expr,
+        tag: u32,
+        cond: Option<Expr>,
+    },
 }
 
 impl Leaf {
     fn len(&self, r: u32, p: u32) -> u32 {
         match self {
             Leaf::Coll(g) => g.num_ops(r),
-            Leaf::Calc { cond, .. } | Leaf::P2p { cond, .. } => cond.as_ref().is_none_or(|c| c.holds(r, p)) as u32,
+            Leaf::Calc { cond, .. } | Leaf::P2p { cond, .. } => {
+                cond.as_ref().is_none_or(|c| c.holds(r, p)) as u32
+            }
         }
     }
     fn op(&self, r: u32, p: u32, i: u32) -> Op {
         match self {
             Leaf::Coll(g) => g.op(r, i),
             Leaf::Calc { dur, .. } => Op::calc(*dur),
-            Leaf::P2p { kind: P2pKind::Send, size, peer, tag, .. } => Op::send(*size, peer.peer(r, p), *tag),
-            Leaf::P2p { kind: P2pKind::Recv, size, peer, tag, .. } => Op::recv(*size, peer.peer(r, p), *tag),
+            Leaf::P2p {
+                kind: P2pKind::Send,
+                size,
+                peer,
+                tag,
+                ..
+            } => Op::send(*size, peer.peer(r, p), *tag),
+            Leaf::P2p {
+                kind: P2pKind::Recv,
+                size,
+                peer,
+                tag,
+                ..
+            } => Op::recv(*size, peer.peer(r, p), *tag),
         }
     }
     fn depcount(&self, r: u32, i: u32) -> u32 {
@@ -460,15 +618,33 @@ impl Leaf {
     }
 }
 
+/// Per-rank sizes when they are the same on every rank (cached at instantiation, so that
+/// locating an op does not recompute them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Uniform {
+    len: u32,
+    roots: u32,
+    sinks: u32,
+}
+
 #[derive(Clone, Debug)]
-enum Node {
+struct Node {
+    kind: Kind,
+    uniform: Option<Uniform>,
+}
+
+#[derive(Clone, Debug)]
+enum Kind {
     Leaf(Leaf),
     /// Children in sequence (see the module notes for the boundaries).
     Seq(Vec<Node>),
     /// Children side by side, laid out one after the other.
     Par(Vec<Node>),
     /// `n ≥ 2` copies of `body` in sequence.
-    Repeat { n: u32, body: Box<Node> },
+    Repeat {
+        n: u32,
+        body: Box<Node>,
+    },
 }
 
 /// What the sinks of a node release when they complete (ids are global).
@@ -504,9 +680,18 @@ fn link(a: &Node, b: &Node, r: u32, p: u32) -> Link {
 enum Hit<'a> {
     /// Inside `child` at `base`; `prev` is the previous non-empty child (and the link to it),
     /// `next` the following one (with its base) and the id of a join between them.
-    Child { child: &'a Node, base: u32, prev: Option<(&'a Node, Link)>, next: Option<(&'a Node, u32, Link)> },
+    Child {
+        child: &'a Node,
+        base: u32,
+        prev: Option<(&'a Node, Link)>,
+        next: Option<(&'a Node, u32, Link)>,
+    },
     /// The join op between `prev` and `next` (`next` starts at `next_base`).
-    Join { prev: &'a Node, next: &'a Node, next_base: u32 },
+    Join {
+        prev: &'a Node,
+        next: &'a Node,
+        next_base: u32,
+    },
 }
 
 fn emit(out: Out<'_>, r: u32, p: u32, f: &mut dyn FnMut(u32)) {
@@ -530,11 +715,52 @@ fn in_count(prev: Option<(&Node, Link)>, outer: u32, r: u32, p: u32) -> u32 {
 }
 
 impl Node {
+    /// A node, with its per-rank sizes cached when they do not depend on the rank.
+    fn new(kind: Kind, p: u32) -> Node {
+        let mut n = Node {
+            kind,
+            uniform: None,
+        };
+        // Sizes beyond u32 are reported by `checked_len` at instantiation; never cache them.
+        let fits = |r: u32| n.checked_len(r, p).is_some_and(|l| l <= u32::MAX as u128);
+        if !(0..p).all(fits) {
+            return n;
+        }
+        let at = |r: u32| Uniform {
+            len: n.len(r, p),
+            roots: n.num_roots(r, p),
+            sinks: n.num_sinks(r, p),
+        };
+        let first = at(0);
+        if (1..p).all(|r| at(r) == first) {
+            n.uniform = Some(first);
+        }
+        n
+    }
+
+    /// A sequence; nested sequences are spliced in and a single child stands for itself.
+    fn seq(children: Vec<Node>, p: u32) -> Node {
+        let mut flat = Vec::with_capacity(children.len());
+        for c in children {
+            match c.kind {
+                Kind::Seq(v) => flat.extend(v),
+                _ => flat.push(c),
+            }
+        }
+        if flat.len() == 1 {
+            return flat.pop().unwrap();
+        }
+        Node::new(Kind::Seq(flat), p)
+    }
+
     fn len(&self, r: u32, p: u32) -> u32 {
-        match self {
-            Node::Leaf(l) => l.len(r, p),
-            Node::Par(v) => v.iter().map(|c| c.len(r, p)).sum(),
-            Node::Seq(v) => {
+        if let Some(u) = self.uniform {
+            return u.len;
+        }
+        match &self.kind {
+            Kind::Leaf(l) => l.len(r, p),
+            Kind::Par(v) => v.iter().map(|c| c.len(r, p)).sum(),
+            Kind::Seq(v) => {
                 let mut total = 0;
                 let mut prev: Option<&Node> = None;
                 for c in v {
@@ -550,7 +776,7 @@ impl Node {
                 }
                 total
             }
-            Node::Repeat { n, body } => {
+            Kind::Repeat { n, body } => {
                 let l = body.len(r, p);
                 if l == 0 {
                     return 0;
@@ -564,16 +790,16 @@ impl Node {
     /// `len` in 128 bits, checking every part before using it (`None` never happens; the
     /// value may exceed `u32::MAX`).
     fn checked_len(&self, r: u32, p: u32) -> Option<u128> {
-        Some(match self {
-            Node::Leaf(l) => l.len(r, p) as u128,
-            Node::Par(v) => {
+        Some(match &self.kind {
+            Kind::Leaf(l) => l.len(r, p) as u128,
+            Kind::Par(v) => {
                 let mut t = 0;
                 for c in v {
                     t += c.checked_len(r, p)?;
                 }
                 t
             }
-            Node::Seq(v) => {
+            Kind::Seq(v) => {
                 let mut total = 0;
                 let mut prev: Option<&Node> = None;
                 for c in v {
@@ -592,7 +818,7 @@ impl Node {
                 }
                 total
             }
-            Node::Repeat { n, body } => {
+            Kind::Repeat { n, body } => {
                 let l = body.checked_len(r, p)?;
                 if l == 0 || l > u32::MAX as u128 {
                     return Some(l * *n as u128);
@@ -617,7 +843,11 @@ impl Node {
                 let l = link(a, c, r, p);
                 if l == Link::Join {
                     if i == base {
-                        return Hit::Join { prev: a, next: c, next_base: base + 1 };
+                        return Hit::Join {
+                            prev: a,
+                            next: c,
+                            next_base: base + 1,
+                        };
                     }
                     base += 1;
                 }
@@ -630,7 +860,12 @@ impl Node {
                     let nb = base + n + (l == Link::Join) as u32;
                     (d, nb, l)
                 });
-                return Hit::Child { child: c, base, prev, next };
+                return Hit::Child {
+                    child: c,
+                    base,
+                    prev,
+                    next,
+                };
             }
             base += n;
             last = Some(c);
@@ -639,18 +874,21 @@ impl Node {
     }
 
     fn op(&self, r: u32, p: u32, i: u32) -> Op {
-        match self {
-            Node::Leaf(l) => l.op(r, p, i),
-            Node::Par(v) => {
+        match &self.kind {
+            Kind::Leaf(l) => l.op(r, p, i),
+            Kind::Par(v) => {
                 let (c, base) = Node::locate_par(v, r, p, i);
                 c.op(r, p, i - base)
             }
-            Node::Seq(v) => match Node::locate_seq(v, r, p, i) {
+            Kind::Seq(v) => match Node::locate_seq(v, r, p, i) {
                 Hit::Child { child, base, .. } => child.op(r, p, i - base),
                 Hit::Join { .. } => Op::calc(0),
             },
-            Node::Repeat { body, .. } => {
-                let (l, j) = (body.len(r, p), (link(body, body, r, p) == Link::Join) as u32);
+            Kind::Repeat { body, .. } => {
+                let (l, j) = (
+                    body.len(r, p),
+                    (link(body, body, r, p) == Link::Join) as u32,
+                );
                 let off = i % (l + j);
                 if off == l {
                     Op::calc(0)
@@ -675,20 +913,22 @@ impl Node {
 
     /// Dependency count of `i`; `inc` is what the node's roots wait for from outside.
     fn depcount(&self, r: u32, p: u32, i: u32, inc: u32) -> u32 {
-        match self {
-            Node::Leaf(l) => match l.depcount(r, i) {
+        match &self.kind {
+            Kind::Leaf(l) => match l.depcount(r, i) {
                 0 => inc,
                 d => d,
             },
-            Node::Par(v) => {
+            Kind::Par(v) => {
                 let (c, base) = Node::locate_par(v, r, p, i);
                 c.depcount(r, p, i - base, inc)
             }
-            Node::Seq(v) => match Node::locate_seq(v, r, p, i) {
-                Hit::Child { child, base, prev, .. } => child.depcount(r, p, i - base, in_count(prev, inc, r, p)),
+            Kind::Seq(v) => match Node::locate_seq(v, r, p, i) {
+                Hit::Child {
+                    child, base, prev, ..
+                } => child.depcount(r, p, i - base, in_count(prev, inc, r, p)),
                 Hit::Join { prev, .. } => prev.num_sinks(r, p),
             },
-            Node::Repeat { body, .. } => {
+            Kind::Repeat { body, .. } => {
                 let (l, lk) = (body.len(r, p), link(body, body, r, p));
                 let stride = l + (lk == Link::Join) as u32;
                 let (k, off) = (i / stride, i % stride);
@@ -704,18 +944,24 @@ impl Node {
     }
 
     fn num_roots(&self, r: u32, p: u32) -> u32 {
-        match self {
-            Node::Leaf(l) => l.num_roots(r, p),
-            Node::Par(v) => v.iter().map(|c| c.num_roots(r, p)).sum(),
-            Node::Seq(v) => v.iter().find(|c| c.len(r, p) > 0).map_or(0, |c| c.num_roots(r, p)),
-            Node::Repeat { body, .. } => body.num_roots(r, p),
+        if let Some(u) = self.uniform {
+            return u.roots;
+        }
+        match &self.kind {
+            Kind::Leaf(l) => l.num_roots(r, p),
+            Kind::Par(v) => v.iter().map(|c| c.num_roots(r, p)).sum(),
+            Kind::Seq(v) => v
+                .iter()
+                .find(|c| c.len(r, p) > 0)
+                .map_or(0, |c| c.num_roots(r, p)),
+            Kind::Repeat { body, .. } => body.num_roots(r, p),
         }
     }
 
     fn root(&self, r: u32, p: u32, mut k: u32) -> u32 {
-        match self {
-            Node::Leaf(l) => l.root(r, k),
-            Node::Par(v) => {
+        match &self.kind {
+            Kind::Leaf(l) => l.root(r, k),
+            Kind::Par(v) => {
                 let mut base = 0;
                 for c in v {
                     let nr = c.num_roots(r, p);
@@ -727,25 +973,44 @@ impl Node {
                 }
                 unreachable!("root index out of range")
             }
-            Node::Seq(v) => v.iter().find(|c| c.len(r, p) > 0).map_or(0, |c| c.root(r, p, k)),
-            Node::Repeat { body, .. } => body.root(r, p, k),
+            Kind::Seq(v) => v
+                .iter()
+                .find(|c| c.len(r, p) > 0)
+                .map_or(0, |c| c.root(r, p, k)),
+            Kind::Repeat { body, .. } => body.root(r, p, k),
         }
     }
 
     fn num_sinks(&self, r: u32, p: u32) -> u32 {
-        match self {
-            Node::Leaf(l) => l.num_sinks(r, p),
-            Node::Par(v) => v.iter().map(|c| c.num_sinks(r, p)).sum(),
-            Node::Seq(v) => v.iter().rev().find(|c| c.len(r, p) > 0).map_or(0, |c| c.num_sinks(r, p)),
-            Node::Repeat { body, .. } => body.num_sinks(r, p),
+        if let Some(u) = self.uniform {
+            return u.sinks;
+        }
+        match &self.kind {
+            Kind::Leaf(l) => l.num_sinks(r, p),
+            Kind::Par(v) => v.iter().map(|c| c.num_sinks(r, p)).sum(),
+            Kind::Seq(v) => v
+                .iter()
+                .rev()
+                .find(|c| c.len(r, p) > 0)
+                .map_or(0, |c| c.num_sinks(r, p)),
+            Kind::Repeat { body, .. } => body.num_sinks(r, p),
         }
     }
 
     /// Calls `f` with the global ids released by `i` (local; the node starts at `base`);
     /// the node's sinks release `out`.
-    fn dependents(&self, r: u32, p: u32, i: u32, kind: DepKind, base: u32, out: Out<'_>, f: &mut dyn FnMut(u32)) {
-        match self {
-            Node::Leaf(l) => {
+    fn dependents(
+        &self,
+        r: u32,
+        p: u32,
+        i: u32,
+        kind: DepKind,
+        base: u32,
+        out: Out<'_>,
+        f: &mut dyn FnMut(u32),
+    ) {
+        match &self.kind {
+            Kind::Leaf(l) => {
                 if let Leaf::Coll(g) = l {
                     g.for_each_dependent(r, i, kind, |x| f(base + x));
                 }
@@ -753,34 +1018,60 @@ impl Node {
                     emit(out, r, p, f);
                 }
             }
-            Node::Par(v) => {
+            Kind::Par(v) => {
                 let (c, b) = Node::locate_par(v, r, p, i);
                 c.dependents(r, p, i - b, kind, base + b, out, f)
             }
-            Node::Seq(v) => match Node::locate_seq(v, r, p, i) {
-                Hit::Child { child, base: b, next, .. } => {
+            Kind::Seq(v) => match Node::locate_seq(v, r, p, i) {
+                Hit::Child {
+                    child,
+                    base: b,
+                    next,
+                    ..
+                } => {
                     let child_out = match next {
                         None => out,
-                        Some((d, nb, Link::Direct)) => Out::Roots { node: d, base: base + nb },
+                        Some((d, nb, Link::Direct)) => Out::Roots {
+                            node: d,
+                            base: base + nb,
+                        },
                         Some((d, nb, Link::Funnel)) => Out::One(base + nb + d.root(r, p, 0)),
                         Some((_, nb, Link::Join)) => Out::One(base + nb - 1),
                     };
                     child.dependents(r, p, i - b, kind, base + b, child_out, f)
                 }
-                Hit::Join { next, next_base, .. } => {
+                Hit::Join {
+                    next, next_base, ..
+                } => {
                     if kind == DepKind::Done {
-                        emit(Out::Roots { node: next, base: base + next_base }, r, p, f);
+                        emit(
+                            Out::Roots {
+                                node: next,
+                                base: base + next_base,
+                            },
+                            r,
+                            p,
+                            f,
+                        );
                     }
                 }
             },
-            Node::Repeat { n, body } => {
+            Kind::Repeat { n, body } => {
                 let (l, lk) = (body.len(r, p), link(body, body, r, p));
                 let stride = l + (lk == Link::Join) as u32;
                 let (k, off) = (i / stride, i % stride);
                 let copy_base = base + k * stride;
                 if off == l {
                     if kind == DepKind::Done {
-                        emit(Out::Roots { node: body, base: copy_base + stride }, r, p, f);
+                        emit(
+                            Out::Roots {
+                                node: body,
+                                base: copy_base + stride,
+                            },
+                            r,
+                            p,
+                            f,
+                        );
                     }
                     return;
                 }
@@ -788,7 +1079,10 @@ impl Node {
                     out
                 } else {
                     match lk {
-                        Link::Direct => Out::Roots { node: body, base: copy_base + stride },
+                        Link::Direct => Out::Roots {
+                            node: body,
+                            base: copy_base + stride,
+                        },
                         Link::Funnel => Out::One(copy_base + stride + body.root(r, p, 0)),
                         Link::Join => Out::One(copy_base + l),
                     }
@@ -801,11 +1095,20 @@ impl Node {
 
 /// A human-readable one-line summary of a collective (for reports).
 pub fn describe(g: &Generated) -> String {
-    let mut s = format!("{} {} on {} ranks", g.pattern(), format_size(g.size()), g.p());
+    let mut s = format!(
+        "{} {} on {} ranks",
+        g.pattern(),
+        format_size(g.size()),
+        g.p()
+    );
     match g.pattern() {
         Collective::PipelinedRing => s += &format!(", segment {}", format_size(g.segment_size())),
         Collective::NwayDissemination => {
-            s += &format!(", nway {}, reduction calc {}", g.nway(), format_duration(g.reduce_calc()))
+            s += &format!(
+                ", nway {}, reduction calc {}",
+                g.nway(),
+                format_duration(g.reduce_calc())
+            )
         }
         _ => {}
     }

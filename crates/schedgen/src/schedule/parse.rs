@@ -16,7 +16,10 @@ impl Span {
     /// From the start of `self` to the end of `end` (same line), or `self` otherwise.
     fn to(self, end: Span) -> Span {
         if end.line == self.line && end.col + end.width >= self.col {
-            Span { width: end.col + end.width - self.col, ..self }
+            Span {
+                width: end.col + end.width - self.col,
+                ..self
+            }
         } else {
             self
         }
@@ -78,13 +81,40 @@ pub(crate) enum P2pKind {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Stmt {
-    Calc { dur: Val, cond: Option<SpExpr> },
-    P2p { kind: P2pKind, size: Val, peer: SpExpr, tag: Option<Val>, cond: Option<SpExpr> },
-    Message { size: Val, from: SpExpr, to: SpExpr, tag: Option<Val> },
-    Coll { pattern: Collective, name_span: Span, name: String, size: Val, opts: Vec<(String, Span, Val)> },
-    Repeat { count: Val, body: Vec<Stmt> },
-    Concurrent { body: Vec<Stmt> },
-    Sequence { body: Vec<Stmt> },
+    Calc {
+        dur: Val,
+        cond: Option<SpExpr>,
+    },
+    P2p {
+        kind: P2pKind,
+        size: Val,
+        peer: SpExpr,
+        tag: Option<Val>,
+        cond: Option<SpExpr>,
+    },
+    Message {
+        size: Val,
+        from: SpExpr,
+        to: SpExpr,
+        tag: Option<Val>,
+    },
+    Coll {
+        pattern: Collective,
+        name_span: Span,
+        name: String,
+        size: Val,
+        opts: Vec<(String, Span, Val)>,
+    },
+    Repeat {
+        count: Val,
+        body: Vec<Stmt>,
+    },
+    Concurrent {
+        body: Vec<Stmt>,
+    },
+    Sequence {
+        body: Vec<Stmt>,
+    },
 }
 
 /// A parameter definition: `param name = value`.
@@ -107,7 +137,11 @@ pub(crate) const ALGORITHMS: &[(&str, &str, Collective)] = &[
     ("allreduce", "recdoub", Collective::AllreduceRecdoub),
     ("allreduce", "butterfly", Collective::AllreduceRecdoub),
     ("allreduce", "dissemination", Collective::Dissemination),
-    ("allreduce", "nwaydissemination", Collective::NwayDissemination),
+    (
+        "allreduce",
+        "nwaydissemination",
+        Collective::NwayDissemination,
+    ),
     ("allreduce", "pipelinedring", Collective::PipelinedRing),
     ("bcast", "binomial", Collective::BinomialTreeBcast),
     ("reduce", "binomial", Collective::BinomialTreeReduce),
@@ -115,7 +149,12 @@ pub(crate) const ALGORITHMS: &[(&str, &str, Collective)] = &[
 ];
 
 fn algorithms_of(op: &str) -> String {
-    ALGORITHMS.iter().filter(|(o, _, _)| *o == op).map(|(_, a, _)| *a).collect::<Vec<_>>().join(", ")
+    ALGORITHMS
+        .iter()
+        .filter(|(o, _, _)| *o == op)
+        .map(|(_, a, _)| *a)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The options a pattern takes.
@@ -140,10 +179,18 @@ pub(crate) struct Source {
 
 impl Source {
     pub(crate) fn new(name: &str, text: &str) -> Source {
-        Source { name: name.to_string(), lines: text.lines().map(str::to_string).collect() }
+        Source {
+            name: name.to_string(),
+            lines: text.lines().map(str::to_string).collect(),
+        }
     }
 
-    pub(crate) fn diag(&self, span: Span, message: impl Into<String>, help: Option<String>) -> SchedError {
+    pub(crate) fn diag(
+        &self,
+        span: Span,
+        message: impl Into<String>,
+        help: Option<String>,
+    ) -> SchedError {
         SchedError::At(Box::new(Diagnostic {
             file: self.name.clone(),
             line: span.line,
@@ -161,7 +208,11 @@ fn lex(src: &Source) -> Result<Vec<Token>, SchedError> {
     for (li, line) in src.lines.iter().enumerate() {
         let chars: Vec<char> = line.chars().collect();
         let mut i = 0;
-        let at = |col: usize, width: usize| Span { line: li + 1, col: col + 1, width };
+        let at = |col: usize, width: usize| Span {
+            line: li + 1,
+            col: col + 1,
+            width,
+        };
         while i < chars.len() {
             let c = chars[i];
             if c.is_whitespace() {
@@ -194,10 +245,15 @@ fn lex(src: &Source) -> Result<Vec<Token>, SchedError> {
             } else if c == '$' {
                 let close = chars[i..].iter().position(|&x| x == '}').map(|k| k + i);
                 let name: String = match close {
-                    Some(end) if chars.get(i + 1) == Some(&'{') => chars[i + 2..end].iter().collect(),
+                    Some(end) if chars.get(i + 1) == Some(&'{') => {
+                        chars[i + 2..end].iter().collect()
+                    }
                     _ => String::new(),
                 };
-                let valid = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                let valid = name
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
                     && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
                 if !valid {
                     return Err(src.diag(
@@ -210,7 +266,9 @@ fn lex(src: &Source) -> Result<Vec<Token>, SchedError> {
                 Tok::Param(name)
             } else {
                 const TWO: [&str; 6] = ["==", "!=", "<=", ">=", "&&", "||"];
-                const ONE: [&str; 14] = ["{", "}", "(", ")", "=", "+", "-", "*", "/", "%", "<", ">", "!", ";"];
+                const ONE: [&str; 14] = [
+                    "{", "}", "(", ")", "=", "+", "-", "*", "/", "%", "<", ">", "!", ";",
+                ];
                 let two: String = chars[i..].iter().take(2).collect();
                 if let Some(s) = TWO.iter().find(|&&s| s == two) {
                     i += 2;
@@ -219,15 +277,32 @@ fn lex(src: &Source) -> Result<Vec<Token>, SchedError> {
                     i += 1;
                     Tok::Sym(s)
                 } else {
-                    return Err(src.diag(at(start, 1), format!("unexpected character `{c}`"), None));
+                    return Err(src.diag(
+                        at(start, 1),
+                        format!("unexpected character `{c}`"),
+                        None,
+                    ));
                 }
             };
-            out.push(Token { tok, span: at(start, i - start) });
+            out.push(Token {
+                tok,
+                span: at(start, i - start),
+            });
         }
-        out.push(Token { tok: Tok::Newline, span: at(chars.len(), 1) });
+        out.push(Token {
+            tok: Tok::Newline,
+            span: at(chars.len(), 1),
+        });
     }
-    let end = Span { line: src.lines.len().max(1), col: src.lines.last().map_or(0, |l| l.chars().count()) + 1, width: 1 };
-    out.push(Token { tok: Tok::Eof, span: end });
+    let end = Span {
+        line: src.lines.len().max(1),
+        col: src.lines.last().map_or(0, |l| l.chars().count()) + 1,
+        width: 1,
+    };
+    out.push(Token {
+        tok: Tok::Eof,
+        span: end,
+    });
     Ok(out)
 }
 
@@ -247,12 +322,23 @@ struct Parser<'a> {
 
 pub(crate) fn parse(src: &Source) -> Result<Parsed, SchedError> {
     let toks = lex(src)?;
-    let mut p = Parser { src, toks, pos: 0, params: Vec::new(), uses: Vec::new() };
+    let mut p = Parser {
+        src,
+        toks,
+        pos: 0,
+        params: Vec::new(),
+        uses: Vec::new(),
+    };
     p.header()?;
     let body = p.block(None)?;
     for (name, span) in &p.uses {
         if !p.params.iter().any(|d| &d.name == name) {
-            let known = p.params.iter().map(|d| d.name.as_str()).collect::<Vec<_>>().join(", ");
+            let known = p
+                .params
+                .iter()
+                .map(|d| d.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ");
             let help = if known.is_empty() {
                 format!("define it with `param {name} = <value>`")
             } else {
@@ -261,7 +347,10 @@ pub(crate) fn parse(src: &Source) -> Result<Parsed, SchedError> {
             return Err(src.diag(*span, format!("unknown parameter `{name}`"), Some(help)));
         }
     }
-    Ok(Parsed { params: p.params, body })
+    Ok(Parsed {
+        params: p.params,
+        body,
+    })
 }
 
 impl Parser<'_> {
@@ -284,7 +373,11 @@ impl Parser<'_> {
 
     fn unexpected(&self, expected: &str) -> SchedError {
         let t = self.peek();
-        self.src.diag(t.span, format!("expected {expected}, found {}", t.describe()), None)
+        self.src.diag(
+            t.span,
+            format!("expected {expected}, found {}", t.describe()),
+            None,
+        )
     }
 
     fn skip_newlines(&mut self) {
@@ -346,7 +439,11 @@ impl Parser<'_> {
             match t.tok {
                 Tok::Eof => {
                     if let Some(open) = open {
-                        return Err(self.src.diag(open, "this `{` is never closed", Some("add a `}` line".to_string())));
+                        return Err(self.src.diag(
+                            open,
+                            "this `{` is never closed",
+                            Some("add a `}` line".to_string()),
+                        ));
                     }
                     return Ok(body);
                 }
@@ -355,7 +452,9 @@ impl Parser<'_> {
                         self.next();
                         return Ok(body);
                     }
-                    return Err(self.src.diag(t.span, "unexpected `}` (no block is open)", None));
+                    return Err(self
+                        .src
+                        .diag(t.span, "unexpected `}` (no block is open)", None));
                 }
                 _ => {}
             }
@@ -377,11 +476,19 @@ impl Parser<'_> {
         };
         Ok(Some(match word.as_str() {
             "loggops-schedule" => {
-                return Err(self.src.diag(t.span, "the `loggops-schedule` header may appear only once, on the first line", None))
+                return Err(self.src.diag(
+                    t.span,
+                    "the `loggops-schedule` header may appear only once, on the first line",
+                    None,
+                ))
             }
             "param" => {
                 if nested {
-                    return Err(self.src.diag(t.span, "parameters must be defined at the top level, not inside a block", None));
+                    return Err(self.src.diag(
+                        t.span,
+                        "parameters must be defined at the top level, not inside a block",
+                        None,
+                    ));
                 }
                 self.param()?;
                 return Ok(None);
@@ -392,14 +499,24 @@ impl Parser<'_> {
                 Stmt::Calc { dur, cond }
             }
             "send" | "recv" => {
-                let kind = if word == "send" { P2pKind::Send } else { P2pKind::Recv };
+                let kind = if word == "send" {
+                    P2pKind::Send
+                } else {
+                    P2pKind::Recv
+                };
                 let size = self.value("a size such as `1MiB`")?;
                 let dir = if kind == P2pKind::Send { "to" } else { "from" };
                 self.keyword(dir)?;
                 let peer = self.expr()?;
                 let tag = self.opt_value("tag")?;
                 let cond = self.condition()?;
-                Stmt::P2p { kind, size, peer, tag, cond }
+                Stmt::P2p {
+                    kind,
+                    size,
+                    peer,
+                    tag,
+                    cond,
+                }
             }
             "message" => {
                 let size = self.value("a size such as `1MiB`")?;
@@ -417,28 +534,43 @@ impl Parser<'_> {
                     }
                 }
                 let tag = self.opt_value("tag")?;
-                Stmt::Message { size, from, to, tag }
+                Stmt::Message {
+                    size,
+                    from,
+                    to,
+                    tag,
+                }
             }
             "repeat" => {
                 let count = self.value("a repeat count")?;
                 let open = self.open_brace()?;
-                Stmt::Repeat { count, body: self.block(Some(open))? }
+                Stmt::Repeat {
+                    count,
+                    body: self.block(Some(open))?,
+                }
             }
             "concurrent" => {
                 let open = self.open_brace()?;
-                Stmt::Concurrent { body: self.block(Some(open))? }
+                Stmt::Concurrent {
+                    body: self.block(Some(open))?,
+                }
             }
             "sequence" => {
                 let open = self.open_brace()?;
-                Stmt::Sequence { body: self.block(Some(open))? }
+                Stmt::Sequence {
+                    body: self.block(Some(open))?,
+                }
             }
             "allreduce" | "bcast" | "reduce" | "alltoall" => {
                 let alg = self.next();
                 let Tok::Word(a) = &alg.tok else {
                     self.pos -= 1;
-                    return Err(self.unexpected(&format!("the {word} algorithm ({})", algorithms_of(&word))));
+                    return Err(self
+                        .unexpected(&format!("the {word} algorithm ({})", algorithms_of(&word))));
                 };
-                let Some(&(_, _, pattern)) = ALGORITHMS.iter().find(|(o, al, _)| *o == word && al == a) else {
+                let Some(&(_, _, pattern)) =
+                    ALGORITHMS.iter().find(|(o, al, _)| *o == word && al == a)
+                else {
                     return Err(self.src.diag(
                         t.span.to(alg.span),
                         format!("unknown collective `{word} {a}`"),
@@ -455,7 +587,11 @@ impl Parser<'_> {
                         format!("unknown statement or collective `{w}`"),
                         Some(format!(
                             "expected {STATEMENTS}; collectives: {}; Schedgen patterns: {}",
-                            ALGORITHMS.iter().map(|(o, a, _)| format!("{o} {a}")).collect::<Vec<_>>().join(", "),
+                            ALGORITHMS
+                                .iter()
+                                .map(|(o, a, _)| format!("{o} {a}"))
+                                .collect::<Vec<_>>()
+                                .join(", "),
                             Collective::known_names()
                         )),
                     ));
@@ -464,7 +600,12 @@ impl Parser<'_> {
         }))
     }
 
-    fn collective(&mut self, pattern: Collective, name: String, name_span: Span) -> Result<Stmt, SchedError> {
+    fn collective(
+        &mut self,
+        pattern: Collective,
+        name: String,
+        name_span: Span,
+    ) -> Result<Stmt, SchedError> {
         let size = self.value("a size such as `512MiB`")?;
         let mut opts: Vec<(String, Span, Val)> = Vec::new();
         let allowed = options_of(pattern);
@@ -479,13 +620,21 @@ impl Parser<'_> {
                 ));
             }
             if opts.iter().any(|(o, _, _)| *o == w) {
-                return Err(self.src.diag(span, format!("option `{w}` is given twice"), None));
+                return Err(self
+                    .src
+                    .diag(span, format!("option `{w}` is given twice"), None));
             }
             self.next();
             let v = self.value(&format!("a value for `{w}`"))?;
             opts.push((w, span, v));
         }
-        Ok(Stmt::Coll { pattern, name_span, name, size, opts })
+        Ok(Stmt::Coll {
+            pattern,
+            name_span,
+            name,
+            size,
+            opts,
+        })
     }
 
     fn open_brace(&mut self) -> Result<Span, SchedError> {
@@ -512,7 +661,11 @@ impl Parser<'_> {
             return Err(self.unexpected("a parameter name"));
         };
         if matches!(name.as_str(), "rank" | "P" | "nodes") {
-            return Err(self.src.diag(t.span, format!("`{name}` is a built-in name and cannot be a parameter"), None));
+            return Err(self.src.diag(
+                t.span,
+                format!("`{name}` is a built-in name and cannot be a parameter"),
+                None,
+            ));
         }
         if let Some(prev) = self.params.iter().find(|d| d.name == name) {
             return Err(self.src.diag(
@@ -527,9 +680,18 @@ impl Parser<'_> {
         self.next();
         let v = self.value(&format!("a value for parameter `{name}`"))?;
         if v.param {
-            return Err(self.src.diag(v.span, "a parameter's default cannot use another parameter", None));
+            return Err(self.src.diag(
+                v.span,
+                "a parameter's default cannot use another parameter",
+                None,
+            ));
         }
-        self.params.push(ParamDef { name, default: v.text, span: t.span, value: None });
+        self.params.push(ParamDef {
+            name,
+            default: v.text,
+            span: t.span,
+            value: None,
+        });
         Ok(())
     }
 
@@ -540,19 +702,31 @@ impl Parser<'_> {
         match &t.tok {
             Tok::Quantity(q) | Tok::Word(q) => {
                 self.next();
-                Ok(Val { text: q.clone(), param: false, span: t.span })
+                Ok(Val {
+                    text: q.clone(),
+                    param: false,
+                    span: t.span,
+                })
             }
             Tok::Param(p) => {
                 self.next();
                 self.uses.push((p.clone(), t.span));
-                Ok(Val { text: p.clone(), param: true, span: t.span })
+                Ok(Val {
+                    text: p.clone(),
+                    param: true,
+                    span: t.span,
+                })
             }
             Tok::Sym("-") => {
                 self.next();
                 match self.peek().tok.clone() {
                     Tok::Quantity(q) => {
                         let end = self.next().span;
-                        Ok(Val { text: format!("-{q}"), param: false, span: t.span.to(end) })
+                        Ok(Val {
+                            text: format!("-{q}"),
+                            param: false,
+                            span: t.span.to(end),
+                        })
                     }
                     _ => Err(self.unexpected(what)),
                 }
@@ -583,14 +757,24 @@ impl Parser<'_> {
         let start = self.peek().span;
         let expr = self.binary(0)?;
         let end = self.toks[self.pos.saturating_sub(1).min(self.toks.len() - 1)].span;
-        Ok(SpExpr { expr, span: start.to(end) })
+        Ok(SpExpr {
+            expr,
+            span: start.to(end),
+        })
     }
 
     fn binary(&mut self, level: usize) -> Result<Expr, SchedError> {
         const LEVELS: [&[(&str, BinOp)]; 5] = [
             &[("||", BinOp::Or)],
             &[("&&", BinOp::And)],
-            &[("==", BinOp::Eq), ("!=", BinOp::Ne), ("<=", BinOp::Le), (">=", BinOp::Ge), ("<", BinOp::Lt), (">", BinOp::Gt)],
+            &[
+                ("==", BinOp::Eq),
+                ("!=", BinOp::Ne),
+                ("<=", BinOp::Le),
+                (">=", BinOp::Ge),
+                ("<", BinOp::Lt),
+                (">", BinOp::Gt),
+            ],
             &[("+", BinOp::Add), ("-", BinOp::Sub)],
             &[("*", BinOp::Mul), ("/", BinOp::Div), ("%", BinOp::Rem)],
         ];
@@ -600,7 +784,10 @@ impl Parser<'_> {
         let mut lhs = self.binary(level + 1)?;
         loop {
             let op = match &self.peek().tok {
-                Tok::Sym(s) => LEVELS[level].iter().find(|(x, _)| x == s).map(|(_, op)| *op),
+                Tok::Sym(s) => LEVELS[level]
+                    .iter()
+                    .find(|(x, _)| x == s)
+                    .map(|(_, op)| *op),
                 _ => None,
             };
             let Some(op) = op else { return Ok(lhs) };

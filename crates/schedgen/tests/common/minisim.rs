@@ -27,15 +27,37 @@ pub struct SimParams {
 impl SimParams {
     /// LogGOPSim's defaults (unit-less ticks).
     pub fn loggopsim_default() -> SimParams {
-        SimParams { l: 2500, o: 1500, g: 1000, big_g: 6, big_o: 0, s: 65535, wrap: true, libstdcxx: false }
+        SimParams {
+            l: 2500,
+            o: 1500,
+            g: 1000,
+            big_g: 6,
+            big_o: 0,
+            s: 65535,
+            wrap: true,
+            libstdcxx: false,
+        }
     }
     /// The reference cases' `aws_ps` set.
     pub fn aws_ps() -> SimParams {
-        SimParams { l: 16_790_000, o: 1_500_000, g: 1_000_000, big_g: 100, big_o: 0, s: 65535, wrap: true, libstdcxx: false }
+        SimParams {
+            l: 16_790_000,
+            o: 1_500_000,
+            g: 1_000_000,
+            big_g: 100,
+            big_o: 0,
+            s: 65535,
+            wrap: true,
+            libstdcxx: false,
+        }
     }
     /// `step(s) = 2o + L + (s−1)G` (the idle point-to-point time).
     pub fn step(&self, size: u64) -> u64 {
-        let s1 = if self.wrap { size.wrapping_sub(1) } else { size.saturating_sub(1) };
+        let s1 = if self.wrap {
+            size.wrapping_sub(1)
+        } else {
+            size.saturating_sub(1)
+        };
         (2 * self.o + self.l).wrapping_add(s1.wrapping_mul(self.big_g))
     }
 }
@@ -58,8 +80,17 @@ impl SimResult {
 
 #[derive(Clone, Copy)]
 enum Ev {
-    Op { host: u32, id: u32 },
-    Msg { src: u32, dst: u32, size: u64, tag: u32, send: u32 },
+    Op {
+        host: u32,
+        id: u32,
+    },
+    Msg {
+        src: u32,
+        dst: u32,
+        size: u64,
+        tag: u32,
+        send: u32,
+    },
 }
 
 #[derive(Clone, Copy)]
@@ -76,14 +107,22 @@ fn matches(q_src: u32, q_tag: u32, src: u32, tag: u32) -> bool {
 
 pub fn simulate<P: Program>(p: &P, prm: SimParams) -> SimResult {
     let n = p.num_ranks() as usize;
-    let mut dep: Vec<Vec<u32>> = (0..n as u32).map(|r| (0..p.num_ops(r)).map(|i| p.depcount(r, i)).collect()).collect();
+    let mut dep: Vec<Vec<u32>> = (0..n as u32)
+        .map(|r| (0..p.num_ops(r)).map(|i| p.depcount(r, i)).collect())
+        .collect();
     let (mut nexto, mut nextgs, mut nextgr) = (vec![0u64; n], vec![0u64; n], vec![0u64; n]);
     let mut rq: Vec<Vec<Entry>> = vec![Vec::new(); n];
     let mut uq: Vec<Vec<Entry>> = vec![Vec::new(); n];
     let mut events: Vec<Ev> = Vec::new();
     let mut heap: BinaryHeap<Reverse<(u64, u64, usize)>> = BinaryHeap::new();
     let mut aqtime = 0u64;
-    let s1 = |s: u64| if prm.wrap { s.wrapping_sub(1) } else { s.saturating_sub(1) };
+    let s1 = |s: u64| {
+        if prm.wrap {
+            s.wrapping_sub(1)
+        } else {
+            s.saturating_sub(1)
+        }
+    };
     let sort = |v: &mut Vec<u32>, host: u32| {
         let key = |id: &u32| p.op(host, *id).kind;
         if prm.libstdcxx {
@@ -108,7 +147,11 @@ pub fn simulate<P: Program>(p: &P, prm: SimParams) -> SimResult {
     let mut check: BTreeSet<u32> = BTreeSet::new();
     while let Some(Reverse((t, ts, idx))) = heap.pop() {
         let ev = events[idx];
-        let mut mark = |h: u32, id: u32, kind: DepKind, freed: &mut Vec<Vec<u32>>, check: &mut BTreeSet<u32>| {
+        let mut mark = |h: u32,
+                        id: u32,
+                        kind: DepKind,
+                        freed: &mut Vec<Vec<u32>>,
+                        check: &mut BTreeSet<u32>| {
             p.for_each_dependent(h, id, kind, |x| {
                 let d = &mut dep[h as usize][x as usize];
                 *d -= 1;
@@ -136,10 +179,26 @@ pub fn simulate<P: Program>(p: &P, prm: SimParams) -> SimResult {
                         let ready = nexto[h].max(nextgs[h]);
                         if ready <= t {
                             mark(host, id, DepKind::Start, &mut freed, &mut check);
-                            nexto[h] = t.wrapping_add(prm.o).wrapping_add(s1(op.size).wrapping_mul(prm.big_o));
-                            nextgs[h] = t.wrapping_add(prm.g).wrapping_add(s1(op.size).wrapping_mul(prm.big_g));
-                            let msg = Ev::Msg { src: host, dst: op.peer, size: op.size, tag: op.tag, send: id };
-                            push(&mut heap, &mut events, t.wrapping_add(prm.o).wrapping_add(prm.l), aqtime, msg);
+                            nexto[h] = t
+                                .wrapping_add(prm.o)
+                                .wrapping_add(s1(op.size).wrapping_mul(prm.big_o));
+                            nextgs[h] = t
+                                .wrapping_add(prm.g)
+                                .wrapping_add(s1(op.size).wrapping_mul(prm.big_g));
+                            let msg = Ev::Msg {
+                                src: host,
+                                dst: op.peer,
+                                size: op.size,
+                                tag: op.tag,
+                                send: id,
+                            };
+                            push(
+                                &mut heap,
+                                &mut events,
+                                t.wrapping_add(prm.o).wrapping_add(prm.l),
+                                aqtime,
+                                msg,
+                            );
                             aqtime += 1;
                             if op.size <= prm.s {
                                 mark(host, id, DepKind::Done, &mut freed, &mut check);
@@ -150,7 +209,10 @@ pub fn simulate<P: Program>(p: &P, prm: SimParams) -> SimResult {
                     }
                     OpKind::Recv => {
                         mark(host, id, DepKind::Start, &mut freed, &mut check);
-                        if let Some(pos) = uq[h].iter().position(|e| matches(op.peer, op.tag, e.src, e.tag)) {
+                        if let Some(pos) = uq[h]
+                            .iter()
+                            .position(|e| matches(op.peer, op.tag, e.src, e.tag))
+                        {
                             let e = uq[h].remove(pos);
                             if op.size > prm.s {
                                 mark(e.src, e.id, DepKind::Done, &mut freed, &mut check);
@@ -160,18 +222,33 @@ pub fn simulate<P: Program>(p: &P, prm: SimParams) -> SimResult {
                             }
                             mark(host, id, DepKind::Done, &mut freed, &mut check);
                         } else {
-                            rq[h].push(Entry { src: op.peer, tag: op.tag, id, size: op.size });
+                            rq[h].push(Entry {
+                                src: op.peer,
+                                tag: op.tag,
+                                id,
+                                size: op.size,
+                            });
                         }
                     }
                 }
             }
-            Ev::Msg { src, dst, size, tag, send } => {
+            Ev::Msg {
+                src,
+                dst,
+                size,
+                tag,
+                send,
+            } => {
                 let r = dst as usize;
                 let ready = nexto[r].max(nextgr[r]);
                 if ready <= t {
-                    let cpu = s1(size).wrapping_mul(prm.big_o).max(s1(size).wrapping_mul(prm.big_g));
+                    let cpu = s1(size)
+                        .wrapping_mul(prm.big_o)
+                        .max(s1(size).wrapping_mul(prm.big_g));
                     nexto[r] = t.wrapping_add(prm.o).wrapping_add(cpu);
-                    nextgr[r] = t.wrapping_add(prm.g).wrapping_add(s1(size).wrapping_mul(prm.big_g));
+                    nextgr[r] = t
+                        .wrapping_add(prm.g)
+                        .wrapping_add(s1(size).wrapping_mul(prm.big_g));
                     if let Some(pos) = rq[r].iter().position(|q| matches(q.src, q.tag, src, tag)) {
                         let q = rq[r].remove(pos);
                         if size > prm.s {
@@ -182,7 +259,12 @@ pub fn simulate<P: Program>(p: &P, prm: SimParams) -> SimResult {
                         }
                         mark(dst, q.id, DepKind::Done, &mut freed, &mut check);
                     } else {
-                        uq[r].push(Entry { src, tag, id: send, size });
+                        uq[r].push(Entry {
+                            src,
+                            tag,
+                            id: send,
+                            size,
+                        });
                     }
                 } else {
                     heap.push(Reverse((ready.max(t), ts, idx)));
@@ -195,12 +277,19 @@ pub fn simulate<P: Program>(p: &P, prm: SimParams) -> SimResult {
             for id in list {
                 let op = p.op(h, id);
                 let hu = h as usize;
-                let at = if op.kind == OpKind::Send { nexto[hu].max(nextgs[hu]) } else { nexto[hu] };
+                let at = if op.kind == OpKind::Send {
+                    nexto[hu].max(nextgs[hu])
+                } else {
+                    nexto[hu]
+                };
                 push(&mut heap, &mut events, at, aqtime, Ev::Op { host: h, id });
                 aqtime += 1;
             }
         }
     }
     let leftover = rq.iter().any(|q| !q.is_empty()) || uq.iter().any(|q| !q.is_empty());
-    SimResult { times: (!leftover).then_some(nexto), events: aqtime }
+    SimResult {
+        times: (!leftover).then_some(nexto),
+        events: aqtime,
+    }
 }

@@ -42,7 +42,11 @@ pub fn parse_schedgen_text(text: &str) -> Materialized {
                 let label = w.trim_end_matches(':').to_string();
                 let num = |s: &str| s.trim_end_matches('b').parse::<u64>().unwrap();
                 let tag = || {
-                    words.iter().position(|&x| x == "tag").map(|i| num(words[i + 1]) as u32).unwrap_or(0)
+                    words
+                        .iter()
+                        .position(|&x| x == "tag")
+                        .map(|i| num(words[i + 1]) as u32)
+                        .unwrap_or(0)
                 };
                 let op = match words[1] {
                     "send" => Op::send(num(words[2]), num(words[4]) as u32, tag()),

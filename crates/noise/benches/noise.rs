@@ -1,0 +1,216 @@
+//! Per-call cost of the noise interface on a Daint-sized synthetic profile: 332k latency
+//! samples (about 1000 distinct values, like Daint's capture), 332k bandwidth samples (about
+//! 5000 distinct), a 120 s OS-noise trace with 60k detours (494/s, 13.5 us). A second profile
+//! has all-distinct samples (the worst case: 332k latency, 168k bandwidth values).
+//! Calls walk 16,384 ranks with advancing times, like a 16K-rank dissemination.
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use loggops_engine::{Noise, Params};
+use loggops_noise::rng::CounterRng;
+use loggops_noise::{NoiseConfig, NoiseMode, NoiseModel};
+use loggops_profile::*;
+use std::hint::black_box;
+
+const RANKS: u32 = 16_384;
+
+fn profile(distinct: bool) -> Profile {
+    let mut s = CounterRng::new(1, 0).stream(0);
+    let (lq, gq, gn) = if distinct {
+        (1e-9, 1e-12, 168_000)
+    } else {
+        (1000.0, 0.004, 332_000)
+    };
+    let latency: Vec<f64> = (0..332_000)
+        .map(|_| (0.5e6 / (1.0 - s.next_f64()).powf(1.0 / 1.5) / lq).round() * lq)
+        .collect();
+    let bandwidth: Vec<f64> = (0..gn)
+        .map(|_| ((100.0 + 20.0 * s.next_f64()) / gq).round() * gq)
+        .collect();
+    let place = |l: f64, g: f64| Placement {
+        params: BaseParams {
+            l_ps: l,
+            o_ps: 0.0,
+            g_ps: 6e6,
+            big_g_ps_per_byte: g,
+            big_o_ps_per_byte: 0.0,
+            s_bytes: 4096,
+        },
+        latency: Some(Distribution::Samples(latency.clone())),
+        bandwidth: Some(Distribution::Samples(bandwidth.clone())),
+        bandwidth_block_bytes: 16 << 20,
+        overhead: None,
+        gap: None,
+    };
+    let mut start = Vec::new();
+    let mut duration = Vec::new();
+    let mut t = 0u64;
+    for _ in 0..59_280 {
+        t += 1 + (s.next_f64() * 4.0e9) as u64; // mean gap 2 ms
+        start.push(t);
+        duration.push((s.next_f64() * 27e6) as u64);
+        t += 27_000_000;
+    }
+    let period = t + 30_000_000;
+    let near = place(500_000.0, 110.0);
+    Profile {
+        system: "bench".into(),
+        description: String::new(),
+        far: Some(Placement {
+            latency: None,
+            bandwidth: None,
+            ..place(600_000.0, 140.0)
+        }),
+        near,
+        nodes_per_switch: 16,
+        os_noise: OsNoise {
+            traces: vec![DetourTrace {
+                start_ps: start,
+                duration_ps: duration,
+                period_ps: period,
+            }],
+            process: None,
+        },
+        prices: Prices::default(),
+        provenance: Provenance::default(),
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let prof = profile(false);
+    let model = |mode| {
+        NoiseModel::new(
+            &prof,
+            &NoiseConfig {
+                mode,
+                ..NoiseConfig::default()
+            },
+        )
+        .unwrap()
+    };
+    let osnet = model(NoiseMode::OsNet);
+    let none = model(NoiseMode::None);
+    let p: Params = osnet.engine_params();
+
+    let rng = CounterRng::new(7, 0);
+    let mut k = 0u32;
+    c.bench_function("philox4x32-10 block", |b| {
+        b.iter(|| {
+            k = k.wrapping_add(1);
+            black_box(rng.u64x2([k, 3, 0, 1 << 24]))
+        })
+    });
+    let lat = loggops_noise::Sampler::new(
+        prof.near.latency.as_ref().unwrap(),
+        loggops_noise::Scaling::Absolute,
+        "ps",
+    )
+    .unwrap();
+    let mut u = 0.0f64;
+    c.bench_function("latency sampler draw", |b| {
+        b.iter(|| {
+            u += 0.6180339887498949;
+            if u >= 1.0 {
+                u -= 1.0;
+            }
+            black_box(lat.sample(u))
+        })
+    });
+    let mut run = osnet.instance(7, 0, RANKS);
+    let mut i = 0u32;
+    c.bench_function("send_costs 16B os+net", |b| {
+        b.iter(|| {
+            i = i.wrapping_add(1);
+            let src = i % RANKS;
+            black_box(run.send_costs(&p, src, (src + (1 << (i % 14))) % RANKS, i / RANKS, 16))
+        })
+    });
+    c.bench_function("recv_costs 16B os+net", |b| {
+        b.iter(|| {
+            i = i.wrapping_add(1);
+            let src = i % RANKS;
+            black_box(run.recv_costs(&p, src, (src + (1 << (i % 14))) % RANKS, i / RANKS, 16))
+        })
+    });
+    c.bench_function("send_costs 1MiB os+net", |b| {
+        b.iter(|| {
+            i = i.wrapping_add(1);
+            black_box(run.send_costs(&p, i % RANKS, (i + 1) % RANKS, i / RANKS, 1 << 20))
+        })
+    });
+    c.bench_function("send_costs 512MiB os+net (32 G draws)", |b| {
+        b.iter(|| {
+            i = i.wrapping_add(1);
+            black_box(run.send_costs(&p, i % RANKS, (i + 1) % RANKS, i / RANKS, 512 << 20))
+        })
+    });
+    let mut base = none.instance(7, 0, RANKS);
+    c.bench_function("send_costs 16B none (far/near base)", |b| {
+        b.iter(|| {
+            i = i.wrapping_add(1);
+            let src = i % RANKS;
+            black_box(base.send_costs(&p, src, (src + (1 << (i % 14))) % RANKS, i, 16))
+        })
+    });
+    // OS noise: empty windows (o = 0) and 150 ns windows, times advancing 2 us per round.
+    c.bench_function("os_detour empty window", |b| {
+        b.iter(|| {
+            i = i.wrapping_add(1);
+            let t = (i / RANKS) as u64 * 2_000_000;
+            black_box(run.os_detour(i % RANKS, t, t))
+        })
+    });
+    c.bench_function("os_detour 150ns window", |b| {
+        b.iter(|| {
+            i = i.wrapping_add(1);
+            let t = (i / RANKS) as u64 * 2_000_000;
+            black_box(run.os_detour(i % RANKS, t, t + 150_000))
+        })
+    });
+    c.bench_function("os_detour 10ms window", |b| {
+        b.iter(|| {
+            i = i.wrapping_add(1);
+            let t = (i / RANKS) as u64 * 2_000_000;
+            black_box(run.os_detour(i % RANKS, t, t + 10_000_000_000))
+        })
+    });
+    // One message of a noisy run: send + recv + the two CPU windows.
+    c.bench_function("per message os+net (send+recv+2 os_detour)", |b| {
+        b.iter(|| {
+            i = i.wrapping_add(1);
+            let src = i % RANKS;
+            let dst = (src + (1 << (i % 14))) % RANKS;
+            let t = (i / RANKS) as u64 * 2_000_000;
+            let s = run.send_costs(&p, src, dst, i / RANKS, 16);
+            let d1 = run.os_detour(src, t, t + s.o);
+            let r = run.recv_costs(&p, src, dst, i / RANKS, 16);
+            let d2 = run.os_detour(dst, t + s.latency, t + s.latency + r.o);
+            black_box((s, r, d1, d2))
+        })
+    });
+    let worst = NoiseModel::new(
+        &profile(true),
+        &NoiseConfig {
+            mode: NoiseMode::OsNet,
+            ..NoiseConfig::default()
+        },
+    )
+    .unwrap();
+    let mut wrun = worst.instance(7, 0, RANKS);
+    c.bench_function("send_costs 16B os+net, all-distinct samples", |b| {
+        b.iter(|| {
+            i = i.wrapping_add(1);
+            let src = i % RANKS;
+            black_box(wrun.send_costs(&p, src, (src + (1 << (i % 14))) % RANKS, i / RANKS, 16))
+        })
+    });
+    c.bench_function("instance 16384 ranks", |b| {
+        let mut rep = 0;
+        b.iter(|| {
+            rep += 1;
+            black_box(osnet.instance(7, rep, RANKS))
+        })
+    });
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,663 @@
+//! Samplers over measured distributions.
+//!
+//! A [`Sampler`] turns a uniform number `u ∈ [0, 1)` into a draw:
+//! * raw samples ([`Distribution::Samples`]): uniform bootstrap, as the paper's simulator did
+//!   (`vec[rand() % n]`), every sample equally likely: the draw is the `floor(u·n)`-th smallest
+//!   sample. The samples are kept as distinct values with their cumulative counts plus a guide
+//!   table, so a draw touches a few cache lines of a table that is usually small (measured
+//!   latencies have 100–25,000 distinct values among 10^5–10^6 samples);
+//! * a quantile table ([`Distribution::Quantiles`]): inverse CDF with linear interpolation
+//!   between neighbouring `(prob, value)` points.
+//!
+//! [`Scaling::MedianTo`] multiplies every value by `base / median` at construction (the paper's
+//! convention: only the *shape* of the measurement is kept, its median is pinned to the LogGP
+//! parameter). The source value equal to the median maps to exactly `base`.
+
+use loggops_profile::Distribution;
+use thiserror::Error;
+
+/// How draws relate to the measured values.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Scaling {
+    /// Draws are the measured values.
+    Absolute,
+    /// Every draw is multiplied by `base / median(distribution)`.
+    MedianTo(f64),
+}
+
+/// Why a distribution cannot be sampled. `unit` is the unit of the values (e.g. `ps`).
+#[derive(Clone, Debug, Error, PartialEq)]
+pub enum DistError {
+    #[error("has no values; expected at least one sample")]
+    Empty,
+    #[error("has {n} samples; at most 4294967295 are supported")]
+    TooMany { n: usize },
+    #[error("value {index} is {value}{unit}; expected a finite value >= 0{unit}")]
+    BadValue {
+        index: usize,
+        value: f64,
+        unit: &'static str,
+    },
+    #[error(
+        "quantile table has {probs} probabilities but {values} values; expected two equally long \
+         lists with at least 2 entries"
+    )]
+    QuantileLengths { probs: usize, values: usize },
+    #[error("quantile probability {index} is {value}; expected {expected}")]
+    QuantileProb {
+        index: usize,
+        value: f64,
+        expected: &'static str,
+    },
+    #[error(
+        "quantile value {index} is {value}{unit}, below the previous value {prev}{unit}; expected \
+         non-decreasing values"
+    )]
+    QuantileDecreasing {
+        index: usize,
+        value: f64,
+        prev: f64,
+        unit: &'static str,
+    },
+    #[error("median is 0{unit}, so draws cannot be scaled to a median of {base}{unit}")]
+    ZeroMedian { base: f64, unit: &'static str },
+    #[error("the value {base}{unit} to scale the median to is not a finite value >= 0{unit}")]
+    BadBase { base: f64, unit: &'static str },
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    /// Number of samples smaller than `value`.
+    first: u64,
+    value: f64,
+}
+
+fn bootstrap(sorted: &[f64]) -> Kind {
+    let n = sorted.len() as u64;
+    let mut entries: Vec<Entry> = Vec::new();
+    for (i, &x) in sorted.iter().enumerate() {
+        if entries.last().is_none_or(|e| e.value != x) {
+            entries.push(Entry {
+                first: i as u64,
+                value: x,
+            });
+        }
+    }
+    // About one guide slot per distinct value.
+    let per = (n / entries.len() as u64).max(1);
+    let shift = 63 - per.leading_zeros();
+    let slots = ((n - 1) >> shift) as usize + 1;
+    let mut guide = Vec::with_capacity(slots);
+    let mut j = 0usize;
+    for b in 0..slots as u64 {
+        let i = b << shift;
+        while j + 1 < entries.len() && entries[j + 1].first <= i {
+            j += 1;
+        }
+        guide.push(j as u32);
+    }
+    Kind::Bootstrap {
+        n,
+        entries: entries.into(),
+        guide: guide.into(),
+        shift,
+    }
+}
+
+#[derive(Clone, Debug)]
+enum Kind {
+    /// Bootstrap: the distinct (scaled) sample values in increasing order, each with the
+    /// number of samples below it; `guide[i >> shift]` is the entry holding sorted index
+    /// `(i >> shift) << shift`.
+    Bootstrap {
+        n: u64,
+        entries: Box<[Entry]>,
+        guide: Box<[u32]>,
+        shift: u32,
+    },
+    /// Inverse CDF: `values[i]` at `probs[i]`; `grid = Some(k)` when `probs[i] == i / k`.
+    Quantiles {
+        probs: Box<[f64]>,
+        values: Box<[f64]>,
+        grid: Option<f64>,
+    },
+}
+
+/// Draws from one measured distribution. Immutable; cheap to share.
+#[derive(Clone, Debug)]
+pub struct Sampler {
+    kind: Kind,
+    median: f64,
+    min: f64,
+    max: f64,
+}
+
+/// Median of sorted values: the middle one, or the mean of the two middle ones (numpy's rule).
+fn median_sorted(v: &[f64]) -> f64 {
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+fn check_values(v: &[f64], unit: &'static str) -> Result<(), DistError> {
+    match v.iter().position(|x| !x.is_finite() || *x < 0.0) {
+        Some(index) => Err(DistError::BadValue {
+            index,
+            value: v[index],
+            unit,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Median of a distribution (bootstrap: of the samples; quantile table: its 0.5 quantile).
+pub fn median_of(d: &Distribution, unit: &'static str) -> Result<f64, DistError> {
+    Ok(Sampler::new(d, Scaling::Absolute, unit)?.median())
+}
+
+impl Sampler {
+    /// Validates `d` (values finite and >= 0; quantile tables well formed) and builds a sampler.
+    pub fn new(
+        d: &Distribution,
+        scaling: Scaling,
+        unit: &'static str,
+    ) -> Result<Sampler, DistError> {
+        let (kind, median) = match d {
+            Distribution::Samples(v) => {
+                if v.is_empty() {
+                    return Err(DistError::Empty);
+                }
+                check_values(v, unit)?;
+                if v.len() as u64 > u32::MAX as u64 {
+                    return Err(DistError::TooMany { n: v.len() });
+                }
+                let mut sorted = v.clone();
+                sorted.sort_by(f64::total_cmp);
+                (bootstrap(&sorted), median_sorted(&sorted))
+            }
+            Distribution::Quantiles { probs, values } => {
+                if probs.len() != values.len() || probs.len() < 2 {
+                    return Err(DistError::QuantileLengths {
+                        probs: probs.len(),
+                        values: values.len(),
+                    });
+                }
+                check_values(values, unit)?;
+                let k = probs.len() - 1;
+                if probs[0] != 0.0 {
+                    return Err(DistError::QuantileProb {
+                        index: 0,
+                        value: probs[0],
+                        expected: "0",
+                    });
+                }
+                if probs[k] != 1.0 {
+                    return Err(DistError::QuantileProb {
+                        index: k,
+                        value: probs[k],
+                        expected: "1",
+                    });
+                }
+                for i in 1..=k {
+                    if probs[i].partial_cmp(&probs[i - 1]) != Some(std::cmp::Ordering::Greater) {
+                        return Err(DistError::QuantileProb {
+                            index: i,
+                            value: probs[i],
+                            expected: "a value above the previous probability",
+                        });
+                    }
+                    if values[i] < values[i - 1] {
+                        return Err(DistError::QuantileDecreasing {
+                            index: i,
+                            value: values[i],
+                            prev: values[i - 1],
+                            unit,
+                        });
+                    }
+                }
+                let kf = k as f64;
+                let on_grid = probs
+                    .iter()
+                    .enumerate()
+                    .all(|(i, &p)| (p - i as f64 / kf).abs() <= 1e-12);
+                let kind = Kind::Quantiles {
+                    probs: probs.clone().into(),
+                    values: values.clone().into(),
+                    grid: on_grid.then_some(kf),
+                };
+                let unscaled = Sampler {
+                    kind,
+                    median: 0.0,
+                    min: 0.0,
+                    max: 0.0,
+                };
+                let m = unscaled.sample(0.5);
+                (unscaled.kind, m)
+            }
+        };
+        let mut s = Sampler {
+            kind,
+            median,
+            min: 0.0,
+            max: 0.0,
+        };
+        if let Scaling::MedianTo(base) = scaling {
+            if !base.is_finite() || base < 0.0 {
+                return Err(DistError::BadBase { base, unit });
+            }
+            if median == 0.0 {
+                return Err(DistError::ZeroMedian { base, unit });
+            }
+            let f = |x: f64| if x == median { base } else { x * base / median };
+            match &mut s.kind {
+                Kind::Bootstrap { entries, .. } => {
+                    entries.iter_mut().for_each(|e| e.value = f(e.value))
+                }
+                Kind::Quantiles { values, .. } => values.iter_mut().for_each(|x| *x = f(*x)),
+            }
+            s.median = match &s.kind {
+                Kind::Bootstrap { n, .. } => {
+                    let n = *n;
+                    let at = |i: u64| s.at_index(i);
+                    if n % 2 == 1 {
+                        at(n / 2)
+                    } else {
+                        (at(n / 2 - 1) + at(n / 2)) / 2.0
+                    }
+                }
+                Kind::Quantiles { .. } => s.sample(0.5),
+            };
+        }
+        (s.min, s.max) = match &s.kind {
+            Kind::Bootstrap { entries, .. } => (entries[0].value, entries[entries.len() - 1].value),
+            Kind::Quantiles { values, .. } => (values[0], values[values.len() - 1]),
+        };
+        Ok(s)
+    }
+
+    /// The draw for a uniform `u ∈ [0, 1)`.
+    #[inline]
+    pub fn sample(&self, u: f64) -> f64 {
+        match &self.kind {
+            Kind::Bootstrap { n, .. } => {
+                let i = ((u * *n as f64) as u64).min(*n - 1);
+                self.at_index(i)
+            }
+            Kind::Quantiles {
+                probs,
+                values,
+                grid,
+            } => {
+                let k = values.len() - 1;
+                let (i, frac) = match grid {
+                    Some(kf) => {
+                        let x = u * kf;
+                        let i = (x as usize).min(k - 1);
+                        (i, x - i as f64)
+                    }
+                    None => {
+                        let i = probs.partition_point(|&p| p <= u).clamp(1, k) - 1;
+                        (i, (u - probs[i]) / (probs[i + 1] - probs[i]))
+                    }
+                };
+                let (a, b) = (values[i], values[i + 1]);
+                if frac <= 0.0 {
+                    a
+                } else {
+                    a + (b - a) * frac
+                }
+            }
+        }
+    }
+
+    /// The `i`-th smallest (scaled) sample of a bootstrap sampler.
+    #[inline(always)]
+    fn at_index(&self, i: u64) -> f64 {
+        let Kind::Bootstrap {
+            entries,
+            guide,
+            shift,
+            ..
+        } = &self.kind
+        else {
+            unreachable!()
+        };
+        let b = (i >> shift) as usize;
+        let lo = guide[b] as usize;
+        // Entries that can hold index i: lo ..= hi (the entry of the next slot's first index).
+        let hi = guide.get(b + 1).map_or(entries.len() - 1, |&h| h as usize);
+        if hi - lo <= 4 {
+            let mut j = lo;
+            while j < hi && entries[j + 1].first <= i {
+                j += 1;
+            }
+            entries[j].value
+        } else {
+            // Last entry in lo..=hi whose first sample index is <= i.
+            let k = entries[lo + 1..=hi].partition_point(|e| e.first <= i);
+            entries[lo + k].value
+        }
+    }
+
+    /// Median of the draws (after scaling).
+    pub fn median(&self) -> f64 {
+        self.median
+    }
+
+    /// Smallest possible draw.
+    pub fn min(&self) -> f64 {
+        self.min
+    }
+
+    /// Largest possible draw.
+    pub fn max(&self) -> f64 {
+        self.max
+    }
+
+    /// Number of samples (bootstrap) or table points (quantiles).
+    pub fn len(&self) -> usize {
+        match &self.kind {
+            Kind::Bootstrap { n, .. } => *n as usize,
+            Kind::Quantiles { values, .. } => values.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether this sampler bootstraps raw samples (rather than interpolating a quantile table).
+    pub fn is_bootstrap(&self) -> bool {
+        matches!(self.kind, Kind::Bootstrap { .. })
+    }
+
+    /// Number of distinct values a bootstrap sampler holds (table points for quantiles).
+    pub fn distinct(&self) -> usize {
+        match &self.kind {
+            Kind::Bootstrap { entries, .. } => entries.len(),
+            Kind::Quantiles { values, .. } => values.len(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::CounterRng;
+
+    /// A Pareto(alpha = 1.5)-like heavy-tailed sample set: x = 1000 / (1-v)^(1/1.5) ps.
+    fn heavy_tailed(n: usize, seed: u64) -> Vec<f64> {
+        let mut s = CounterRng::new(seed, 0).stream(0);
+        (0..n)
+            .map(|_| 1000.0 / (1.0 - s.next_f64()).powf(1.0 / 1.5))
+            .collect()
+    }
+
+    fn draws(s: &Sampler, n: usize, seed: u64) -> Vec<f64> {
+        let mut st = CounterRng::new(seed, 1).stream(5);
+        (0..n).map(|_| s.sample(st.next_f64())).collect()
+    }
+
+    /// Two-sample Kolmogorov-Smirnov distance.
+    fn ks(a: &[f64], b: &[f64]) -> f64 {
+        let mut a = a.to_vec();
+        let mut b = b.to_vec();
+        a.sort_by(f64::total_cmp);
+        b.sort_by(f64::total_cmp);
+        let (mut i, mut j, mut d) = (0, 0, 0.0f64);
+        while i < a.len() && j < b.len() {
+            let x = a[i].min(b[j]);
+            while i < a.len() && a[i] <= x {
+                i += 1;
+            }
+            while j < b.len() && b[j] <= x {
+                j += 1;
+            }
+            d = d.max((i as f64 / a.len() as f64 - j as f64 / b.len() as f64).abs());
+        }
+        d
+    }
+
+    /// Quantile table with `k+1` equally spaced points, linear interpolation of order statistics.
+    fn quantile_table(samples: &[f64], k: usize) -> Distribution {
+        let mut s = samples.to_vec();
+        s.sort_by(f64::total_cmp);
+        let probs: Vec<f64> = (0..=k).map(|i| i as f64 / k as f64).collect();
+        let values = probs
+            .iter()
+            .map(|&p| {
+                let x = p * (s.len() - 1) as f64;
+                let i = x.floor() as usize;
+                let j = (i + 1).min(s.len() - 1);
+                s[i] + (s[j] - s[i]) * (x - i as f64)
+            })
+            .collect();
+        Distribution::Quantiles { probs, values }
+    }
+
+    #[test]
+    fn bootstrap_matches_source_distribution() {
+        let src = heavy_tailed(20_000, 1);
+        let s = Sampler::new(&Distribution::Samples(src.clone()), Scaling::Absolute, "ps").unwrap();
+        let d = draws(&s, 100_000, 2);
+        let dist = ks(&d, &src);
+        assert!(dist < 0.01, "KS distance {dist}");
+        assert!(d.iter().all(|x| src.contains(x)));
+    }
+
+    #[test]
+    fn quantile_table_matches_source_distribution() {
+        let src = heavy_tailed(20_000, 3);
+        let s = Sampler::new(&quantile_table(&src, 1000), Scaling::Absolute, "ps").unwrap();
+        assert_eq!(s.len(), 1001);
+        assert!(!s.is_bootstrap());
+        let d = draws(&s, 100_000, 4);
+        let dist = ks(&d, &src);
+        assert!(dist < 0.01, "KS distance {dist}");
+        // The same table off the regular grid (binary-search path) gives identical draws.
+        let Distribution::Quantiles { mut probs, values } = quantile_table(&src, 1000) else {
+            unreachable!()
+        };
+        probs[1] = 0.0005;
+        let t = Sampler::new(
+            &Distribution::Quantiles { probs, values },
+            Scaling::Absolute,
+            "ps",
+        )
+        .unwrap();
+        let e = draws(&t, 100_000, 4);
+        let differ = d
+            .iter()
+            .zip(&e)
+            .filter(|(a, b)| ((*a - *b) / *a).abs() > 1e-12)
+            .count();
+        // Only draws with u < 0.002 (the two segments around the moved point) change.
+        assert!(differ < 400, "{differ} draws differ");
+    }
+
+    #[test]
+    fn quantile_interpolation_is_linear_and_exact_at_points() {
+        let d = Distribution::Quantiles {
+            probs: vec![0.0, 0.25, 0.5, 1.0],
+            values: vec![10.0, 20.0, 20.0, 100.0],
+        };
+        let s = Sampler::new(&d, Scaling::Absolute, "ps").unwrap();
+        assert_eq!(s.sample(0.0), 10.0);
+        assert_eq!(s.sample(0.125), 15.0);
+        assert_eq!(s.sample(0.25), 20.0);
+        assert_eq!(s.sample(0.4), 20.0);
+        assert_eq!(s.sample(0.5), 20.0);
+        assert_eq!(s.sample(0.75), 60.0);
+        assert_eq!(s.median(), 20.0);
+        assert_eq!((s.min(), s.max()), (10.0, 100.0));
+        // Regular grid path.
+        let g = Distribution::Quantiles {
+            probs: vec![0.0, 0.5, 1.0],
+            values: vec![0.0, 4.0, 8.0],
+        };
+        let s = Sampler::new(&g, Scaling::Absolute, "ps").unwrap();
+        assert_eq!(s.sample(0.25), 2.0);
+        assert_eq!(s.sample(0.875), 7.0);
+        assert_eq!(s.median(), 4.0);
+    }
+
+    #[test]
+    fn median_scaling_is_exact() {
+        // Odd count: the median sample maps to exactly the base.
+        let v = vec![3.0, 7.0, 1.1, 9.9, 5.3];
+        let s = Sampler::new(
+            &Distribution::Samples(v.clone()),
+            Scaling::MedianTo(1_300_000.0),
+            "ps",
+        )
+        .unwrap();
+        assert_eq!(s.median(), 1_300_000.0);
+        // Sorted: 1.1, 3.0, 5.3, 7.0, 9.9.
+        assert_eq!(s.sample(0.5), 1_300_000.0);
+        assert_eq!(s.sample(0.0), 1.1 * 1_300_000.0 / 5.3);
+        assert_eq!(s.sample(0.7), 7.0 * 1_300_000.0 / 5.3);
+        assert_eq!(s.max(), 9.9 * 1_300_000.0 / 5.3);
+        assert_eq!(median_of(&Distribution::Samples(v), "ps").unwrap(), 5.3);
+        // Even count: numpy's median (mean of the middle two), scaled to the base.
+        let s = Sampler::new(
+            &Distribution::Samples(vec![1.0, 2.0, 4.0, 8.0]),
+            Scaling::MedianTo(86.0),
+            "ps/B",
+        )
+        .unwrap();
+        assert_eq!(s.median(), 86.0);
+        // Heavy-tailed set: relative error of the scaled median at most 1 ulp-ish.
+        let src = heavy_tailed(10_000, 9);
+        let s = Sampler::new(&Distribution::Samples(src), Scaling::MedianTo(0.11), "ps/B").unwrap();
+        assert!((s.median() / 0.11 - 1.0).abs() <= 4.0 * f64::EPSILON);
+        // Quantile table with a 0.5 point: exact.
+        let q = Distribution::Quantiles {
+            probs: vec![0.0, 0.5, 0.9, 1.0],
+            values: vec![1.0, 3.0, 4.0, 50.0],
+        };
+        let s = Sampler::new(&q, Scaling::MedianTo(500_000.0), "ps").unwrap();
+        assert_eq!(s.median(), 500_000.0);
+        assert_eq!(s.max(), 50.0 * 500_000.0 / 3.0);
+    }
+
+    /// The compact table gives exactly `sorted[floor(u·n)]`, with and without duplicates.
+    #[test]
+    fn bootstrap_equals_sorted_lookup() {
+        let mut st = CounterRng::new(12, 0).stream(3);
+        for (n, distinct) in [
+            (1usize, 1u64),
+            (10, 3),
+            (1000, 7),
+            (50_000, 999),
+            (30_001, 30_001),
+        ] {
+            let v: Vec<f64> = (0..n)
+                .map(|_| (st.next_u64() % distinct) as f64 * 0.5 + 1.0)
+                .collect();
+            let mut sorted = v.clone();
+            sorted.sort_by(f64::total_cmp);
+            let s = Sampler::new(&Distribution::Samples(v), Scaling::Absolute, "ps").unwrap();
+            assert_eq!(s.len(), n);
+            assert!(s.distinct() as u64 <= distinct);
+            for i in 0..n {
+                // u near the start and near the end of index i's interval.
+                for f in [0.001, 0.999] {
+                    let u = (i as f64 + f) / n as f64;
+                    assert_eq!(s.sample(u), sorted[i], "n={n} i={i}");
+                }
+            }
+            assert_eq!((s.min(), s.max()), (sorted[0], sorted[n - 1]));
+        }
+    }
+
+    /// floor(u·n) over a complete grid of 2^20 equally likely u hits every index
+    /// floor or ceil of 2^20/n times: the bootstrap is uniform up to 2^-53 for 53-bit u.
+    #[test]
+    fn bootstrap_is_uniform_over_indices() {
+        for n in [1usize, 2, 3, 7, 1000, 12_345] {
+            let s = Sampler::new(
+                &Distribution::Samples((0..n).map(|i| i as f64).collect()),
+                Scaling::Absolute,
+                "ps",
+            )
+            .unwrap();
+            let grid = 1u64 << 20;
+            let mut counts = vec![0u64; n];
+            for k in 0..grid {
+                counts[s.sample(k as f64 / grid as f64) as usize] += 1;
+            }
+            let lo = grid / n as u64;
+            assert!(
+                counts.iter().all(|&c| c == lo || c == lo + 1),
+                "n={n}: counts between {:?} and {:?}",
+                counts.iter().min(),
+                counts.iter().max()
+            );
+        }
+        // Statistically: the mean of 200k draws matches the sample mean.
+        let src: Vec<f64> = (0..1000).map(|i| (i * i) as f64).collect();
+        let s = Sampler::new(&Distribution::Samples(src.clone()), Scaling::Absolute, "ps").unwrap();
+        let d = draws(&s, 200_000, 11);
+        let mean = d.iter().sum::<f64>() / d.len() as f64;
+        let smean = src.iter().sum::<f64>() / src.len() as f64;
+        let sd = (src.iter().map(|x| (x - smean).powi(2)).sum::<f64>() / 1000.0).sqrt();
+        assert!((mean - smean).abs() < 4.0 * sd / (200_000f64).sqrt());
+    }
+
+    #[test]
+    fn invalid_distributions_are_rejected() {
+        let e = |d: Distribution, s: Scaling| Sampler::new(&d, s, "ps").unwrap_err().to_string();
+        insta::assert_snapshot!([
+            e(Distribution::Samples(vec![]), Scaling::Absolute),
+            e(Distribution::Samples(vec![1.0, -3.5]), Scaling::Absolute),
+            e(
+                Distribution::Samples(vec![1.0, f64::NAN]),
+                Scaling::Absolute
+            ),
+            e(
+                Distribution::Samples(vec![0.0, 0.0, 1.0]),
+                Scaling::MedianTo(5.0)
+            ),
+            e(Distribution::Samples(vec![1.0]), Scaling::MedianTo(-5.0)),
+            e(
+                Distribution::Quantiles {
+                    probs: vec![0.0, 1.0],
+                    values: vec![1.0]
+                },
+                Scaling::Absolute
+            ),
+            e(
+                Distribution::Quantiles {
+                    probs: vec![0.1, 1.0],
+                    values: vec![1.0, 2.0]
+                },
+                Scaling::Absolute
+            ),
+            e(
+                Distribution::Quantiles {
+                    probs: vec![0.0, 0.9],
+                    values: vec![1.0, 2.0]
+                },
+                Scaling::Absolute
+            ),
+            e(
+                Distribution::Quantiles {
+                    probs: vec![0.0, 0.5, 0.5, 1.0],
+                    values: vec![1.0, 2.0, 3.0, 4.0]
+                },
+                Scaling::Absolute
+            ),
+            e(
+                Distribution::Quantiles {
+                    probs: vec![0.0, 0.5, 1.0],
+                    values: vec![1.0, 3.0, 2.0]
+                },
+                Scaling::Absolute
+            ),
+        ]
+        .join("\n"));
+    }
+}

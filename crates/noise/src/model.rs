@@ -1,0 +1,706 @@
+//! The noise model: built once from a profile, instantiated per repetition.
+//!
+//! # What a [`NoiseRun`] returns
+//! * **Placement.** Ranks `r / nodes_per_switch` share a switch. A message between switches uses
+//!   the profile's far placement (base parameters *and* distributions), otherwise the near one.
+//!   In every mode, including `none`, the base costs are the near or far base parameters of the
+//!   profile; **the `p: &Params` argument of the engine calls is ignored**. Give the engine
+//!   [`NoiseModel::engine_params`] (the near base with `rndv_extra_latencies` set) so that the
+//!   costs it computes itself (O, S, rendezvous latencies) agree. To override parameters from the
+//!   command line, edit the profile's [`BaseParams`] before [`NoiseModel::new`].
+//!   A far placement without a distribution of its own uses the near distribution, scaled to
+//!   the far base median (with [`ScaleMode::MedianToBase`]) — the paper built its far files
+//!   this way from the near measurement.
+//! * **Latency** (modes `net`, `os+net`): one draw per message from the latency distribution,
+//!   scaled so its median is the base L (or absolute), rounded to whole ps. Medians are pinned
+//!   to the engine's representation of the base values (L, o, g in whole ps; G in 1/65536 ps/B
+//!   as [`PerByte`]), so a distribution equal to its median reproduces the noiseless costs. `send_costs` and
+//!   `recv_costs` return the same draw. For rendezvous messages the engine adds
+//!   `rndv_extra_latencies` × the same draw (3L in total, as the paper's simulator).
+//! * **G**: the `size − 1` bytes of a message are cut into blocks of `bandwidth_block_bytes`
+//!   (16 MiB in the paper); every block gets its own G draw (ps/byte, f64) and
+//!   `gap_bytes = round(Σ block_bytes × G_block)`, rounded once (no truncation of G). A message of
+//!   up to one block plus one byte makes one draw; 512 MiB at 16 MiB blocks makes 32.
+//! * **o, g**: drawn from the optional distributions when present and
+//!   [`NoiseConfig::overhead_gap_noise`] is set; independent draws at the send and at the
+//!   receive. Otherwise the base values.
+//! * **OS noise** (modes `os`, `os+net`): see [`crate::os`] for the per-window semantics. Every
+//!   rank replays the stitched trace from its own phase, uniform in `[0, period)` (or one phase
+//!   for all ranks with [`NoiseConfig::cosched`]); [`OsReplay`] chooses what happens beyond
+//!   one period.
+//!
+//! # Random numbers
+//! All draws come from [`CounterRng::new(seed, rep)`](CounterRng::new) at fixed counters:
+//! * `[src, send_op, c, DOMAIN_MSG << 24 | 0]`: `c = 0` gives the latency uniform and the G
+//!   uniform of block 0; `c >= 1` gives the G uniforms of blocks `2c − 1` and `2c`;
+//! * `[src, send_op, 0, DOMAIN_MSG << 24 | 1]`: o and g at the sender; `| 2`: at the receiver;
+//! * `[rank, 0, 0, DOMAIN_PHASE << 24]`: the rank's trace phase (`DOMAIN_PHASE_COSCHED`, rank 0,
+//!   for the shared phase);
+//! * the detour process, see [`crate::os::DetourProcessGen`] (stream = rank, or 0 if cosched).
+//!
+//! So a repetition's result depends only on (schedule, parameters, profile, seed, rep), not on
+//! call order, thread count or what else was drawn.
+
+use crate::dist::{Sampler, Scaling};
+use crate::os::{DetourProcessGen, DetourTable};
+use crate::rng::{CounterRng, DOMAIN_MSG, DOMAIN_PHASE, DOMAIN_PHASE_COSCHED};
+use crate::NoiseError;
+use loggops_engine::{MsgCosts, Noise, Params, PerByte, Time};
+use loggops_profile::{BaseParams, Distribution, Placement, Profile};
+use std::fmt;
+use std::str::FromStr;
+use std::sync::Arc;
+
+/// Which noise a run injects (the paper's four variants).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum NoiseMode {
+    /// Base parameters only (near/far placement still applies).
+    #[default]
+    None,
+    /// OS noise only.
+    Os,
+    /// Network noise only (L, G, and o/g if the profile has them).
+    Net,
+    /// OS and network noise.
+    OsNet,
+}
+
+impl NoiseMode {
+    pub const ALL: [NoiseMode; 4] = [
+        NoiseMode::None,
+        NoiseMode::Os,
+        NoiseMode::Net,
+        NoiseMode::OsNet,
+    ];
+
+    /// Whether OS detours are injected.
+    pub fn os(self) -> bool {
+        matches!(self, NoiseMode::Os | NoiseMode::OsNet)
+    }
+
+    /// Whether message costs are drawn.
+    pub fn net(self) -> bool {
+        matches!(self, NoiseMode::Net | NoiseMode::OsNet)
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NoiseMode::None => "none",
+            NoiseMode::Os => "os",
+            NoiseMode::Net => "net",
+            NoiseMode::OsNet => "os+net",
+        }
+    }
+}
+
+impl fmt::Display for NoiseMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for NoiseMode {
+    type Err = NoiseError;
+    fn from_str(s: &str) -> Result<NoiseMode, NoiseError> {
+        match s {
+            "none" => Ok(NoiseMode::None),
+            "os" => Ok(NoiseMode::Os),
+            "net" => Ok(NoiseMode::Net),
+            "os+net" | "net+os" => Ok(NoiseMode::OsNet),
+            _ => Err(NoiseError::UnknownMode { found: s.into() }),
+        }
+    }
+}
+
+/// How measured network distributions (L, G, o, g) become draws.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum ScaleMode {
+    /// Multiply every draw by `base / median` (the paper's convention): the median draw is the
+    /// base parameter of the placement.
+    #[default]
+    MedianToBase,
+    /// Use the measured values as they are.
+    Absolute,
+}
+
+impl FromStr for ScaleMode {
+    type Err = NoiseError;
+    fn from_str(s: &str) -> Result<ScaleMode, NoiseError> {
+        match s {
+            "median" => Ok(ScaleMode::MedianToBase),
+            "absolute" => Ok(ScaleMode::Absolute),
+            _ => Err(NoiseError::UnknownScaling { found: s.into() }),
+        }
+    }
+}
+
+/// What OS noise does beyond one period of the (stitched) trace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum OsReplay {
+    /// The trace repeats forever (LogGOPSim's behaviour, with the full period).
+    #[default]
+    Cyclic,
+    /// Simulated times `[0, period)` replay the trace once from the rank's phase (wrapping
+    /// once); from `period` on, the fitted detour process takes over. A window straddling
+    /// `period` gets the trace part and the process part.
+    ThenProcess,
+    /// Only the fitted detour process (also used when the profile has no traces).
+    Process,
+}
+
+impl OsReplay {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OsReplay::Cyclic => "cyclic",
+            OsReplay::ThenProcess => "then-process",
+            OsReplay::Process => "process",
+        }
+    }
+}
+
+impl FromStr for OsReplay {
+    type Err = NoiseError;
+    fn from_str(s: &str) -> Result<OsReplay, NoiseError> {
+        match s {
+            "cyclic" => Ok(OsReplay::Cyclic),
+            "then-process" => Ok(OsReplay::ThenProcess),
+            "process" => Ok(OsReplay::Process),
+            _ => Err(NoiseError::UnknownReplay { found: s.into() }),
+        }
+    }
+}
+
+/// Options of a noise model.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NoiseConfig {
+    pub mode: NoiseMode,
+    /// Scaling of the L, G, o and g distributions.
+    pub scaling: ScaleMode,
+    /// All ranks replay the OS-noise trace from the same phase (co-scheduled noise).
+    pub cosched: bool,
+    /// Overrides the profile's `nodes_per_switch`.
+    pub nodes_per_switch: Option<u32>,
+    /// Rendezvous messages pay 3 × the latency draw (the paper's rule). Sets
+    /// `rndv_extra_latencies` (2 or 0) in [`NoiseModel::engine_params`]; the engine applies it.
+    pub rndv_triple_latency: bool,
+    /// Draw o and g from the profile's distributions when it has them (net modes).
+    pub overhead_gap_noise: bool,
+    /// OS-noise replay beyond one trace period.
+    pub os_replay: OsReplay,
+}
+
+impl Default for NoiseConfig {
+    fn default() -> NoiseConfig {
+        NoiseConfig {
+            mode: NoiseMode::None,
+            scaling: ScaleMode::MedianToBase,
+            cosched: false,
+            nodes_per_switch: None,
+            rndv_triple_latency: true,
+            overhead_gap_noise: true,
+            os_replay: OsReplay::Cyclic,
+        }
+    }
+}
+
+/// One placement, ready to draw.
+#[derive(Clone, Debug)]
+struct Place {
+    base: Params,
+    lat: Option<Sampler>,
+    bw: Option<Sampler>,
+    block: u64,
+    o: Option<Sampler>,
+    g: Option<Sampler>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    system: String,
+    cfg: NoiseConfig,
+    near: Place,
+    far: Place,
+    far_differs: bool,
+    nps: u32,
+    net: bool,
+    og: bool,
+    os: Option<OsSource>,
+}
+
+#[derive(Debug)]
+struct OsSource {
+    replay: OsReplay,
+    table: Option<DetourTable>,
+    process: Option<DetourProcessGen>,
+}
+
+/// An immutable noise model (cheap to clone, `Send + Sync`): build once, then call
+/// [`NoiseModel::instance`] per repetition.
+#[derive(Clone, Debug)]
+pub struct NoiseModel {
+    inner: Arc<Inner>,
+}
+
+/// Round a non-negative f64 number of ps to the nearest integer (half up; NaN and negatives → 0).
+#[inline(always)]
+fn round_ps(x: f64) -> Time {
+    (x + 0.5) as u64
+}
+
+fn base_params(
+    b: &BaseParams,
+    placement: &'static str,
+    rndv_extra: u8,
+) -> Result<Params, NoiseError> {
+    let check = |name: &'static str, value: f64, unit: &'static str| {
+        if value.is_finite() && value >= 0.0 {
+            Ok(value)
+        } else {
+            Err(NoiseError::BaseParam {
+                placement,
+                name,
+                value,
+                unit,
+            })
+        }
+    };
+    let per_byte = |name, v| {
+        check(name, v, "ps/B").and_then(|v| {
+            PerByte::from_f64(v).ok_or(NoiseError::BaseParam {
+                placement,
+                name,
+                value: v,
+                unit: "ps/B",
+            })
+        })
+    };
+    Ok(Params {
+        l: round_ps(check("L", b.l_ps, "ps")?),
+        o: round_ps(check("o", b.o_ps, "ps")?),
+        g: round_ps(check("g", b.g_ps, "ps")?),
+        big_g: per_byte("G", b.big_g_ps_per_byte)?,
+        big_o: per_byte("O", b.big_o_ps_per_byte)?,
+        s: b.s_bytes,
+        rndv_extra_latencies: rndv_extra,
+    })
+}
+
+fn sampler(
+    d: Option<&Distribution>,
+    scaling: ScaleMode,
+    base: f64,
+    what: &str,
+    placement: &str,
+    unit: &'static str,
+) -> Result<Option<Sampler>, NoiseError> {
+    let Some(d) = d else { return Ok(None) };
+    let s = match scaling {
+        ScaleMode::MedianToBase => Scaling::MedianTo(base),
+        ScaleMode::Absolute => Scaling::Absolute,
+    };
+    Sampler::new(d, s, unit)
+        .map(Some)
+        .map_err(|source| NoiseError::Distribution {
+            what: format!("{what} distribution of the {placement} placement"),
+            source,
+        })
+}
+
+/// Builds a placement; distributions missing in `own` are taken from `fallback` (far from near).
+fn place(
+    own: &Placement,
+    fallback: Option<&Placement>,
+    name: &'static str,
+    cfg: &NoiseConfig,
+) -> Result<Place, NoiseError> {
+    let rndv = if cfg.rndv_triple_latency { 2 } else { 0 };
+    let base = base_params(&own.params, name, rndv)?;
+    let pick = |f: fn(&Placement) -> Option<&Distribution>| f(own).or(fallback.and_then(f));
+    // Medians are pinned to the engine's representation of the base values (whole ps, G in
+    // 1/65536 ps/B), so a distribution equal to its median reproduces the noiseless costs.
+    let lat = sampler(
+        pick(|p| p.latency.as_ref()),
+        cfg.scaling,
+        base.l as f64,
+        "latency",
+        name,
+        "ps",
+    )?;
+    let bw = sampler(
+        pick(|p| p.bandwidth.as_ref()),
+        cfg.scaling,
+        base.big_g.as_f64(),
+        "bandwidth",
+        name,
+        "ps/B",
+    )?;
+    let o = sampler(
+        pick(|p| p.overhead.as_ref()),
+        cfg.scaling,
+        base.o as f64,
+        "overhead (o)",
+        name,
+        "ps",
+    )?;
+    let g = sampler(
+        pick(|p| p.gap.as_ref()),
+        cfg.scaling,
+        base.g as f64,
+        "gap (g)",
+        name,
+        "ps",
+    )?;
+    // The block size goes with the bandwidth distribution it was measured with.
+    let block = if own.bandwidth.is_some() {
+        own.bandwidth_block_bytes
+    } else {
+        fallback.map_or(own.bandwidth_block_bytes, |f| f.bandwidth_block_bytes)
+    };
+    if bw.is_some() && block == 0 {
+        return Err(NoiseError::ZeroBlock { placement: name });
+    }
+    Ok(Place {
+        base,
+        lat,
+        bw,
+        block,
+        o,
+        g,
+    })
+}
+
+impl NoiseModel {
+    /// Validates the profile's parts that `cfg` uses and prepares samplers and traces.
+    pub fn new(profile: &Profile, cfg: &NoiseConfig) -> Result<NoiseModel, NoiseError> {
+        let near = place(&profile.near, None, "near", cfg)?;
+        let (far, far_differs) = match &profile.far {
+            Some(f) => (place(f, Some(&profile.near), "far", cfg)?, true),
+            None => (near.clone(), false),
+        };
+        let nps = cfg.nodes_per_switch.unwrap_or(profile.nodes_per_switch);
+        if nps == 0 {
+            return Err(NoiseError::ZeroNodesPerSwitch);
+        }
+        let os = if cfg.mode.os() {
+            let on = &profile.os_noise;
+            if on.traces.is_empty() && on.process.is_none() {
+                return Err(NoiseError::OsNoiseMissing {
+                    mode: cfg.mode.to_string(),
+                    system: profile.system.clone(),
+                });
+            }
+            let replay = if on.traces.is_empty() {
+                OsReplay::Process
+            } else {
+                cfg.os_replay
+            };
+            let process = match (&on.process, replay) {
+                (_, OsReplay::Cyclic) => None,
+                (Some(p), _) => Some(DetourProcessGen::new(p)?),
+                (None, _) => {
+                    return Err(NoiseError::ProcessMissing {
+                        replay: replay.as_str().into(),
+                        system: profile.system.clone(),
+                    })
+                }
+            };
+            let table = match replay {
+                OsReplay::Process => None,
+                _ => Some(DetourTable::stitch(&on.traces)?),
+            };
+            Some(OsSource {
+                replay,
+                table,
+                process,
+            })
+        } else {
+            None
+        };
+        let og = cfg.mode.net()
+            && cfg.overhead_gap_noise
+            && [&near, &far].iter().any(|p| p.o.is_some() || p.g.is_some());
+        Ok(NoiseModel {
+            inner: Arc::new(Inner {
+                system: profile.system.clone(),
+                cfg: cfg.clone(),
+                near,
+                far,
+                far_differs,
+                nps,
+                net: cfg.mode.net(),
+                og,
+                os,
+            }),
+        })
+    }
+
+    /// The noise of repetition `rep` of a run with master seed `seed`, for ranks `0..num_ranks`.
+    pub fn instance(&self, seed: u64, rep: u64, num_ranks: u32) -> NoiseRun {
+        let rng = CounterRng::new(seed, rep);
+        let phases: Vec<u64> = match &self.inner.os {
+            Some(OsSource { table: Some(t), .. }) => {
+                if self.inner.cfg.cosched {
+                    let p = t.phase(rng.u64x2([0, 0, 0, DOMAIN_PHASE_COSCHED << 24])[0]);
+                    vec![p; num_ranks as usize]
+                } else {
+                    (0..num_ranks)
+                        .map(|r| t.phase(rng.u64x2([r, 0, 0, DOMAIN_PHASE << 24])[0]))
+                        .collect()
+                }
+            }
+            _ => Vec::new(),
+        };
+        NoiseRun {
+            m: self.inner.clone(),
+            rng,
+            ranks: phases
+                .into_iter()
+                .map(|phase| RankOs { phase, hint: 0 })
+                .collect(),
+        }
+    }
+
+    /// Parameters for the engine: the near base, with `rndv_extra_latencies` per the config.
+    pub fn engine_params(&self) -> Params {
+        self.inner.near.base
+    }
+
+    /// Base parameters of messages within a switch.
+    pub fn near_params(&self) -> Params {
+        self.inner.near.base
+    }
+
+    /// Base parameters of messages between switches (= near if the profile has no far part).
+    pub fn far_params(&self) -> Params {
+        self.inner.far.base
+    }
+
+    pub fn mode(&self) -> NoiseMode {
+        self.inner.cfg.mode
+    }
+
+    pub fn config(&self) -> &NoiseConfig {
+        &self.inner.cfg
+    }
+
+    pub fn nodes_per_switch(&self) -> u32 {
+        self.inner.nps
+    }
+
+    /// `false` when a [`NoiseRun`] would only ever return `engine_params()` and no OS noise
+    /// (mode `none` without a distinct far placement): the engine can then use `NoNoise`.
+    pub fn needs_noise_run(&self) -> bool {
+        let i = &self.inner;
+        i.cfg.mode != NoiseMode::None || (i.far_differs && i.far.base != i.near.base)
+    }
+
+    /// Period of the stitched OS-noise trace, ps (`None` without trace replay).
+    pub fn os_period_ps(&self) -> Option<u64> {
+        self.inner.os.as_ref()?.table.as_ref().map(|t| t.period())
+    }
+
+    /// One line per active ingredient, for logs.
+    pub fn summary(&self) -> String {
+        let i = &self.inner;
+        let mut s = format!(
+            "noise mode {} for `{}`, nodes per switch {}",
+            i.cfg.mode, i.system, i.nps
+        );
+        let d = |o: &Option<Sampler>, unit: &str| match o {
+            Some(x) if x.median() >= 1000.0 => {
+                format!("{} values, median {:.0}{unit}", x.len(), x.median())
+            }
+            Some(x) => format!("{} values, median {:.4}{unit}", x.len(), x.median()),
+            None => "constant".into(),
+        };
+        if i.net {
+            for (name, p) in [("near", &i.near), ("far", &i.far)] {
+                if name == "far" && !i.far_differs {
+                    continue;
+                }
+                s += &format!(
+                    "\n  {name}: L {}, G {} per {}B block",
+                    d(&p.lat, "ps"),
+                    d(&p.bw, "ps/B"),
+                    p.block
+                );
+                if i.og {
+                    s += &format!(", o {}, g {}", d(&p.o, "ps"), d(&p.g, "ps"));
+                }
+            }
+        }
+        if let Some(os) = &i.os {
+            s += &format!("\n  OS noise: replay {}", os.replay.as_str());
+            if let Some(t) = &os.table {
+                s += &format!(
+                    ", {} detours in {}ps ({:.3}% of the time){}",
+                    t.len(),
+                    t.period(),
+                    100.0 * t.total_detour() as f64 / t.period() as f64,
+                    if i.cfg.cosched { ", co-scheduled" } else { "" }
+                );
+            }
+        }
+        s
+    }
+}
+
+/// Which of a message's o/g draws.
+const SUB_SEND: u32 = 1;
+const SUB_RECV: u32 = 2;
+
+/// The noise of one repetition; implements the engine's [`Noise`].
+#[derive(Clone, Debug)]
+pub struct NoiseRun {
+    m: Arc<Inner>,
+    rng: CounterRng,
+    /// Per rank: trace phase and search hint (empty without trace replay).
+    ranks: Box<[RankOs]>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct RankOs {
+    phase: u64,
+    hint: u32,
+}
+
+impl NoiseRun {
+    /// The trace phase of `rank` (`None` without trace replay).
+    pub fn phase(&self, rank: u32) -> Option<u64> {
+        self.ranks.get(rank as usize).map(|r| r.phase)
+    }
+
+    /// The generator of this repetition.
+    pub fn rng(&self) -> &CounterRng {
+        &self.rng
+    }
+
+    #[inline(always)]
+    fn place(&self, src: u32, dst: u32) -> &Place {
+        let m = &*self.m;
+        if m.far_differs && src / m.nps != dst / m.nps {
+            &m.far
+        } else {
+            &m.near
+        }
+    }
+
+    /// `(latency, gap_bytes)` of message `(src, send_op)`.
+    #[inline]
+    fn lat_gap(&self, pl: &Place, src: u32, send_op: u32, size: u64) -> (Time, Time) {
+        let bytes = size.saturating_sub(1);
+        let base_gap = || pl.base.big_g.cost(bytes).unwrap_or(Time::MAX);
+        if !self.m.net {
+            return (pl.base.l, base_gap());
+        }
+        let bw = pl.bw.as_ref().filter(|_| bytes > 0);
+        if pl.lat.is_none() && bw.is_none() {
+            return (pl.base.l, base_gap());
+        }
+        let ctr = |c: u32| [src, send_op, c, DOMAIN_MSG << 24];
+        let [u_lat, u_g0] = self.rng.unit_f64x2(ctr(0));
+        let latency = match &pl.lat {
+            Some(s) => round_ps(s.sample(u_lat)),
+            None => pl.base.l,
+        };
+        let gap = match bw {
+            None => base_gap(),
+            Some(s) if bytes <= pl.block => round_ps(bytes as f64 * s.sample(u_g0)),
+            Some(s) => {
+                let block = pl.block;
+                let nblocks = bytes.div_ceil(block);
+                let len = |j: u64| (bytes - j * block).min(block) as f64;
+                let mut sum = len(0) * s.sample(u_g0);
+                let mut j = 1;
+                while j < nblocks {
+                    let [a, b] = self.rng.unit_f64x2(ctr(j.div_ceil(2) as u32));
+                    sum += len(j) * s.sample(a);
+                    if j + 1 < nblocks {
+                        sum += len(j + 1) * s.sample(b);
+                    }
+                    j += 2;
+                }
+                round_ps(sum)
+            }
+        };
+        (latency, gap)
+    }
+
+    /// `(o, g)` of message `(src, send_op)` at one side.
+    #[inline]
+    fn o_g(&self, pl: &Place, src: u32, send_op: u32, side: u32) -> (Time, Time) {
+        if !self.m.og || (pl.o.is_none() && pl.g.is_none()) {
+            return (pl.base.o, pl.base.g);
+        }
+        let [uo, ug] = self
+            .rng
+            .unit_f64x2([src, send_op, 0, DOMAIN_MSG << 24 | side]);
+        (
+            pl.o.as_ref().map_or(pl.base.o, |s| round_ps(s.sample(uo))),
+            pl.g.as_ref().map_or(pl.base.g, |s| round_ps(s.sample(ug))),
+        )
+    }
+
+    #[inline]
+    fn costs(&self, src: u32, dst: u32, send_op: u32, size: u64, side: u32) -> MsgCosts {
+        let pl = self.place(src, dst);
+        let (latency, gap_bytes) = self.lat_gap(pl, src, send_op, size);
+        let (o, g) = self.o_g(pl, src, send_op, side);
+        MsgCosts {
+            latency,
+            o,
+            g,
+            gap_bytes,
+        }
+    }
+}
+
+impl Noise for NoiseRun {
+    const ACTIVE: bool = true;
+
+    #[inline]
+    fn send_costs(&mut self, _p: &Params, src: u32, dst: u32, send_op: u32, size: u64) -> MsgCosts {
+        self.costs(src, dst, send_op, size, SUB_SEND)
+    }
+
+    #[inline]
+    fn recv_costs(&mut self, _p: &Params, src: u32, dst: u32, send_op: u32, size: u64) -> MsgCosts {
+        self.costs(src, dst, send_op, size, SUB_RECV)
+    }
+
+    #[inline]
+    fn os_detour(&mut self, rank: u32, t0: Time, t1: Time) -> Time {
+        let Some(os) = &self.m.os else { return 0 };
+        let len = t1.saturating_sub(t0);
+        let stream = if self.m.cfg.cosched { 0 } else { rank };
+        match os.replay {
+            OsReplay::Cyclic => {
+                let t = os.table.as_ref().expect("cyclic replay has a trace");
+                let r = &mut self.ranks[rank as usize];
+                t.detour_at_hinted(r.phase, &mut r.hint, t0, len)
+            }
+            OsReplay::ThenProcess => {
+                let t = os.table.as_ref().expect("then-process replay has a trace");
+                let p = os
+                    .process
+                    .as_ref()
+                    .expect("then-process replay has a process");
+                let period = t.period();
+                if t0 < period {
+                    let r = &mut self.ranks[rank as usize];
+                    let mut n = t.detour_at_hinted(r.phase, &mut r.hint, t0, len.min(period - t0));
+                    if len > period - t0 {
+                        n += p.detour(&self.rng, stream, period, period, len - (period - t0));
+                    }
+                    n
+                } else {
+                    p.detour(&self.rng, stream, period, t0, len)
+                }
+            }
+            OsReplay::Process => {
+                let p = os.process.as_ref().expect("process replay has a process");
+                p.detour(&self.rng, stream, 0, t0, len)
+            }
+        }
+    }
+}

@@ -1,0 +1,607 @@
+//! Behaviour of `NoiseModel` / `NoiseRun` through the public API (fixed seeds).
+
+use loggops_engine::{MsgCosts, Noise, Params};
+use loggops_noise::rng::{unit_f64, CounterRng, DOMAIN_MSG};
+use loggops_noise::{NoiseConfig, NoiseMode, NoiseModel, OsReplay, Sampler, Scaling};
+use loggops_profile::*;
+
+const MIB: u64 = 1 << 20;
+
+/// Heavy-tailed latency samples (ps): 1 us · Pareto(1.5), 20001 values (odd count).
+fn latency_samples() -> Vec<f64> {
+    let mut s = CounterRng::new(77, 0).stream(0);
+    (0..20_001)
+        .map(|_| 1e6 / (1.0 - s.next_f64()).powf(1.0 / 1.5))
+        .collect()
+}
+
+/// Bandwidth samples (ps/B) around 0.1 with a right tail.
+fn bandwidth_samples() -> Vec<f64> {
+    let mut s = CounterRng::new(78, 0).stream(0);
+    (0..10_001)
+        .map(|_| {
+            let u = s.next_f64();
+            0.1 + 0.02 * u + if u > 0.95 { 0.5 * (u - 0.95) } else { 0.0 }
+        })
+        .collect()
+}
+
+fn base(l: f64, g: f64) -> BaseParams {
+    BaseParams {
+        l_ps: l,
+        o_ps: 150_000.0,
+        g_ps: 1_500_000.0,
+        big_g_ps_per_byte: g,
+        big_o_ps_per_byte: 0.0,
+        s_bytes: 4096,
+    }
+}
+
+fn placement(l: f64, g: f64) -> Placement {
+    Placement {
+        params: base(l, g),
+        latency: Some(Distribution::Samples(latency_samples())),
+        bandwidth: Some(Distribution::Samples(bandwidth_samples())),
+        bandwidth_block_bytes: 16 * MIB,
+        overhead: None,
+        gap: None,
+    }
+}
+
+/// 1000 ps detours every 100000 ps, period 1_000_000 ps.
+fn periodic_trace() -> DetourTrace {
+    DetourTrace {
+        start_ps: (0..10).map(|i| i * 100_000).collect(),
+        duration_ps: vec![1000; 10],
+        period_ps: 1_000_000,
+    }
+}
+
+fn profile() -> Profile {
+    Profile {
+        system: "test".into(),
+        description: "synthetic".into(),
+        near: placement(1_300_000.0, 86.3),
+        far: Some(Placement {
+            latency: None,
+            bandwidth: None,
+            ..placement(2_000_000.0, 140.7)
+        }),
+        nodes_per_switch: 4,
+        os_noise: OsNoise {
+            traces: vec![periodic_trace()],
+            process: None,
+        },
+        prices: Prices::default(),
+        provenance: Provenance::default(),
+    }
+}
+
+fn model(mode: NoiseMode) -> NoiseModel {
+    let cfg = NoiseConfig {
+        mode,
+        ..NoiseConfig::default()
+    };
+    NoiseModel::new(&profile(), &cfg).unwrap()
+}
+
+const P: Params = Params::loggopsim_defaults_ps(); // ignored by NoiseRun
+
+fn ks_to_sampler(draws: &mut [f64], cdf_src: &mut [f64]) -> f64 {
+    draws.sort_by(f64::total_cmp);
+    cdf_src.sort_by(f64::total_cmp);
+    let (mut i, mut j, mut d) = (0, 0, 0.0f64);
+    while i < draws.len() && j < cdf_src.len() {
+        let x = draws[i].min(cdf_src[j]);
+        while i < draws.len() && draws[i] <= x {
+            i += 1;
+        }
+        while j < cdf_src.len() && cdf_src[j] <= x {
+            j += 1;
+        }
+        d = d.max((i as f64 / draws.len() as f64 - j as f64 / cdf_src.len() as f64).abs());
+    }
+    d
+}
+
+#[test]
+fn latency_draws_follow_the_median_scaled_distribution() {
+    let m = model(NoiseMode::Net);
+    let mut run = m.instance(1, 0, 8);
+    // Scaled source: samples × 1.3us / median, rounded to ps like the draws.
+    let s = Sampler::new(
+        &Distribution::Samples(latency_samples()),
+        Scaling::MedianTo(1_300_000.0),
+        "ps",
+    )
+    .unwrap();
+    assert_eq!(s.median(), 1_300_000.0);
+    let med = latency_samples_median();
+    let mut src: Vec<f64> = latency_samples()
+        .iter()
+        .map(|&x| (x * 1_300_000.0 / med + 0.5).floor())
+        .collect();
+    let mut draws: Vec<f64> = (0..100_000)
+        .map(|i| run.send_costs(&P, i % 4, (i + 1) % 4, i, 8).latency as f64)
+        .collect();
+    let d = ks_to_sampler(&mut draws, &mut src);
+    assert!(d < 0.01, "KS {d}");
+    // The median of the draws is the base L (within sampling noise of a 100k bootstrap).
+    let med = draws[50_000];
+    assert!((med / 1_300_000.0 - 1.0).abs() < 0.01, "median {med}");
+    // The median sample itself maps to exactly L: some draws are exactly 1.3us.
+    assert!(draws.contains(&1_300_000.0));
+}
+
+fn latency_samples_median() -> f64 {
+    let mut v = latency_samples();
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+#[test]
+fn g_draws_follow_the_median_scaled_distribution_without_truncation() {
+    let m = model(NoiseMode::Net);
+    let mut run = m.instance(2, 0, 8);
+    let size = 16 * MIB; // 16 MiB − 1 bytes: one block
+    let bytes = (size - 1) as f64;
+    let mut per_byte: Vec<f64> = (0..50_000)
+        .map(|i| run.send_costs(&P, 0, 1, i, size).gap_bytes as f64 / bytes)
+        .collect();
+    let s = Sampler::new(
+        &Distribution::Samples(bandwidth_samples()),
+        Scaling::MedianTo(86.3),
+        "ps/B",
+    )
+    .unwrap();
+    let mut src: Vec<f64> = (0..10_001).map(|i| s.sample(i as f64 / 10_001.0)).collect();
+    let d = ks_to_sampler(&mut per_byte, &mut src);
+    assert!(d < 0.015, "KS {d}");
+    // Sub-ps/B precision is kept: the median gap is 86.3 ps/B × bytes, not 86 (integer G).
+    let med = per_byte[25_000];
+    assert!((med / 86.3 - 1.0).abs() < 0.0005, "median {med} ps/B");
+}
+
+/// Replays the documented stream layout: `[src, send_op, c, DOMAIN_MSG << 24]`, lane 0 of
+/// c = 0 is the latency, then blocks 0, 1, 2, ... in lane order.
+fn expected_gap(seed: u64, rep: u64, src: u32, op: u32, size: u64, g_base: f64) -> u64 {
+    let s = Sampler::new(
+        &Distribution::Samples(bandwidth_samples()),
+        Scaling::MedianTo(g_base),
+        "ps/B",
+    )
+    .unwrap();
+    let rng = CounterRng::new(seed, rep);
+    let bytes = size - 1;
+    let block = 16 * MIB;
+    let mut lanes = (0u32..).flat_map(|c| rng.u64x2([src, op, c, DOMAIN_MSG << 24]));
+    lanes.next(); // latency
+    let mut sum = 0.0;
+    let mut left = bytes;
+    while left > 0 {
+        let len = left.min(block);
+        sum += len as f64 * s.sample(unit_f64(lanes.next().unwrap()));
+        left -= len;
+    }
+    (sum + 0.5) as u64
+}
+
+#[test]
+fn g_is_one_draw_per_block_at_pinned_counters() {
+    let m = model(NoiseMode::Net);
+    let mut run = m.instance(5, 3, 8);
+    for (size, blocks) in [
+        (2, 1),
+        (16 * MIB, 1),
+        (16 * MIB + 1, 1),
+        (16 * MIB + 2, 2),
+        (48 * MIB + 1, 3),
+        (512 * MIB, 32),
+        (512 * MIB + 2, 33),
+    ] {
+        let got = run.send_costs(&P, 1, 2, 9, size).gap_bytes;
+        let g = loggops_engine::PerByte::from_f64(86.3).unwrap().as_f64();
+        assert_eq!(got, expected_gap(5, 3, 1, 9, size, g), "size {size}");
+        assert_eq!((size - 1).div_ceil(16 * MIB), blocks);
+    }
+    // Zero- and one-byte messages have no per-byte gap.
+    assert_eq!(run.send_costs(&P, 1, 2, 9, 1).gap_bytes, 0);
+    assert_eq!(run.send_costs(&P, 1, 2, 9, 0).gap_bytes, 0);
+}
+
+#[test]
+fn g_variance_shrinks_with_the_number_of_blocks() {
+    let m = model(NoiseMode::Net);
+    let mut run = m.instance(6, 0, 8);
+    let var = |run: &mut loggops_noise::NoiseRun, size: u64| {
+        let v: Vec<f64> = (0..4000)
+            .map(|i| run.send_costs(&P, 2, 3, i, size).gap_bytes as f64 / (size - 1) as f64)
+            .collect();
+        let mean = v.iter().sum::<f64>() / v.len() as f64;
+        v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (v.len() - 1) as f64
+    };
+    let one = var(&mut run, 16 * MIB);
+    let many = var(&mut run, 512 * MIB);
+    let ratio = one / many;
+    // 32 independent blocks of (almost) equal size: ratio 32; the sd of a variance estimate
+    // from 4000 values is about 2.5 % (light tails) to 6 %, so ±25 % is > 4 sd.
+    assert!((24.0..40.0).contains(&ratio), "variance ratio {ratio}");
+}
+
+#[test]
+fn constant_distribution_reproduces_the_noiseless_costs() {
+    // The paper's integer-G quirk made "net" faster than "none"; here a distribution equal to
+    // its median gives exactly the base costs.
+    let mut p = profile();
+    p.near.latency = Some(Distribution::Samples(vec![7.0; 5]));
+    p.near.bandwidth = Some(Distribution::Samples(vec![3.0; 5]));
+    p.far = None;
+    let cfg = |mode| NoiseConfig {
+        mode,
+        ..NoiseConfig::default()
+    };
+    let net = NoiseModel::new(&p, &cfg(NoiseMode::Net)).unwrap();
+    let none = NoiseModel::new(&p, &cfg(NoiseMode::None)).unwrap();
+    let (mut a, mut b) = (net.instance(1, 1, 2), none.instance(1, 1, 2));
+    for size in [1, 2, 100, 16 * MIB, 100 * MIB, 512 * MIB] {
+        let x = a.send_costs(&P, 0, 1, 4, size);
+        let y = b.send_costs(&P, 0, 1, 4, size);
+        assert_eq!(x, y, "size {size}");
+        let g = loggops_engine::PerByte::from_f64(86.3).unwrap();
+        assert_eq!(y.gap_bytes, g.cost(size.max(1) - 1).unwrap());
+    }
+    assert!(!none.needs_noise_run());
+    assert!(net.needs_noise_run());
+}
+
+#[test]
+fn modes_none_and_os_use_base_costs_and_net_has_no_os_noise() {
+    for mode in [NoiseMode::None, NoiseMode::Os] {
+        let m = model(mode);
+        let mut run = m.instance(1, 0, 8);
+        let near = run.send_costs(&P, 0, 3, 1, 1000);
+        assert_eq!(
+            near,
+            MsgCosts {
+                latency: 1_300_000,
+                o: 150_000,
+                g: 1_500_000,
+                gap_bytes: 86_214 // 999 B × 86.3 ps/B = 86213.7 ps
+            }
+        );
+        let far = run.recv_costs(&P, 0, 4, 1, 1000);
+        assert_eq!(
+            far,
+            MsgCosts {
+                latency: 2_000_000,
+                o: 150_000,
+                g: 1_500_000,
+                gap_bytes: 140_559 // 999 B × 140.7 ps/B = 140559.3 ps
+            }
+        );
+        assert!(m.needs_noise_run(), "far placement differs");
+    }
+    for mode in [NoiseMode::None, NoiseMode::Net] {
+        let mut run = model(mode).instance(1, 0, 8);
+        assert_eq!(run.os_detour(0, 0, 10_000_000), 0);
+    }
+    let mut run = model(NoiseMode::Os).instance(1, 0, 8);
+    // A window of 10 periods always holds 100 detours of 1000 ps (plus at most a remainder).
+    let d = run.os_detour(0, 12_345, 10_012_345);
+    assert!((100_000..=101_000).contains(&d), "{d}");
+}
+
+#[test]
+fn placement_follows_nodes_per_switch() {
+    let m = model(NoiseMode::Net);
+    assert_eq!(m.nodes_per_switch(), 4);
+    assert_eq!(m.engine_params().l, 1_300_000);
+    assert_eq!(m.engine_params().rndv_extra_latencies, 2);
+    assert_eq!(m.far_params().l, 2_000_000);
+    let mut run = m.instance(3, 0, 16);
+    // Far messages draw from the near shapes scaled to the far medians: median 2 us.
+    let mut far: Vec<u64> = (0..20_001)
+        .map(|i| run.send_costs(&P, 5, 8, i, 8).latency)
+        .collect();
+    let mut near: Vec<u64> = (0..20_001)
+        .map(|i| run.send_costs(&P, 5, 7, i, 8).latency)
+        .collect();
+    far.sort();
+    near.sort();
+    let (mf, mn) = (far[10_000] as f64, near[10_000] as f64);
+    assert!((mf / 2e6 - 1.0).abs() < 0.02, "far median {mf}");
+    assert!((mn / 1.3e6 - 1.0).abs() < 0.02, "near median {mn}");
+    // Override: one switch for everything → all near.
+    let cfg = NoiseConfig {
+        mode: NoiseMode::None,
+        nodes_per_switch: Some(1 << 20),
+        ..NoiseConfig::default()
+    };
+    let m = NoiseModel::new(&profile(), &cfg).unwrap();
+    let mut run = m.instance(3, 0, 16);
+    assert_eq!(run.send_costs(&P, 5, 8, 0, 8).latency, 1_300_000);
+    // Triple latency off.
+    let cfg = NoiseConfig {
+        rndv_triple_latency: false,
+        ..NoiseConfig::default()
+    };
+    let m = NoiseModel::new(&profile(), &cfg).unwrap();
+    assert_eq!(m.engine_params().rndv_extra_latencies, 0);
+}
+
+#[test]
+fn send_and_recv_agree_regardless_of_call_order() {
+    let m = model(NoiseMode::OsNet);
+    let mut a = m.instance(11, 4, 8);
+    let mut b = m.instance(11, 4, 8);
+    let msgs: Vec<(u32, u32, u32, u64)> = (0..200)
+        .map(|i| {
+            (
+                i % 8,
+                (i * 3 + 1) % 8,
+                i / 8,
+                [8, 4096, 20 * MIB, 512 * MIB][i as usize % 4],
+            )
+        })
+        .collect();
+    let sends: Vec<MsgCosts> = msgs
+        .iter()
+        .map(|&(s, d, o, z)| a.send_costs(&P, s, d, o, z))
+        .collect();
+    // Receives first, in reverse order, interleaved with OS-noise queries.
+    let recvs: Vec<MsgCosts> = msgs
+        .iter()
+        .rev()
+        .map(|&(s, d, o, z)| {
+            b.os_detour(s, 1000, 50_000);
+            b.recv_costs(&P, s, d, o, z)
+        })
+        .collect();
+    for (x, y) in sends.iter().zip(recvs.iter().rev()) {
+        assert_eq!(x.gap_bytes, y.gap_bytes);
+        assert_eq!(x.latency, y.latency);
+    }
+    let later: Vec<MsgCosts> = msgs
+        .iter()
+        .map(|&(s, d, o, z)| b.send_costs(&P, s, d, o, z))
+        .collect();
+    assert_eq!(sends, later);
+}
+
+#[test]
+fn determinism_across_instances_and_repetitions() {
+    let m = model(NoiseMode::OsNet);
+    let sample = |seed: u64, rep: u64| {
+        let mut r = m.instance(seed, rep, 64);
+        let mut v = vec![];
+        for i in 0..64u32 {
+            v.push(r.send_costs(&P, i, (i + 1) % 64, 0, 64 * MIB).latency);
+            v.push(r.recv_costs(&P, i, (i + 1) % 64, 0, 64 * MIB).gap_bytes);
+            v.push(r.phase(i).unwrap());
+            v.push(r.os_detour(i, 0, 150_000));
+        }
+        v
+    };
+    let a = sample(9, 0);
+    assert_eq!(a, sample(9, 0));
+    let mut r = m.clone().instance(9, 0, 64);
+    assert_eq!(a[0], r.send_costs(&P, 0, 1, 0, 64 * MIB).latency);
+    let b = sample(9, 1);
+    let c = sample(10, 0);
+    let differ = |x: &[u64], y: &[u64]| x.iter().zip(y).filter(|(p, q)| p != q).count();
+    assert!(differ(&a, &b) > 150, "{}", differ(&a, &b));
+    assert!(differ(&a, &c) > 150, "{}", differ(&a, &c));
+}
+
+#[test]
+fn os_detour_hand_computed_with_known_phase() {
+    let m = model(NoiseMode::Os);
+    assert_eq!(m.os_period_ps(), Some(1_000_000));
+    let mut run = m.instance(21, 0, 4);
+    let phase = run.phase(2).unwrap();
+    assert!(phase < 1_000_000);
+    // Absolute time that maps to trace time x for rank 2 (in the second period).
+    let at = |x: u64| {
+        1_000_000 + (x + 1_000_000 - phase) % 1_000_000 + if x < phase { 1_000_000 } else { 0 }
+    };
+    let mut q = |x: u64, len: u64| run.os_detour(2, at(x), at(x) + len);
+    assert_eq!(q(5_000, 1_000), 0); // quiet
+    assert_eq!(q(100_400, 0), 600); // empty window inside a detour
+    assert_eq!(q(100_400, 10_000), 600); // starts inside a detour
+    assert_eq!(q(150_000, 50_000), 0); // ends exactly at a detour start
+    assert_eq!(q(150_000, 50_001), 1000); // covers its start: full duration
+    assert_eq!(q(100_999, 300_000), 3001); // straddles 4 detours
+    assert_eq!(q(850_000, 200_000), 2000); // wraps around the period
+    assert_eq!(q(50_000, 2_500_000), 25_000); // 2.5 periods
+    assert_eq!(q(0, 0), 1000);
+}
+
+#[test]
+fn cosched_gives_all_ranks_one_phase() {
+    let cfg = NoiseConfig {
+        mode: NoiseMode::Os,
+        cosched: true,
+        ..NoiseConfig::default()
+    };
+    let m = NoiseModel::new(&profile(), &cfg).unwrap();
+    let mut run = m.instance(4, 2, 100);
+    let p0 = run.phase(0).unwrap();
+    assert!((1..100).all(|r| run.phase(r) == Some(p0)));
+    let d0 = run.os_detour(0, 123_456, 323_456);
+    assert!((1..100).all(|r| run.os_detour(r, 123_456, 323_456) == d0));
+    let indep = model(NoiseMode::Os).instance(4, 2, 100);
+    let distinct: std::collections::HashSet<u64> =
+        (0..100).map(|r| indep.phase(r).unwrap()).collect();
+    assert_eq!(distinct.len(), 100);
+}
+
+#[test]
+fn phases_are_uniform_over_the_period() {
+    let m = model(NoiseMode::Os);
+    let run = m.instance(8, 0, 20_000);
+    let mut bins = [0u32; 10];
+    for r in 0..20_000 {
+        bins[(run.phase(r).unwrap() / 100_000) as usize] += 1;
+    }
+    // 2000 expected per bin, sd ≈ 42.
+    assert!(bins.iter().all(|&b| (1800..2200).contains(&b)), "{bins:?}");
+}
+
+#[test]
+fn detour_process_replay_modes() {
+    let mut p = profile();
+    p.os_noise.process = Some(DetourProcess {
+        rate_per_s: 1e7, // one detour per 100 ns
+        duration_ps: Distribution::Samples(vec![1000.0]),
+    });
+    let cfg = |replay| NoiseConfig {
+        mode: NoiseMode::Os,
+        os_replay: replay,
+        ..NoiseConfig::default()
+    };
+    let cyc = NoiseModel::new(&p, &cfg(OsReplay::Cyclic)).unwrap();
+    let then = NoiseModel::new(&p, &cfg(OsReplay::ThenProcess)).unwrap();
+    let only = NoiseModel::new(&p, &cfg(OsReplay::Process)).unwrap();
+    let (mut c, mut t, mut o) = (
+        cyc.instance(1, 0, 4),
+        then.instance(1, 0, 4),
+        only.instance(1, 0, 4),
+    );
+    // Within the first period, then-process replays the trace like cyclic.
+    for x in (0..970_000).step_by(7_919) {
+        assert_eq!(c.os_detour(1, x, x + 30_000), t.os_detour(1, x, x + 30_000));
+    }
+    // Beyond it, the process: ~1000 detours of 1 ns in 100 us (trace would give 1 detour).
+    let d = t.os_detour(1, 5_000_000, 105_000_000);
+    assert!((850_000..1_150_000).contains(&d), "{d}");
+    let d = o.os_detour(1, 5_000_000, 105_000_000);
+    assert!((850_000..1_150_000).contains(&d), "{d}");
+    assert_eq!(
+        d,
+        only.instance(1, 0, 4).os_detour(1, 5_000_000, 105_000_000)
+    );
+    // Without traces, the process is used automatically.
+    p.os_noise.traces.clear();
+    let m = NoiseModel::new(&p, &cfg(OsReplay::Cyclic)).unwrap();
+    assert_eq!(m.os_period_ps(), None);
+    assert_eq!(m.instance(1, 0, 4).os_detour(1, 5_000_000, 105_000_000), d);
+}
+
+#[test]
+fn overhead_and_gap_distributions_are_drawn_per_side() {
+    let mut p = profile();
+    p.near.overhead = Some(Distribution::Samples(vec![1.0, 2.0, 3.0]));
+    p.near.gap = Some(Distribution::Samples(vec![10.0, 20.0, 30.0]));
+    p.far = None;
+    let m = NoiseModel::new(
+        &p,
+        &NoiseConfig {
+            mode: NoiseMode::Net,
+            ..NoiseConfig::default()
+        },
+    )
+    .unwrap();
+    let mut run = m.instance(1, 0, 2);
+    let mut os = std::collections::BTreeSet::new();
+    let mut same = 0;
+    for i in 0..300 {
+        let s = run.send_costs(&P, 0, 1, i, 8);
+        let r = run.recv_costs(&P, 0, 1, i, 8);
+        os.insert(s.o);
+        os.insert(r.g);
+        same += (s.o == r.o) as u32;
+        assert!([75_000, 150_000, 225_000].contains(&s.o));
+        assert!([750_000, 1_500_000, 2_250_000].contains(&r.g));
+    }
+    // Independent sides: equal in about a third of the messages.
+    assert!((60..140).contains(&same), "{same}");
+    let off = NoiseModel::new(
+        &p,
+        &NoiseConfig {
+            mode: NoiseMode::Net,
+            overhead_gap_noise: false,
+            ..NoiseConfig::default()
+        },
+    )
+    .unwrap();
+    let c = off.instance(1, 0, 2).send_costs(&P, 0, 1, 0, 8);
+    assert_eq!((c.o, c.g), (150_000, 1_500_000));
+}
+
+#[test]
+fn parse_modes() {
+    assert_eq!("none".parse::<NoiseMode>().unwrap(), NoiseMode::None);
+    assert_eq!("os".parse::<NoiseMode>().unwrap(), NoiseMode::Os);
+    assert_eq!("net".parse::<NoiseMode>().unwrap(), NoiseMode::Net);
+    assert_eq!("os+net".parse::<NoiseMode>().unwrap(), NoiseMode::OsNet);
+    for m in NoiseMode::ALL {
+        assert_eq!(m.to_string().parse::<NoiseMode>().unwrap(), m);
+    }
+    assert_eq!(
+        "then-process".parse::<OsReplay>().unwrap(),
+        OsReplay::ThenProcess
+    );
+}
+
+#[test]
+fn configuration_errors() {
+    let e = |p: &Profile, cfg: NoiseConfig| NoiseModel::new(p, &cfg).unwrap_err().to_string();
+    let os = NoiseConfig {
+        mode: NoiseMode::Os,
+        ..NoiseConfig::default()
+    };
+    let mut no_os = profile();
+    no_os.os_noise.traces.clear();
+    let mut bad_l = profile();
+    bad_l.far.as_mut().unwrap().params.l_ps = -1.0;
+    let mut bad_lat = profile();
+    bad_lat.near.latency = Some(Distribution::Samples(vec![1.0, f64::INFINITY]));
+    let mut zero_block = profile();
+    zero_block.near.bandwidth_block_bytes = 0;
+    let mut nps0 = profile();
+    nps0.nodes_per_switch = 0;
+    let mut bad_rate = profile();
+    bad_rate.os_noise.process = Some(DetourProcess {
+        rate_per_s: 0.0,
+        duration_ps: Distribution::Samples(vec![1.0]),
+    });
+    let mut unsorted = profile();
+    unsorted.os_noise.traces[0].start_ps[3] = 100_000;
+    let msgs = [
+        e(&no_os, os.clone()),
+        e(
+            &profile(),
+            NoiseConfig {
+                os_replay: OsReplay::ThenProcess,
+                ..os.clone()
+            },
+        ),
+        e(
+            &bad_rate,
+            NoiseConfig {
+                os_replay: OsReplay::Process,
+                ..os.clone()
+            },
+        ),
+        e(&unsorted, os.clone()),
+        e(&bad_l, NoiseConfig::default()),
+        e(&bad_lat, NoiseConfig::default()),
+        e(&zero_block, NoiseConfig::default()),
+        e(&nps0, NoiseConfig::default()),
+        "os-net".parse::<NoiseMode>().unwrap_err().to_string(),
+        "mean"
+            .parse::<loggops_noise::ScaleMode>()
+            .unwrap_err()
+            .to_string(),
+        "loop".parse::<OsReplay>().unwrap_err().to_string(),
+    ];
+    insta::assert_snapshot!(msgs.join("\n"));
+    // OS noise is only validated when used.
+    assert!(NoiseModel::new(&unsorted, &NoiseConfig::default()).is_ok());
+}
+
+#[test]
+fn summary_mentions_the_active_parts() {
+    let m = model(NoiseMode::OsNet);
+    insta::assert_snapshot!(m.summary());
+}
