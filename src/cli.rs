@@ -184,14 +184,31 @@ pub struct GenArgs {
 }
 
 #[derive(Args, Debug)]
+#[command(after_help = "Example (the shipped AWS profile; see calibration/README.md for all systems):
+  loggops-sim calibrate --system aws --description 'AWS c5n.metal (EFA 100G)' \\
+    --latency ../shared/captures/cloud_noise/aws_hpcmetal_c5n_SRnight/ng_netnoise_mpi_lat.out.xz \\
+    --bandwidth ../shared/captures/cloud_noise/aws_hpcmetal_c5n_SRnight/ng_netnoise_mpi_bw.out.xz \\
+    --os-noise ../shared/captures/cloud_noise/aws_hpcmetal_c5n_SRnight/ng_osnoise.out.xz \\
+    --params-table ../shared/reference/paper/loggp_params.csv --provider AWS --instance 'HPC (Metal)' \\
+    --prices-table ../shared/paper/systems.csv --price-system aws --price-class hpc-metal -o calibration/aws.h5
+
+Base parameters come, per parameter, from the --set-* flags (--set-L 28us --set-G 0.17ns ...), then the table row, then the LogGP fit.
+A 'Different Racks' row uses the 'Same Rack' row of the same system for near messages and the
+'Different Racks' row for messages across switches (as the paper's simulator did).")]
 pub struct CalibrateArgs {
+    /// Short system name stored in the profile (e.g. aws).
+    #[arg(long)]
+    pub system: String,
+    /// Human description of the system.
+    #[arg(long, default_value = "")]
+    pub description: String,
     /// 1-byte ping-pong capture (Netgauge per-sample file, plain or .xz), same switch.
     #[arg(long, value_name = "FILE")]
     pub latency: PathBuf,
     /// Bandwidth-saturating ping-pong capture, same switch.
     #[arg(long, value_name = "FILE")]
     pub bandwidth: PathBuf,
-    /// Selfish-detour (OS noise) capture.
+    /// Selfish-detour (or FWQ/FTQ) OS-noise capture.
     #[arg(long, value_name = "FILE")]
     pub os_noise: Option<PathBuf>,
     /// Netgauge LogGP fit (-x loggp) for base parameters.
@@ -203,7 +220,67 @@ pub struct CalibrateArgs {
     /// Bandwidth capture across switches.
     #[arg(long, value_name = "FILE")]
     pub far_bandwidth: Option<PathBuf>,
+    /// Parameter table in the format of the paper's loggp_params.csv.
+    #[arg(long, value_name = "CSV")]
+    pub params_table: Option<PathBuf>,
+    /// Provider column of the parameter table (e.g. AWS).
+    #[arg(long)]
+    pub provider: Option<String>,
+    /// Instance column of the parameter table (e.g. "HPC (Metal)").
+    #[arg(long)]
+    pub instance: Option<String>,
+    /// Placement row of the parameter table.
+    #[arg(long, default_value = "Different Racks")]
+    pub placement: String,
+    /// Latency L (e.g. 28us).
+    #[arg(long = "set-L", value_name = "TIME")]
+    pub l: Option<String>,
+    /// CPU overhead o.
+    #[arg(long = "set-o", value_name = "TIME")]
+    pub o: Option<String>,
+    /// NIC gap g.
+    #[arg(long = "set-g", value_name = "TIME")]
+    pub g: Option<String>,
+    /// Gap per byte G (e.g. 0.17ns, per byte).
+    #[arg(long = "set-G", value_name = "TIME/B")]
+    pub big_g: Option<String>,
+    /// CPU overhead per byte O.
+    #[arg(long = "set-O", value_name = "TIME/B")]
+    pub big_o: Option<String>,
+    /// Eager threshold S (e.g. 64KiB).
+    #[arg(long = "set-S", value_name = "SIZE")]
+    pub s: Option<String>,
+    /// Nodes per switch (ranks r/N share a switch).
+    #[arg(long, value_name = "N")]
+    pub nodes_per_switch: Option<u32>,
+    /// Price table in the format of the paper's systems.csv.
+    #[arg(long, value_name = "CSV")]
+    pub prices_table: Option<PathBuf>,
+    /// System column of the price table.
+    #[arg(long)]
+    pub price_system: Option<String>,
+    /// Class column of the price table (e.g. hpc-metal).
+    #[arg(long)]
+    pub price_class: Option<String>,
+    /// On-demand price, USD per node-hour.
+    #[arg(long, value_name = "USD")]
+    pub price_on_demand: Option<f64>,
+    /// Committed (reserved) price, USD per node-hour.
+    #[arg(long, value_name = "USD")]
+    pub price_committed: Option<f64>,
+    /// Warm-up samples dropped at the start of every 1000-sample block (the paper: 21).
+    #[arg(long, value_name = "N", default_value_t = 21)]
+    pub warmup: usize,
+    /// A note recorded in the provenance (repeatable).
+    #[arg(long = "note", value_name = "TEXT")]
+    pub notes: Vec<String>,
+    /// Write the fit report (text) to FILE instead of stderr.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+    /// Write the fit report as JSON to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub report_json: Option<PathBuf>,
     /// Output profile.
-    #[arg(short = 'o', long, value_name = "FILE.h5")]
+    #[arg(short = 'o', long = "output", value_name = "FILE.h5")]
     pub output: PathBuf,
 }

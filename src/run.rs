@@ -341,8 +341,62 @@ pub fn gen(args: GenArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-pub fn calibrate(_args: CalibrateArgs) -> Result<ExitCode> {
-    bail!("calibrate is not available yet")
+pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
+    use loggops_calibrate::{CalibrateInputs, ParamsTableRow, PricesTableRow};
+    let mut inp = CalibrateInputs::new(a.system.clone(), a.latency.clone(), a.bandwidth.clone());
+    inp.description = a.description.clone();
+    inp.os_noise = a.os_noise.clone();
+    inp.loggp = a.loggp.clone();
+    inp.far_latency = a.far_latency.clone();
+    inp.far_bandwidth = a.far_bandwidth.clone();
+    inp.nodes_per_switch = a.nodes_per_switch;
+    inp.pingpong.warmup = a.warmup;
+    inp.notes = a.notes.clone();
+    inp.command = std::env::args().collect::<Vec<_>>().join(" ");
+    let t = |flag: &str, v: &Option<String>| -> Result<Option<f64>> {
+        v.as_deref().map(|s| parse_time_ps(s).map(|x| x as f64).map_err(|e| anyhow!("-{flag} {s}: {e}"))).transpose()
+    };
+    let e = &mut inp.params.explicit;
+    e.l_ps = t("L", &a.l)?;
+    e.o_ps = t("o", &a.o)?;
+    e.g_ps = t("g", &a.g)?;
+    e.big_g_ps_per_byte = a.big_g.as_deref().map(|s| parse_per_byte_ps(s).map(|g| g.as_f64()).map_err(|e| anyhow!("-G {s}: {e}"))).transpose()?;
+    e.big_o_ps_per_byte = a.big_o.as_deref().map(|s| parse_per_byte_ps(s).map(|g| g.as_f64()).map_err(|e| anyhow!("-O {s}: {e}"))).transpose()?;
+    e.s_bytes = a.s.as_deref().map(|s| parse_size(s).map_err(|e| anyhow!("-S {s}: {e}"))).transpose()?;
+    if let Some(path) = &a.params_table {
+        let (Some(provider), Some(instance)) = (&a.provider, &a.instance) else {
+            bail!("--params-table needs --provider and --instance to pick a row");
+        };
+        inp.params.table = Some(ParamsTableRow {
+            path: path.clone(),
+            provider: provider.clone(),
+            instance: instance.clone(),
+            placement: a.placement.clone(),
+        });
+    }
+    inp.prices.on_demand_usd_per_node_hour = a.price_on_demand;
+    inp.prices.committed_usd_per_node_hour = a.price_committed;
+    if let Some(path) = &a.prices_table {
+        let (Some(system), Some(class)) = (&a.price_system, &a.price_class) else {
+            bail!("--prices-table needs --price-system and --price-class to pick a row");
+        };
+        inp.prices_table = Some(PricesTableRow { path: path.clone(), system: system.clone(), class: class.clone() });
+    }
+    let (profile, report) = loggops_calibrate::build_profile(&inp)?;
+    loggops_profile::write_profile(&a.output, &profile)?;
+    let text = report.to_text();
+    match &a.report {
+        Some(p) => loggops_report::write_atomic(p, |w| w.write_all(text.as_bytes()))
+            .with_context(|| format!("cannot write {}", p.display()))?,
+        None => eprint!("{text}"),
+    }
+    if let Some(p) = &a.report_json {
+        let json = report.to_json();
+        loggops_report::write_atomic(p, |w| w.write_all(json.as_bytes()))
+            .with_context(|| format!("cannot write {}", p.display()))?;
+    }
+    eprintln!("wrote {} ({})", a.output.display(), fmt_bytes(std::fs::metadata(&a.output)?.len()));
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Peak resident set size of this process (Linux `VmHWM`), if known.
