@@ -4,4 +4,5 @@ mod util;
 mod cli;
 mod closed_forms;
 mod generators;
+mod roundtrip;
 mod conformance;

@@ -208,7 +208,8 @@ fn matches(want_src: u32, want_tag: u32, src: u32, tag: u32) -> bool {
 }
 
 enum Counters {
-    Dense { base: Vec<u64>, left: Vec<u32> },
+    /// One byte per op; counts of 255 and more live in `big` (keyed like the sparse map).
+    Dense { base: Vec<u64>, left: Vec<u8>, big: HashMap<u64, u32> },
     Sparse(HashMap<u64, u32>),
 }
 
@@ -274,15 +275,24 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
         let counters = if prog.dense_counters() {
             let mut base = Vec::with_capacity(ranks as usize + 1);
             let mut left = Vec::new();
+            let mut big = HashMap::new();
             let mut acc = 0u64;
             for r in 0..ranks {
                 base.push(acc);
                 let n = prog.num_ops(r);
                 acc += n as u64;
-                left.extend((0..n).map(|i| prog.depcount(r, i)));
+                left.extend((0..n).map(|i| {
+                    let c = prog.depcount(r, i);
+                    if c >= u8::MAX as u32 {
+                        big.insert((r as u64) << 32 | i as u64, c);
+                        u8::MAX
+                    } else {
+                        c as u8
+                    }
+                }));
             }
             base.push(acc);
-            Counters::Dense { base, left }
+            Counters::Dense { base, left, big }
         } else {
             Counters::Sparse(HashMap::new())
         };
@@ -380,11 +390,22 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
     #[inline]
     fn satisfy(&mut self, host: u32, op: u32) -> bool {
         match &mut self.counters {
-            Counters::Dense { base, left } => {
+            Counters::Dense { base, left, big } => {
                 let i = (base[host as usize] + op as u64) as usize;
-                // LogGOPSim decrements a u32 in place; a decrement below zero cannot happen for
-                // a consistent schedule (the front ends check depcounts).
-                left[i] = left[i].wrapping_sub(1);
+                // A decrement below zero cannot happen for a consistent schedule (the front ends
+                // check depcounts).
+                if left[i] == u8::MAX {
+                    let key = (host as u64) << 32 | op as u64;
+                    if let Some(c) = big.get_mut(&key) {
+                        *c -= 1;
+                        if *c < u8::MAX as u32 {
+                            left[i] = *c as u8;
+                            big.remove(&key);
+                        }
+                        return left[i] == 0;
+                    }
+                }
+                left[i] -= 1;
                 left[i] == 0
             }
             Counters::Sparse(map) => {
@@ -810,7 +831,7 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
             let mut never_ran_ops = Vec::new();
             if never_ran > 0 {
                 match &self.counters {
-                    Counters::Dense { base, left } => {
+                    Counters::Dense { base, left, .. } => {
                         let b = base[h] as usize;
                         let n = self.prog.num_ops(r) as usize;
                         never_ran_ops.extend(

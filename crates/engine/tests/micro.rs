@@ -99,3 +99,15 @@ fn overflow_is_an_error_in_normal_mode_and_wraps_in_compat() {
     let cfg = Config { compat: true, order: Order::Libstdcxx, ..cfg };
     assert_eq!(simulate(&p, &cfg, &mut NoNoise).unwrap().finish, vec![4]);
 }
+
+#[test]
+fn an_op_with_hundreds_of_dependencies_runs_once_all_are_done() {
+    // Dependency counters are one byte per op with an overflow map for 255 and more.
+    let mut p = VecProgram::new(1);
+    let deps: Vec<u32> = (0..300).map(|_| p.op(0, Op::calc(1))).collect();
+    let last = p.op(0, Op::calc(7));
+    for &d in &deps {
+        p.requires(0, last, d);
+    }
+    assert_eq!(run(&p, false), vec![307]);
+}
