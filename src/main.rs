@@ -26,7 +26,13 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             let _ = std::io::stdout().flush();
-            eprintln!("error: {err:#}");
+            let msg = format!("{err:#}");
+            // Parser errors already start with `file:line:col: error:`.
+            if msg.lines().next().is_some_and(|l| l.contains(": error: ")) {
+                eprintln!("{msg}");
+            } else {
+                eprintln!("error: {msg}");
+            }
             ExitCode::from(2)
         }
     }
