@@ -183,6 +183,9 @@ struct Batch {
     lazy_pass: u8,
     lazy_k: u32,
     lazy: bool,
+    /// Roots of each kind not yet returned (counted during the first pass), so later passes
+    /// stop as soon as their kind is exhausted.
+    lazy_left: [u32; 4],
 }
 
 /// A run of consecutive posted receives with the same (src, tag): ops `first + i*stride`.
@@ -577,11 +580,21 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
             } else {
                 let n = prog.num_roots(host);
                 while b.lazy_pass <= 3 {
-                    while b.lazy_k < n {
-                        let op = prog.root(host, b.lazy_k);
-                        b.lazy_k += 1;
-                        if prog.op(host, op).kind as u8 == b.lazy_pass {
-                            return Some(op);
+                    let pass = b.lazy_pass as usize;
+                    if pass == 1 || b.lazy_left[pass] > 0 {
+                        while b.lazy_k < n {
+                            let op = prog.root(host, b.lazy_k);
+                            b.lazy_k += 1;
+                            let k = prog.op(host, op).kind as usize;
+                            if pass == 1 && k != 1 {
+                                b.lazy_left[k] += 1;
+                            }
+                            if k == pass {
+                                if pass > 1 {
+                                    b.lazy_left[pass] -= 1;
+                                }
+                                return Some(op);
+                            }
                         }
                     }
                     b.lazy_pass += 1;

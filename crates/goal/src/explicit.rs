@@ -202,7 +202,12 @@ impl Program for ExplicitProgram {
         let peer = match s.kind {
             OpKind::Calc => 0,
             _ if s.rel_peer == ANY => ANY,
-            _ => ((rank as u64 + s.rel_peer as u64) % self.num_ranks as u64) as u32,
+            _ => {
+                // rank < P and rel_peer < P, so one conditional subtraction wraps (no division).
+                let x = rank as u64 + s.rel_peer as u64;
+                let p = self.num_ranks as u64;
+                (if x >= p { x - p } else { x }) as u32
+            }
         };
         Op {
             kind: s.kind,
