@@ -185,7 +185,8 @@ pub struct GenArgs {
 }
 
 #[derive(Args, Debug)]
-#[command(after_help = "Example (the shipped AWS profile; see calibration/README.md for all systems):
+#[command(
+    after_help = "Example (the shipped AWS profile; see calibration/README.md for all systems):
   loggops-sim calibrate --system aws --description 'AWS c5n.metal (EFA 100G)' \\
     --latency ../shared/captures/cloud_noise/aws_hpcmetal_c5n_SRnight/ng_netnoise_mpi_lat.out.xz \\
     --bandwidth ../shared/captures/cloud_noise/aws_hpcmetal_c5n_SRnight/ng_netnoise_mpi_bw.out.xz \\
@@ -195,7 +196,8 @@ pub struct GenArgs {
 
 Base parameters come, per parameter, from the --set-* flags (--set-L 28us --set-G 0.17ns ...), then the table row, then the LogGP fit.
 A 'Different Racks' row uses the 'Same Rack' row of the same system for near messages and the
-'Different Racks' row for messages across switches (as the paper's simulator did).")]
+'Different Racks' row for messages across switches (as the paper's simulator did)."
+)]
 pub struct CalibrateArgs {
     /// Short system name stored in the profile (e.g. aws).
     #[arg(long)]

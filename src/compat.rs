@@ -26,13 +26,23 @@ pub fn render<P: Program>(prog: &P, params: &Params, out: &Outcome, batchmode: b
     if out.has_queue_leftovers() {
         for l in &out.leftovers {
             if !l.unexpected.is_empty() {
-                let _ = writeln!(s, "unexpected queue on host {} contains {} elements!", l.rank, l.unexpected.len());
+                let _ = writeln!(
+                    s,
+                    "unexpected queue on host {} contains {} elements!",
+                    l.rank,
+                    l.unexpected.len()
+                );
                 for e in &l.unexpected {
                     let _ = writeln!(s, " src: {}, tag: {}", e.src as i32, e.tag as i32);
                 }
             }
             if !l.posted.is_empty() {
-                let _ = writeln!(s, "receive queue on host {} contains {} elements!", l.rank, l.posted.len());
+                let _ = writeln!(
+                    s,
+                    "receive queue on host {} contains {} elements!",
+                    l.rank,
+                    l.posted.len()
+                );
                 for e in &l.posted {
                     let _ = writeln!(s, " src: {}, tag: {}", e.src as i32, e.tag as i32);
                 }
@@ -47,7 +57,11 @@ pub fn render<P: Program>(prog: &P, params: &Params, out: &Outcome, batchmode: b
         }
     } else {
         let (max, host) = out.max();
-        let _ = writeln!(s, "Maximum finishing time at host {host}: {max} ({} s)", fmt_g(max as f64 / 1e9));
+        let _ = writeln!(
+            s,
+            "Maximum finishing time at host {host}: {max} ({} s)",
+            fmt_g(max as f64 / 1e9)
+        );
     }
     s
 }
@@ -59,7 +73,13 @@ pub fn fmt_g(v: f64) -> String {
         return "0".into();
     }
     if !v.is_finite() {
-        return if v.is_nan() { "nan".into() } else if v > 0.0 { "inf".into() } else { "-inf".into() };
+        return if v.is_nan() {
+            "nan".into()
+        } else if v > 0.0 {
+            "inf".into()
+        } else {
+            "-inf".into()
+        };
     }
     // The exponent after rounding to 6 significant digits.
     let sci = format!("{:.5e}", v);

@@ -61,7 +61,10 @@ fn modes(raw: &[String]) -> Result<Vec<NoiseMode>> {
         return Ok(vec![NoiseMode::OsNet]);
     }
     raw.iter()
-        .map(|m| m.parse::<NoiseMode>().map_err(|e| anyhow!("--noise-mode {m}: {e}")))
+        .map(|m| {
+            m.parse::<NoiseMode>()
+                .map_err(|e| anyhow!("--noise-mode {m}: {e}"))
+        })
         .collect()
 }
 
@@ -91,8 +94,11 @@ pub fn monte_carlo(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Resu
     if args.reps == 0 {
         bail!("--reps 0: at least one repetition is needed");
     }
-    let nodes: Vec<Option<u32>> =
-        if args.nodes.is_empty() { vec![None] } else { args.nodes.iter().map(|&n| Some(n)).collect() };
+    let nodes: Vec<Option<u32>> = if args.nodes.is_empty() {
+        vec![None]
+    } else {
+        args.nodes.iter().map(|&n| Some(n)).collect()
+    };
     let threads = args.threads.unwrap_or(0);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -100,7 +106,11 @@ pub fn monte_carlo(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Resu
         .context("cannot start worker threads")?;
 
     let base_cfg = NoiseConfig {
-        scaling: if args.absolute_latency { ScaleMode::Absolute } else { ScaleMode::MedianToBase },
+        scaling: if args.absolute_latency {
+            ScaleMode::Absolute
+        } else {
+            ScaleMode::MedianToBase
+        },
         cosched: args.cosched,
         rndv_triple_latency: args.rndv_3l.unwrap_or(true),
         ..NoiseConfig::default()
@@ -117,12 +127,21 @@ pub fn monte_carlo(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Resu
         b
     };
 
-    let workload = goal.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let workload = goal
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let mut cells: Vec<(Cell, Vec<u64>)> = Vec::new();
     for n in nodes {
         let sched = schedule::load(goal, n, ov)?;
         let ranks = sched.num_ranks();
-        let none_model = NoiseModel::new(&profile, &NoiseConfig { mode: NoiseMode::None, ..base_cfg.clone() })?;
+        let none_model = NoiseModel::new(
+            &profile,
+            &NoiseConfig {
+                mode: NoiseMode::None,
+                ..base_cfg.clone()
+            },
+        )?;
         // The noiseless baseline, computed once per rank count.
         let baseline = with_program!(&sched, |p| one_run(p, &none_model, args.seed, 0))?;
         let mut cost = CostModel::new(ranks as u64);
@@ -136,7 +155,13 @@ pub fn monte_carlo(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Resu
             let samples: Vec<u64> = if mode == NoiseMode::None {
                 vec![baseline]
             } else {
-                let model = NoiseModel::new(&profile, &NoiseConfig { mode, ..base_cfg.clone() })?;
+                let model = NoiseModel::new(
+                    &profile,
+                    &NoiseConfig {
+                        mode,
+                        ..base_cfg.clone()
+                    },
+                )?;
                 bar.set_message(format!("{ranks} nodes, {mode}"));
                 let reps = args.reps as u64;
                 pool.install(|| {
@@ -150,7 +175,12 @@ pub fn monte_carlo(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Resu
                         .collect::<Result<Vec<u64>>>()
                 })?
             };
-            let labels = Labels::new(workload.clone(), profile.system.clone(), ranks as u64, mode.as_str());
+            let labels = Labels::new(
+                workload.clone(),
+                profile.system.clone(),
+                ranks as u64,
+                mode.as_str(),
+            );
             let cell = Cell::new(labels, &samples, Some(baseline), Some(&cost))?;
             cells.push((cell, samples));
         }
@@ -164,8 +194,15 @@ pub fn monte_carlo(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Resu
         FormatArg::Csv => Format::Csv,
     };
     if let Some(path) = &args.samples {
-        let groups: Vec<CellSamples> = cells.iter().map(|(c, s)| CellSamples { cell: c, samples: s }).collect();
-        loggops_report::write_samples(path, &groups).with_context(|| format!("cannot write {}", path.display()))?;
+        let groups: Vec<CellSamples> = cells
+            .iter()
+            .map(|(c, s)| CellSamples {
+                cell: c,
+                samples: s,
+            })
+            .collect();
+        loggops_report::write_samples(path, &groups)
+            .with_context(|| format!("cannot write {}", path.display()))?;
     }
     match &args.output {
         Some(p) => loggops_report::write_report(p, format, &only_cells)

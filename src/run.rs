@@ -61,7 +61,9 @@ pub fn resolve_params(args: &RunArgs, mut p: Params) -> Result<Params> {
 fn compat_params(args: &RunArgs) -> Result<Params> {
     let mut p = Params::loggopsim_defaults_ticks();
     let tick = |flag: &str, v: &Option<String>| -> Result<Option<u64>> {
-        v.as_deref().map(|s| parse_ticks(s).map_err(|e| anyhow!("-{flag} {s}: {e}"))).transpose()
+        v.as_deref()
+            .map(|s| parse_ticks(s).map_err(|e| anyhow!("-{flag} {s}: {e}")))
+            .transpose()
     };
     if let Some(v) = tick("L", &args.l)? {
         p.l = v;
@@ -114,9 +116,16 @@ pub fn simulate(args: RunArgs) -> Result<ExitCode> {
         return crate::mc::monte_carlo(&args, &goal, &ov);
     }
     let params = resolve_params(&args, Params::loggopsim_defaults_ps())?;
-    let cfg = Config { params, order: order(args.order), compat: false };
-    let node_list: Vec<Option<u32>> =
-        if args.nodes.is_empty() { vec![None] } else { args.nodes.iter().map(|&n| Some(n)).collect() };
+    let cfg = Config {
+        params,
+        order: order(args.order),
+        compat: false,
+    };
+    let node_list: Vec<Option<u32>> = if args.nodes.is_empty() {
+        vec![None]
+    } else {
+        args.nodes.iter().map(|&n| Some(n)).collect()
+    };
     let mut runs = Vec::new();
     for nodes in node_list {
         let sched = schedule::load(&goal, nodes, &ov)?;
@@ -157,7 +166,11 @@ fn human_summary(goal: &Path, p: &Params, order: Order, runs: &[Run]) -> String 
         fmt_per_byte(p.big_g),
         fmt_per_byte(p.big_o),
         fmt_bytes(p.s),
-        if order == Order::Stable { "stable" } else { "libstdcxx" },
+        if order == Order::Stable {
+            "stable"
+        } else {
+            "libstdcxx"
+        },
     );
     for (ranks, ops, out, wall) in runs {
         let (max, host) = out.max();
@@ -217,7 +230,11 @@ fn csv_summary(runs: &[Run]) -> String {
     let mut s = String::from("ranks,max_time_ps,max_rank,events,ops,messages\n");
     for (ranks, ops, out, _) in runs {
         let (max, host) = out.max();
-        let _ = writeln!(s, "{ranks},{max},{host},{},{ops},{}", out.events, out.messages);
+        let _ = writeln!(
+            s,
+            "{ranks},{max},{host},{},{ops},{}",
+            out.events, out.messages
+        );
     }
     s
 }
@@ -233,7 +250,13 @@ fn describe_leftovers(goal: &Path, sched: &Schedule, out: &Outcome) -> String {
             Schedule::Parametric(_) | Schedule::Generated(_) => format!("op #{op}"),
         }
     };
-    let any = |v: u32| if v == loggops_engine::ANY { "any".to_string() } else { v.to_string() };
+    let any = |v: u32| {
+        if v == loggops_engine::ANY {
+            "any".to_string()
+        } else {
+            v.to_string()
+        }
+    };
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -267,14 +290,27 @@ fn describe_leftovers(goal: &Path, sched: &Schedule, out: &Outcome) -> String {
             let _ = writeln!(s, "  rank {}: ... and {hidden} more queue entries", l.rank);
         }
         if l.never_ran > 0 {
-            let names: Vec<String> = l.never_ran_ops.iter().take(SHOW).map(|&o| label(l.rank, o)).collect();
+            let names: Vec<String> = l
+                .never_ran_ops
+                .iter()
+                .take(SHOW)
+                .map(|&o| label(l.rank, o))
+                .collect();
             let _ = writeln!(
                 s,
                 "  rank {}: {} op(s) never ran{}{}",
                 l.rank,
                 l.never_ran,
-                if names.is_empty() { String::new() } else { format!(": {}", names.join(", ")) },
-                if l.never_ran as usize > names.len() && !names.is_empty() { ", ..." } else { "" }
+                if names.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", names.join(", "))
+                },
+                if l.never_ran as usize > names.len() && !names.is_empty() {
+                    ", ..."
+                } else {
+                    ""
+                }
             );
         }
     }
@@ -286,7 +322,11 @@ fn describe_leftovers(goal: &Path, sched: &Schedule, out: &Outcome) -> String {
 
 fn compat_run(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Result<ExitCode> {
     let params = compat_params(args)?;
-    let cfg = Config { params, order: order(args.order), compat: true };
+    let cfg = Config {
+        params,
+        order: order(args.order),
+        compat: true,
+    };
     let nodes = match args.nodes.as_slice() {
         [] => None,
         [n] => Some(*n),
@@ -294,7 +334,12 @@ fn compat_run(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Result<Ex
     };
     let sched = schedule::load(goal, nodes, ov)?;
     let out = with_program!(&sched, |p| engine_run(p, &cfg, &mut NoNoise))?;
-    let text = with_program!(&sched, |p| crate::compat::render(p, &params, &out, args.batchmode));
+    let text = with_program!(&sched, |p| crate::compat::render(
+        p,
+        &params,
+        &out,
+        args.batchmode
+    ));
     emit(args.output.as_deref(), &text)?;
     Ok(ExitCode::SUCCESS)
 }
@@ -308,7 +353,10 @@ pub fn gen(args: GenArgs) -> Result<ExitCode> {
         schedule::load(path, Some(args.nodes), &ov)?
     } else {
         let Some(name) = &args.pattern else {
-            bail!("gen needs a PATTERN or --goal FILE (known patterns: {})", loggops_schedgen::Collective::known_names());
+            bail!(
+                "gen needs a PATTERN or --goal FILE (known patterns: {})",
+                loggops_schedgen::Collective::known_names()
+            );
         };
         let coll: loggops_schedgen::Collective = name.parse()?;
         let size = match &args.size {
@@ -354,15 +402,40 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
     inp.notes = a.notes.clone();
     inp.command = std::env::args().collect::<Vec<_>>().join(" ");
     let t = |flag: &str, v: &Option<String>| -> Result<Option<f64>> {
-        v.as_deref().map(|s| parse_time_ps(s).map(|x| x as f64).map_err(|e| anyhow!("-{flag} {s}: {e}"))).transpose()
+        v.as_deref()
+            .map(|s| {
+                parse_time_ps(s)
+                    .map(|x| x as f64)
+                    .map_err(|e| anyhow!("-{flag} {s}: {e}"))
+            })
+            .transpose()
     };
     let e = &mut inp.params.explicit;
     e.l_ps = t("L", &a.l)?;
     e.o_ps = t("o", &a.o)?;
     e.g_ps = t("g", &a.g)?;
-    e.big_g_ps_per_byte = a.big_g.as_deref().map(|s| parse_per_byte_ps(s).map(|g| g.as_f64()).map_err(|e| anyhow!("-G {s}: {e}"))).transpose()?;
-    e.big_o_ps_per_byte = a.big_o.as_deref().map(|s| parse_per_byte_ps(s).map(|g| g.as_f64()).map_err(|e| anyhow!("-O {s}: {e}"))).transpose()?;
-    e.s_bytes = a.s.as_deref().map(|s| parse_size(s).map_err(|e| anyhow!("-S {s}: {e}"))).transpose()?;
+    e.big_g_ps_per_byte = a
+        .big_g
+        .as_deref()
+        .map(|s| {
+            parse_per_byte_ps(s)
+                .map(|g| g.as_f64())
+                .map_err(|e| anyhow!("-G {s}: {e}"))
+        })
+        .transpose()?;
+    e.big_o_ps_per_byte = a
+        .big_o
+        .as_deref()
+        .map(|s| {
+            parse_per_byte_ps(s)
+                .map(|g| g.as_f64())
+                .map_err(|e| anyhow!("-O {s}: {e}"))
+        })
+        .transpose()?;
+    e.s_bytes =
+        a.s.as_deref()
+            .map(|s| parse_size(s).map_err(|e| anyhow!("-S {s}: {e}")))
+            .transpose()?;
     if let Some(path) = &a.params_table {
         let (Some(provider), Some(instance)) = (&a.provider, &a.instance) else {
             bail!("--params-table needs --provider and --instance to pick a row");
@@ -380,7 +453,11 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
         let (Some(system), Some(class)) = (&a.price_system, &a.price_class) else {
             bail!("--prices-table needs --price-system and --price-class to pick a row");
         };
-        inp.prices_table = Some(PricesTableRow { path: path.clone(), system: system.clone(), class: class.clone() });
+        inp.prices_table = Some(PricesTableRow {
+            path: path.clone(),
+            system: system.clone(),
+            class: class.clone(),
+        });
     }
     let (profile, report) = loggops_calibrate::build_profile(&inp)?;
     loggops_profile::write_profile(&a.output, &profile)?;
@@ -395,7 +472,11 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
         loggops_report::write_atomic(p, |w| w.write_all(json.as_bytes()))
             .with_context(|| format!("cannot write {}", p.display()))?;
     }
-    eprintln!("wrote {} ({})", a.output.display(), fmt_bytes(std::fs::metadata(&a.output)?.len()));
+    eprintln!(
+        "wrote {} ({})",
+        a.output.display(),
+        fmt_bytes(std::fs::metadata(&a.output)?.len())
+    );
     Ok(ExitCode::SUCCESS)
 }
 

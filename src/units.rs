@@ -4,13 +4,21 @@
 
 use loggops_engine::PerByte;
 
-const TIME_UNITS: &[(&str, f64)] =
-    &[("ps", 1.0), ("ns", 1e3), ("us", 1e6), ("µs", 1e6), ("ms", 1e9), ("s", 1e12)];
+const TIME_UNITS: &[(&str, f64)] = &[
+    ("ps", 1.0),
+    ("ns", 1e3),
+    ("us", 1e6),
+    ("µs", 1e6),
+    ("ms", 1e9),
+    ("s", 1e12),
+];
 
 fn split_number(s: &str) -> (&str, &str) {
     let end = s
         .char_indices()
-        .find(|&(_, c)| !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-'))
+        .find(|&(_, c)| {
+            !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-')
+        })
         .map(|(i, _)| i)
         .unwrap_or(s.len());
     // `1e` followed by a unit letter: keep the exponent only if digits follow it.
@@ -18,9 +26,13 @@ fn split_number(s: &str) -> (&str, &str) {
 }
 
 fn number(s: &str, what: &str) -> Result<f64, String> {
-    let v: f64 = s.parse().map_err(|_| format!("`{s}` is not a number ({what})"))?;
+    let v: f64 = s
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number ({what})"))?;
     if !v.is_finite() || v < 0.0 {
-        return Err(format!("`{s}` must be a finite, non-negative number ({what})"));
+        return Err(format!(
+            "`{s}` must be a finite, non-negative number ({what})"
+        ));
     }
     Ok(v)
 }
@@ -36,7 +48,9 @@ pub fn parse_time_ps(s: &str) -> Result<u64, String> {
             .iter()
             .find(|(u, _)| *u == unit)
             .map(|(_, f)| *f)
-            .ok_or_else(|| format!("unknown time unit `{unit}` in `{s}` (use ps, ns, us, ms or s)"))?
+            .ok_or_else(|| {
+                format!("unknown time unit `{unit}` in `{s}` (use ps, ns, us, ms or s)")
+            })?
     };
     let ps = number(num, "a time")? * scale;
     if ps.fract().abs() > 1e-6 * ps.max(1.0) {
@@ -52,7 +66,10 @@ pub fn parse_time_ps(s: &str) -> Result<u64, String> {
 /// Keeps sub-picosecond precision.
 pub fn parse_per_byte_ps(s: &str) -> Result<PerByte, String> {
     let s = s.trim();
-    let t = s.strip_suffix("/B").or_else(|| s.strip_suffix("/byte")).unwrap_or(s);
+    let t = s
+        .strip_suffix("/B")
+        .or_else(|| s.strip_suffix("/byte"))
+        .unwrap_or(s);
     let (num, unit) = split_number(t);
     let scale = if unit.is_empty() {
         1e3
@@ -61,7 +78,9 @@ pub fn parse_per_byte_ps(s: &str) -> Result<PerByte, String> {
             .iter()
             .find(|(u, _)| *u == unit)
             .map(|(_, f)| *f)
-            .ok_or_else(|| format!("unknown unit `{unit}` in `{s}` (a time per byte: ps, ns, us)"))?
+            .ok_or_else(|| {
+                format!("unknown unit `{unit}` in `{s}` (a time per byte: ps, ns, us)")
+            })?
     };
     PerByte::from_f64(number(num, "a time per byte")? * scale)
         .ok_or_else(|| format!("`{s}` is out of range"))
@@ -80,7 +99,11 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         "kB" | "KB" => 1000,
         "MB" => 1_000_000,
         "GB" => 1_000_000_000,
-        _ => return Err(format!("unknown size unit `{unit}` in `{s}` (use B, KiB, MiB, GiB, kB, MB, GB)")),
+        _ => {
+            return Err(format!(
+                "unknown size unit `{unit}` in `{s}` (use B, KiB, MiB, GiB, kB, MB, GB)"
+            ))
+        }
     };
     let v = number(num, "a size")?;
     let bytes = v * mult as f64;
@@ -98,15 +121,19 @@ pub fn parse_ticks(s: &str) -> Result<u64, String> {
     let s = s.trim();
     if let Some(neg) = s.strip_prefix('-') {
         // LogGOPSim reads these into `int`; negative values wrap in its u64 arithmetic.
-        let v: i64 = neg.parse().map_err(|_| format!("`{s}` is not an integer (compat mode takes LogGOPSim's integer ticks)"))?;
+        let v: i64 = neg.parse().map_err(|_| {
+            format!("`{s}` is not an integer (compat mode takes LogGOPSim's integer ticks)")
+        })?;
         if v > i32::MAX as i64 + 1 {
             return Err(format!("`{s}` does not fit LogGOPSim's int"));
         }
         return Ok((-v) as u64);
     }
-    let v: u64 = s
-        .parse()
-        .map_err(|_| format!("`{s}` is not an integer (compat mode takes LogGOPSim's integer ticks, without units)"))?;
+    let v: u64 = s.parse().map_err(|_| {
+        format!(
+            "`{s}` is not an integer (compat mode takes LogGOPSim's integer ticks, without units)"
+        )
+    })?;
     Ok(v)
 }
 
@@ -139,7 +166,11 @@ pub fn fmt_bytes(b: u64) -> String {
     for (unit, shift) in [("GiB", 30), ("MiB", 20), ("KiB", 10)] {
         if b >= 1 << shift {
             let v = b as f64 / (1u64 << shift) as f64;
-            return if b % (1 << shift) == 0 { format!("{}{unit}", b >> shift) } else { format!("{v:.2}{unit}") };
+            return if b % (1 << shift) == 0 {
+                format!("{}{unit}", b >> shift)
+            } else {
+                format!("{v:.2}{unit}")
+            };
         }
     }
     format!("{b}B")
@@ -162,8 +193,14 @@ mod tests {
 
     #[test]
     fn per_byte() {
-        assert_eq!(parse_per_byte_ps("0.1ns").unwrap(), PerByte::from_units(100));
-        assert_eq!(parse_per_byte_ps("86ps/B").unwrap(), PerByte::from_units(86));
+        assert_eq!(
+            parse_per_byte_ps("0.1ns").unwrap(),
+            PerByte::from_units(100)
+        );
+        assert_eq!(
+            parse_per_byte_ps("86ps/B").unwrap(),
+            PerByte::from_units(86)
+        );
         assert_eq!(parse_per_byte_ps("6").unwrap(), PerByte::from_units(6000));
         assert!((parse_per_byte_ps("0.0001ns").unwrap().as_f64() - 0.1).abs() < 1e-4);
     }

@@ -9,12 +9,20 @@ fn root() -> &'static Path {
 
 /// Runs from the repository root so paths in messages are stable.
 fn run_here(args: &[&str]) -> std::process::Output {
-    crate::util::bin().current_dir(root()).args(args).output().unwrap()
+    crate::util::bin()
+        .current_dir(root())
+        .args(args)
+        .output()
+        .unwrap()
 }
 
 fn err_of(args: &[&str]) -> String {
     let out = run_here(args);
-    assert!(!out.status.success(), "expected failure: {args:?}\n{}", stdout(&out));
+    assert!(
+        !out.status.success(),
+        "expected failure: {args:?}\n{}",
+        stdout(&out)
+    );
     stderr(&out)
 }
 
@@ -37,29 +45,80 @@ fn parametric_schedule_needs_nodes() {
 
 #[test]
 fn bad_units() {
-    insta::assert_snapshot!(err_of(&["--goal", "goal/ring_512MiB.goal", "--nodes", "4", "-L", "3 parsecs"]));
-    insta::assert_snapshot!(err_of(&["--goal", "goal/ring_512MiB.goal", "--nodes", "4", "-S", "1.5B"]));
+    insta::assert_snapshot!(err_of(&[
+        "--goal",
+        "goal/ring_512MiB.goal",
+        "--nodes",
+        "4",
+        "-L",
+        "3 parsecs"
+    ]));
+    insta::assert_snapshot!(err_of(&[
+        "--goal",
+        "goal/ring_512MiB.goal",
+        "--nodes",
+        "4",
+        "-S",
+        "1.5B"
+    ]));
 }
 
 #[test]
 fn gen_errors() {
-    insta::assert_snapshot!(err_of(&["gen", "allreduce_tree", "--nodes", "4", "--size", "1KiB"]));
-    insta::assert_snapshot!(err_of(&["gen", "allreduce_recdoub", "--nodes", "6", "--size", "1KiB"]));
-    insta::assert_snapshot!(err_of(&["gen", "dissemination", "--nodes", "4", "--size", "0B"]));
-    insta::assert_snapshot!(err_of(&["gen", "dissemination", "--nodes", "4", "--size", "99999999999TiB"]));
+    insta::assert_snapshot!(err_of(&[
+        "gen",
+        "allreduce_tree",
+        "--nodes",
+        "4",
+        "--size",
+        "1KiB"
+    ]));
+    insta::assert_snapshot!(err_of(&[
+        "gen",
+        "allreduce_recdoub",
+        "--nodes",
+        "6",
+        "--size",
+        "1KiB"
+    ]));
+    insta::assert_snapshot!(err_of(&[
+        "gen",
+        "dissemination",
+        "--nodes",
+        "4",
+        "--size",
+        "0B"
+    ]));
+    insta::assert_snapshot!(err_of(&[
+        "gen",
+        "dissemination",
+        "--nodes",
+        "4",
+        "--size",
+        "99999999999TiB"
+    ]));
 }
 
 #[test]
 fn explicit_file_errors_name_file_line_and_column() {
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("bad.goal");
-    std::fs::write(&f, "num_ranks 2\nrank 0 {\nsend 16b to 1\nl2 requires l9\n}\nrank 1 {\nrecv 16b from 0\n}\n").unwrap();
+    std::fs::write(
+        &f,
+        "num_ranks 2\nrank 0 {\nsend 16b to 1\nl2 requires l9\n}\nrank 1 {\nrecv 16b from 0\n}\n",
+    )
+    .unwrap();
     let e = err_of(&["--goal", f.to_str().unwrap()]).replace(dir.path().to_str().unwrap(), "[tmp]");
     insta::assert_snapshot!(e);
     // An explicit file cannot be resized.
     let ok = dir.path().join("ok.goal");
-    std::fs::write(&ok, "num_ranks 2\nrank 0 {\nsend 16b to 1\n}\nrank 1 {\nrecv 16b from 0\n}\n").unwrap();
-    let e = err_of(&["--goal", ok.to_str().unwrap(), "--nodes", "4"]).replace(dir.path().to_str().unwrap(), "[tmp]");
+    std::fs::write(
+        &ok,
+        "num_ranks 2\nrank 0 {\nsend 16b to 1\n}\nrank 1 {\nrecv 16b from 0\n}\n",
+    )
+    .unwrap();
+    let e = err_of(&["--goal", ok.to_str().unwrap(), "--nodes", "4"])
+        .replace(dir.path().to_str().unwrap(), "[tmp]");
     insta::assert_snapshot!(e);
 }
 
@@ -78,34 +137,79 @@ fn unmatched_messages_are_reported_with_labels_and_no_time() {
 fn gen_writes_what_the_simulator_reads_back() {
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("ring.goal");
-    let out = run_here(&["gen", "allreduce_ring", "--nodes", "16", "--size", "16MiB", "-o", f.to_str().unwrap()]);
+    let out = run_here(&[
+        "gen",
+        "allreduce_ring",
+        "--nodes",
+        "16",
+        "--size",
+        "16MiB",
+        "-o",
+        f.to_str().unwrap(),
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let out = run_here(&["--compat", "loggopsim", "--goal", f.to_str().unwrap(), "-b"]);
     // LOGGOPSIM.md §11: ring 16 MiB, P = 16, default parameters (stable order).
-    assert!(stdout(&out).contains("Maximum finishing time at host 0: 188908500 ("), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("Maximum finishing time at host 0: 188908500 ("),
+        "{}",
+        stdout(&out)
+    );
 }
 
 #[test]
 fn json_output_has_integer_picoseconds() {
-    let out = run_here(&["--goal", "goal/dissemination_16B.goal", "--nodes", "1024", "--format", "json"]);
+    let out = run_here(&[
+        "--goal",
+        "goal/dissemination_16B.goal",
+        "--nodes",
+        "1024",
+        "--format",
+        "json",
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let r = &v["runs"][0];
     // 10 rounds of 2o + L + 15G with LogGOPSim's defaults read as ns.
-    assert_eq!(r["max_time_ps"].as_u64(), Some(10 * (3_000_000 + 2_500_000 + 15 * 6_000)));
+    assert_eq!(
+        r["max_time_ps"].as_u64(),
+        Some(10 * (3_000_000 + 2_500_000 + 15 * 6_000))
+    );
     assert_eq!(r["finish_ps"].as_array().unwrap().len(), 1024);
 }
 
 #[test]
 fn monte_carlo_results_do_not_depend_on_the_thread_count() {
     let args = |t: &'static str| {
-        vec!["--goal", "goal/dissemination_16B.goal", "--nodes", "64,256", "--noise", "calibration/alps.h5",
-             "--noise-mode", "os,net,os+net", "--reps", "200", "--seed", "42", "--format", "json", "-q", "--threads", t]
+        vec![
+            "--goal",
+            "goal/dissemination_16B.goal",
+            "--nodes",
+            "64,256",
+            "--noise",
+            "calibration/alps.h5",
+            "--noise-mode",
+            "os,net,os+net",
+            "--reps",
+            "200",
+            "--seed",
+            "42",
+            "--format",
+            "json",
+            "-q",
+            "--threads",
+            t,
+        ]
     };
     let one = run_here(&args("1"));
     let two = run_here(&args("2"));
     assert!(one.status.success(), "{}", stderr(&one));
     assert_eq!(stdout(&one), stdout(&two));
     let v: serde_json::Value = serde_json::from_slice(&one.stdout).unwrap();
-    assert_eq!(v.as_array().map(|a| a.len()).or_else(|| v["cells"].as_array().map(|a| a.len())), Some(6));
+    assert_eq!(
+        v.as_array()
+            .map(|a| a.len())
+            .or_else(|| v["cells"].as_array().map(|a| a.len())),
+        Some(6)
+    );
 }

@@ -11,7 +11,12 @@ fn step(p: &Params, s: u64) -> u64 {
 
 fn params() -> impl Strategy<Value = Params> {
     // g <= 2o + L keeps the NIC off the critical path; O = 0 as in the reference sets.
-    (0u64..5_000_000, 0u64..2_000_000, 0u64..20_000u64, 0u64..(1 << 20))
+    (
+        0u64..5_000_000,
+        0u64..2_000_000,
+        0u64..20_000u64,
+        0u64..(1 << 20),
+    )
         .prop_flat_map(|(l, o, g_frac, s)| {
             let gmax = 2 * o + l;
             (Just(l), Just(o), 0..=gmax, 0..=g_frac, Just(s))
@@ -29,7 +34,11 @@ fn params() -> impl Strategy<Value = Params> {
 
 fn run(coll: Collective, p: u32, size: u64, params: Params, order: Order) -> u64 {
     let g = Generated::new(coll, p, size).unwrap();
-    let cfg = Config { params, order, compat: false };
+    let cfg = Config {
+        params,
+        order,
+        compat: false,
+    };
     let out = simulate(&g, &cfg, &mut NoNoise).unwrap();
     assert!(out.completed());
     out.max().0
@@ -67,20 +76,32 @@ fn ring_16k_closed_form_small_instance_in_both_orders_where_upstream_completes()
     // P = 8 is the largest ring upstream's unstable sort does not deadlock (15 roots).
     let params = Params::loggopsim_defaults_ps();
     for order in [Order::Stable, Order::Libstdcxx] {
-        assert_eq!(run(Collective::AllreduceRing, 8, 16 << 20, params, order), 14 * step(&params, (16 << 20) / 8));
+        assert_eq!(
+            run(Collective::AllreduceRing, 8, 16 << 20, params, order),
+            14 * step(&params, (16 << 20) / 8)
+        );
     }
 }
 
 #[test]
 #[ignore = "slow: 537 M messages (about a minute in release); run by .ci/run with --release --ignored"]
 fn ring_512mib_on_16384_ranks_fits_in_1gib_and_equals_the_closed_form() {
-    let out = crate::util::run(&["--goal", "goal/ring_512MiB.goal", "--nodes", "16384", "--format", "json"]);
+    let out = crate::util::run(&[
+        "--goal",
+        "goal/ring_512MiB.goal",
+        "--nodes",
+        "16384",
+        "--format",
+        "json",
+    ]);
     assert!(out.status.success(), "{}", crate::util::stderr(&out));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let p = Params::loggopsim_defaults_ps();
     let want = 2 * 16383 * step(&p, (512 << 20) / 16384);
     assert_eq!(v["runs"][0]["max_time_ps"].as_u64(), Some(want));
     assert_eq!(v["runs"][0]["messages"].as_u64(), Some(2 * 16383 * 16384));
-    let rss = v["peak_rss_bytes"].as_u64().expect("peak RSS is reported on Linux");
+    let rss = v["peak_rss_bytes"]
+        .as_u64()
+        .expect("peak RSS is reported on Linux");
     assert!(rss <= 1 << 30, "peak RSS {rss} B exceeds 1 GiB");
 }

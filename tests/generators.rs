@@ -13,7 +13,11 @@ use loggops_schedgen::{Collective, GenOptions, Generated};
 use crate::shared_or_skip;
 
 fn outcome<P: loggops_engine::Program>(p: &P, order: Order) -> Outcome {
-    let cfg = Config { params: Params::loggopsim_defaults_ticks(), order, compat: true };
+    let cfg = Config {
+        params: Params::loggopsim_defaults_ticks(),
+        order,
+        compat: true,
+    };
     simulate(p, &cfg, &mut NoNoise).unwrap()
 }
 
@@ -27,7 +31,12 @@ fn compare(path: &Path, g: &Generated) {
         for l in a.leftovers.iter_mut().chain(b.leftovers.iter_mut()) {
             l.never_ran_ops.clear();
         }
-        assert_eq!(a, b, "{} ({order:?}): generated and Schedgen's file simulate differently", path.display());
+        assert_eq!(
+            a,
+            b,
+            "{} ({order:?}): generated and Schedgen's file simulate differently",
+            path.display()
+        );
     }
 }
 
@@ -61,11 +70,16 @@ fn from_name(name: &str) -> Option<(Collective, u32, u64, GenOptions)> {
 fn shared_schedgen_files() {
     let shared = shared_or_skip!();
     let mut n = 0;
-    for (dir, paper) in [("reference/loggopsim/goal", false), ("reference/paper/goal", true)] {
+    for (dir, paper) in [
+        ("reference/loggopsim/goal", false),
+        ("reference/paper/goal", true),
+    ] {
         for e in std::fs::read_dir(shared.join(dir)).unwrap() {
             let path = e.unwrap().path();
             let name = path.file_name().unwrap().to_str().unwrap().to_string();
-            let Some(stem) = name.strip_suffix(".goal") else { continue };
+            let Some(stem) = name.strip_suffix(".goal") else {
+                continue;
+            };
             // <kind>_<size>_P<P>
             let (kind, rest) = stem.split_once('_').unwrap();
             let (size, p) = rest.rsplit_once("_P").unwrap();
@@ -83,7 +97,10 @@ fn shared_schedgen_files() {
                 ("pipelinedring", true) => Collective::PipelinedRing,
                 _ => panic!("unexpected reference file {name}"),
             };
-            compare(&path, &Generated::with_options(coll, p, size, opts).unwrap());
+            compare(
+                &path,
+                &Generated::with_options(coll, p, size, opts).unwrap(),
+            );
             n += 1;
         }
     }
@@ -100,7 +117,9 @@ fn locally_generated_schedgen_files() {
     for e in std::fs::read_dir(dir).unwrap() {
         let path = e.unwrap().path();
         let name = path.file_name().unwrap().to_str().unwrap().to_string();
-        let Some((coll, p, d, opts)) = from_name(&name) else { continue };
+        let Some((coll, p, d, opts)) = from_name(&name) else {
+            continue;
+        };
         compare(&path, &Generated::with_options(coll, p, d, opts).unwrap());
         n += 1;
     }

@@ -23,21 +23,43 @@ const SYSTEMS: [(&str, &str); 8] = [
 
 fn simulate_one_way(profile: &Path, reps: u32, dir: &Path) -> Vec<f64> {
     let goal = dir.join("pingpong.goal");
-    std::fs::write(&goal, "num_ranks 2\nrank 0 {\nsend 1b to 1\n}\nrank 1 {\nrecv 1b from 0\n}\n").unwrap();
+    std::fs::write(
+        &goal,
+        "num_ranks 2\nrank 0 {\nsend 1b to 1\n}\nrank 1 {\nrecv 1b from 0\n}\n",
+    )
+    .unwrap();
     let samples = dir.join("samples.csv");
     let out = run(&[
-        "--goal", goal.to_str().unwrap(),
-        "--noise", profile.to_str().unwrap(),
-        "--noise-mode", "net", "--absolute-latency", "-o", "0", "-q",
-        "--reps", &reps.to_string(), "--seed", "7",
-        "--samples", samples.to_str().unwrap(), "--format", "csv",
+        "--goal",
+        goal.to_str().unwrap(),
+        "--noise",
+        profile.to_str().unwrap(),
+        "--noise-mode",
+        "net",
+        "--absolute-latency",
+        "-o",
+        "0",
+        "-q",
+        "--reps",
+        &reps.to_string(),
+        "--seed",
+        "7",
+        "--samples",
+        samples.to_str().unwrap(),
+        "--format",
+        "csv",
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = std::fs::read_to_string(&samples).unwrap();
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let col = header.iter().position(|h| *h == "time_ps").expect("time_ps column");
-    lines.map(|l| l.split(',').nth(col).unwrap().parse::<f64>().unwrap() / 1e6).collect()
+    let col = header
+        .iter()
+        .position(|h| *h == "time_ps")
+        .expect("time_ps column");
+    lines
+        .map(|l| l.split(',').nth(col).unwrap().parse::<f64>().unwrap() / 1e6)
+        .collect()
 }
 
 #[test]
@@ -47,12 +69,24 @@ fn one_way_latency_reproduces_the_capture() {
     let tmp = tempfile::tempdir().unwrap();
     for (name, dir) in SYSTEMS {
         let profile = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("calibration/{name}.h5"));
-        let capture = shared.join("captures/cloud_noise").join(dir).join("ng_netnoise_mpi_lat.out.xz");
-        let captured = read_pingpong(&capture, &PingPongOptions::default()).unwrap().samples_us;
+        let capture = shared
+            .join("captures/cloud_noise")
+            .join(dir)
+            .join("ng_netnoise_mpi_lat.out.xz");
+        let captured = read_pingpong(&capture, &PingPongOptions::default())
+            .unwrap()
+            .samples_us;
         let sim = simulate_one_way(&profile, 100_000, tmp.path());
         assert_eq!(sim.len(), 100_000);
         let d = ks_two_sample(&captured, &sim);
-        eprintln!("{name}: KS distance {d:.4} ({} captured, {} simulated)", captured.len(), sim.len());
-        assert!(d < 0.02, "{name}: KS distance {d} between the capture and the simulation");
+        eprintln!(
+            "{name}: KS distance {d:.4} ({} captured, {} simulated)",
+            captured.len(),
+            sim.len()
+        );
+        assert!(
+            d < 0.02,
+            "{name}: KS distance {d} between the capture and the simulation"
+        );
     }
 }

@@ -3,6 +3,7 @@ mod util;
 
 mod cli;
 mod closed_forms;
+mod conformance;
 mod generators;
 mod roundtrip;
-mod conformance;
+mod validation;

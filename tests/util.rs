@@ -21,7 +21,9 @@ macro_rules! shared_or_skip {
         match $crate::util::shared() {
             Some(p) => p,
             None => {
-                eprintln!("skipping: ../shared (reference data) is not present beside the checkout");
+                eprintln!(
+                    "skipping: ../shared (reference data) is not present beside the checkout"
+                );
                 return;
             }
         }
@@ -46,5 +48,8 @@ pub fn stderr(o: &Output) -> String {
 
 /// LogGOPSim's output without its wall-clock `PERFORMANCE:` line.
 pub fn strip_performance(s: &str) -> String {
-    s.lines().filter(|l| !l.starts_with("PERFORMANCE:")).map(|l| format!("{l}\n")).collect()
+    s.lines()
+        .filter(|l| !l.starts_with("PERFORMANCE:"))
+        .map(|l| format!("{l}\n"))
+        .collect()
 }

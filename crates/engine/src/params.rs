@@ -111,7 +111,10 @@ mod tests {
     fn per_byte_cost_is_exact_for_whole_units() {
         let g = PerByte::from_units(6);
         assert_eq!(g.cost(1_048_575), Some(6_291_450));
-        assert_eq!(PerByte::from_f64(86.0).unwrap().cost(1 << 20), Some(86 << 20));
+        assert_eq!(
+            PerByte::from_f64(86.0).unwrap().cost(1 << 20),
+            Some(86 << 20)
+        );
     }
 
     #[test]

@@ -38,13 +38,34 @@ pub struct Op {
 
 impl Op {
     pub fn send(size: u64, to: u32, tag: u32) -> Op {
-        Op { kind: OpKind::Send, peer: to, tag, size, cpu: 0, nic: 0 }
+        Op {
+            kind: OpKind::Send,
+            peer: to,
+            tag,
+            size,
+            cpu: 0,
+            nic: 0,
+        }
     }
     pub fn recv(size: u64, from: u32, tag: u32) -> Op {
-        Op { kind: OpKind::Recv, peer: from, tag, size, cpu: 0, nic: 0 }
+        Op {
+            kind: OpKind::Recv,
+            peer: from,
+            tag,
+            size,
+            cpu: 0,
+            nic: 0,
+        }
     }
     pub fn calc(duration: u64) -> Op {
-        Op { kind: OpKind::Calc, peer: 0, tag: 0, size: duration, cpu: 0, nic: 0 }
+        Op {
+            kind: OpKind::Calc,
+            peer: 0,
+            tag: 0,
+            size: duration,
+            cpu: 0,
+            nic: 0,
+        }
     }
     pub fn on_cpu(mut self, cpu: u8) -> Op {
         self.cpu = cpu;

@@ -45,7 +45,9 @@ impl<E: QueueItem> EventQueue<E> for HeapQueue<E> {
     }
     #[inline]
     fn has_before(&self, time: Time, ts: u64) -> bool {
-        self.0.peek().is_some_and(|t| (t.time(), t.ts()) < (time, ts))
+        self.0
+            .peek()
+            .is_some_and(|t| (t.time(), t.ts()) < (time, ts))
     }
 }
 
@@ -61,7 +63,12 @@ pub(crate) struct RadixQueue<E> {
 
 impl<E: QueueItem> RadixQueue<E> {
     pub fn new() -> Self {
-        RadixQueue { last: 0, now: VecDeque::new(), buckets: (0..64).map(|_| Vec::new()).collect(), mask: 0 }
+        RadixQueue {
+            last: 0,
+            now: VecDeque::new(),
+            buckets: (0..64).map(|_| Vec::new()).collect(),
+            mask: 0,
+        }
     }
 
     #[inline]
@@ -100,7 +107,11 @@ impl<E: QueueItem> EventQueue<E> for RadixQueue<E> {
         let b = self.mask.trailing_zeros() as usize;
         let mut bucket = std::mem::take(&mut self.buckets[b]);
         self.mask &= !(1 << b);
-        let min = bucket.iter().map(|e| e.time()).min().expect("non-empty bucket");
+        let min = bucket
+            .iter()
+            .map(|e| e.time())
+            .min()
+            .expect("non-empty bucket");
         self.last = min;
         let mut now: Vec<E> = Vec::new();
         for e in bucket.drain(..) {

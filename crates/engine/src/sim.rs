@@ -46,7 +46,11 @@ pub struct Config {
 
 impl Config {
     pub fn new(params: Params) -> Config {
-        Config { params, order: Order::Stable, compat: false }
+        Config {
+            params,
+            order: Order::Stable,
+            compat: false,
+        }
     }
 }
 
@@ -106,7 +110,9 @@ impl Outcome {
     }
     /// True when a match queue is non-empty (what LogGOPSim reports).
     pub fn has_queue_leftovers(&self) -> bool {
-        self.leftovers.iter().any(|l| !l.unexpected.is_empty() || !l.posted.is_empty())
+        self.leftovers
+            .iter()
+            .any(|l| !l.unexpected.is_empty() || !l.posted.is_empty())
     }
 }
 
@@ -121,9 +127,21 @@ pub enum EngineError {
     )]
     Overflow { rank: u32, op: u32 },
     #[error("the schedule uses {what} {value} but the engine supports at most {max}")]
-    TooLarge { what: &'static str, value: u64, max: u64 },
-    #[error("rank {rank}, op #{op}: {what} {peer} does not exist (the schedule has {ranks} ranks)")]
-    BadPeer { rank: u32, op: u32, what: &'static str, peer: u32, ranks: u32 },
+    TooLarge {
+        what: &'static str,
+        value: u64,
+        max: u64,
+    },
+    #[error(
+        "rank {rank}, op #{op}: {what} {peer} does not exist (the schedule has {ranks} ranks)"
+    )]
+    BadPeer {
+        rank: u32,
+        op: u32,
+        what: &'static str,
+        peer: u32,
+        ranks: u32,
+    },
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -207,12 +225,17 @@ struct Unexpected {
 
 #[inline]
 fn matches(want_src: u32, want_tag: u32, src: u32, tag: u32) -> bool {
-    (want_src == ANY || src == ANY || src == want_src) && (want_tag == ANY || tag == ANY || tag == want_tag)
+    (want_src == ANY || src == ANY || src == want_src)
+        && (want_tag == ANY || tag == ANY || tag == want_tag)
 }
 
 enum Counters {
     /// One byte per op; counts of 255 and more live in `big` (keyed like the sparse map).
-    Dense { base: Vec<u64>, left: Vec<u8>, big: HashMap<u64, u32> },
+    Dense {
+        base: Vec<u64>,
+        left: Vec<u8>,
+        big: HashMap<u64, u32>,
+    },
     Sparse(HashMap<u64, u32>),
 }
 
@@ -446,7 +469,12 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
 
     #[inline]
     fn push(&mut self, time: Time, ts: u64, kind: u32, host: u32, item: u32) {
-        self.heap.push(Ev { time, ts, tag: kind << KIND_SHIFT | host, item });
+        self.heap.push(Ev {
+            time,
+            ts,
+            tag: kind << KIND_SHIFT | host,
+            item,
+        });
     }
 
     fn new_batch(&mut self, b: Batch) -> u32 {
@@ -534,7 +562,11 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
             if j - i == 1 {
                 self.push(t, ts, K_OP, host, ops[i]);
             } else {
-                let b = Batch { host, ops: ops[i..j].to_vec(), ..Default::default() };
+                let b = Batch {
+                    host,
+                    ops: ops[i..j].to_vec(),
+                    ..Default::default()
+                };
                 let slot = self.new_batch(b);
                 self.push(t, ts, K_BATCH, host, slot);
             }
@@ -557,7 +589,12 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
                 self.push(0, ts, K_OP, host, op);
                 continue;
             }
-            let slot = self.new_batch(Batch { host, lazy: true, lazy_pass: 1, ..Default::default() });
+            let slot = self.new_batch(Batch {
+                host,
+                lazy: true,
+                lazy_pass: 1,
+                ..Default::default()
+            });
             self.push(0, ts, K_BATCH, host, slot);
         }
     }
@@ -573,7 +610,9 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
                 // Materialise and permute exactly like std::sort on the root list.
                 let n = prog.num_roots(host);
                 let mut ops: Vec<u32> = (0..n).map(|k| prog.root(host, k)).collect();
-                stdsort::sort_by(&mut ops, |a, c| prog.op(host, *a).kind < prog.op(host, *c).kind);
+                stdsort::sort_by(&mut ops, |a, c| {
+                    prog.op(host, *a).kind < prog.op(host, *c).kind
+                });
                 b.ops = ops;
                 b.lazy = false;
                 b.pos = 0;
@@ -671,7 +710,11 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
             OpKind::Calc => {
                 if self.nexto[ci] <= t {
                     let end = self.add(t, op.size);
-                    let noise = if N::ACTIVE { self.noise.os_detour(host, t, end) } else { 0 };
+                    let noise = if N::ACTIVE {
+                        self.noise.os_detour(host, t, end)
+                    } else {
+                        0
+                    };
                     self.nexto[ci] = self.add(end, noise);
                     self.mark(host, id, DepKind::Start);
                     self.mark(host, id, DepKind::Done);
@@ -701,7 +744,11 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
                         (self.p.l, self.p.o, self.p.g, gap)
                     };
                     let t_o = self.add(t, o);
-                    let noise = if N::ACTIVE { self.noise.os_detour(host, t, t_o) } else { 0 };
+                    let noise = if N::ACTIVE {
+                        self.noise.os_detour(host, t, t_o)
+                    } else {
+                        0
+                    };
                     let ob = self.overhead_bytes(op.size);
                     let v = self.add(t_o, ob);
                     self.nexto[ci] = self.add(v, noise);
@@ -765,10 +812,22 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
                 }
             }
         }
-        q.push_back(PostedRun { src, tag, first: id, stride: 0, count: 1 });
+        q.push_back(PostedRun {
+            src,
+            tag,
+            first: id,
+            stride: 0,
+            count: 1,
+        });
     }
 
-    fn msg_event(&mut self, t: Time, ts: u64, sender: u32, send_id: u32) -> Result<(), EngineError> {
+    fn msg_event(
+        &mut self,
+        t: Time,
+        ts: u64,
+        sender: u32,
+        send_id: u32,
+    ) -> Result<(), EngineError> {
         let op = self.prog.op(sender, send_id);
         let host = op.peer;
         let h = host as usize;
@@ -777,14 +836,20 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
         let ni = h * self.nnic + op.nic as usize;
         if self.nexto[ci].max(self.nextgr[ni]) <= t {
             let (o, g, gap) = if N::ACTIVE {
-                let c = self.noise.recv_costs(&self.p, sender, host, send_id, op.size);
+                let c = self
+                    .noise
+                    .recv_costs(&self.p, sender, host, send_id, op.size);
                 (c.o, c.g, c.gap_bytes)
             } else {
                 let gap = self.gap_bytes(op.size);
                 (self.p.o, self.p.g, gap)
             };
             let t_o = self.add(t, o);
-            let noise = if N::ACTIVE { self.noise.os_detour(host, t, t_o) } else { 0 };
+            let noise = if N::ACTIVE {
+                self.noise.os_detour(host, t, t_o)
+            } else {
+                0
+            };
             let ob = self.overhead_bytes(op.size);
             let v = self.add(t_o, noise);
             self.nexto[ci] = self.add(v, ob.max(gap));
@@ -809,7 +874,11 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
                 }
                 self.mark(host, recv, DepKind::Done);
             } else {
-                self.uq[h].push_back(Unexpected { src: sender, tag: op.tag, send_op: send_id });
+                self.uq[h].push_back(Unexpected {
+                    src: sender,
+                    tag: op.tag,
+                    send_op: send_id,
+                });
             }
         } else {
             let at = self.nexto[ci].max(self.nextgr[ni]);
@@ -821,14 +890,24 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
     fn finish(self) -> Outcome {
         let ncpu = self.ncpu;
         let finish: Vec<Time> = (0..self.ranks as usize)
-            .map(|h| self.nexto[h * ncpu..(h + 1) * ncpu].iter().copied().max().unwrap_or(0))
+            .map(|h| {
+                self.nexto[h * ncpu..(h + 1) * ncpu]
+                    .iter()
+                    .copied()
+                    .max()
+                    .unwrap_or(0)
+            })
             .collect();
         let mut leftovers = Vec::new();
         for r in 0..self.ranks {
             let h = r as usize;
             let unexpected: Vec<QueueEntry> = self.uq[h]
                 .iter()
-                .map(|u| QueueEntry { src: u.src, tag: u.tag, op: u.send_op })
+                .map(|u| QueueEntry {
+                    src: u.src,
+                    tag: u.tag,
+                    op: u.send_op,
+                })
                 .collect();
             let posted: Vec<QueueEntry> = self.rq[h]
                 .iter()
@@ -848,7 +927,10 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
                         let b = base[h] as usize;
                         let n = self.prog.num_ops(r) as usize;
                         never_ran_ops.extend(
-                            (0..n).filter(|&i| left[b + i] != 0).map(|i| i as u32).take(1000),
+                            (0..n)
+                                .filter(|&i| left[b + i] != 0)
+                                .map(|i| i as u32)
+                                .take(1000),
                         );
                     }
                     Counters::Sparse(map) => {
@@ -864,9 +946,20 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
                 }
             }
             if !unexpected.is_empty() || !posted.is_empty() || never_ran > 0 {
-                leftovers.push(RankLeftovers { rank: r, unexpected, posted, never_ran, never_ran_ops });
+                leftovers.push(RankLeftovers {
+                    rank: r,
+                    unexpected,
+                    posted,
+                    never_ran,
+                    never_ran_ops,
+                });
             }
         }
-        Outcome { finish, events: self.ts, messages: self.messages, leftovers }
+        Outcome {
+            finish,
+            events: self.ts,
+            messages: self.messages,
+            leftovers,
+        }
     }
 }

@@ -117,7 +117,12 @@ fn final_insertion_sort<T: Copy, F: Fn(&T, &T) -> bool>(
     }
 }
 
-fn insertion_sort<T: Copy, F: Fn(&T, &T) -> bool>(v: &mut [T], first: usize, last: usize, less: &F) {
+fn insertion_sort<T: Copy, F: Fn(&T, &T) -> bool>(
+    v: &mut [T],
+    first: usize,
+    last: usize,
+    less: &F,
+) {
     if first == last {
         return;
     }
@@ -284,7 +289,9 @@ mod against_gcc {
         for (keys, want) in cases(text) {
             let mut v: Vec<(i64, usize)> = keys.iter().copied().zip(0..).collect();
             let n = v.len();
-            heap_sort(&mut v, 0, n, &|a: &(i64, usize), b: &(i64, usize)| a.0 < b.0);
+            heap_sort(&mut v, 0, n, &|a: &(i64, usize), b: &(i64, usize)| {
+                a.0 < b.0
+            });
             let got: Vec<usize> = v.iter().map(|e| e.1).collect();
             assert_eq!(got, want, "keys {keys:?}");
         }

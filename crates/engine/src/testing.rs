@@ -15,7 +15,11 @@ pub struct VecProgram {
 impl VecProgram {
     pub fn new(ranks: u32) -> VecProgram {
         let n = ranks as usize;
-        VecProgram { ops: vec![Vec::new(); n], deps: vec![Vec::new(); n], depcount: vec![Vec::new(); n] }
+        VecProgram {
+            ops: vec![Vec::new(); n],
+            deps: vec![Vec::new(); n],
+            depcount: vec![Vec::new(); n],
+        }
     }
     /// Appends `op` to `rank` and returns its id.
     pub fn op(&mut self, rank: u32, op: Op) -> u32 {
@@ -60,7 +64,10 @@ impl Program for VecProgram {
         self.depcount[rank as usize][id as usize]
     }
     fn num_roots(&self, rank: u32) -> u32 {
-        self.depcount[rank as usize].iter().filter(|&&c| c == 0).count() as u32
+        self.depcount[rank as usize]
+            .iter()
+            .filter(|&&c| c == 0)
+            .count() as u32
     }
     fn root(&self, rank: u32, k: u32) -> u32 {
         self.depcount[rank as usize]

@@ -96,7 +96,11 @@ fn overflow_is_an_error_in_normal_mode_and_wraps_in_compat() {
     p.requires(0, c2, 0);
     let cfg = Config::new(Params::loggopsim_defaults_ticks());
     assert!(simulate(&p, &cfg, &mut NoNoise).is_err());
-    let cfg = Config { compat: true, order: Order::Libstdcxx, ..cfg };
+    let cfg = Config {
+        compat: true,
+        order: Order::Libstdcxx,
+        ..cfg
+    };
     assert_eq!(simulate(&p, &cfg, &mut NoNoise).unwrap().finish, vec![4]);
 }
 
