@@ -45,7 +45,7 @@ pub enum Command {
     /// LogGOPSim's txt2bin accepts.
     Gen(GenArgs),
     /// Turn Netgauge captures into an HDF5 noise profile, with a fit report.
-    Calibrate(CalibrateArgs),
+    Calibrate(Box<CalibrateArgs>),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, ValueEnum)]

@@ -41,7 +41,7 @@ fn main() -> ExitCode {
 fn dispatch(cli: cli::Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Some(cli::Command::Gen(args)) => run::gen(args),
-        Some(cli::Command::Calibrate(args)) => run::calibrate(args),
+        Some(cli::Command::Calibrate(args)) => run::calibrate(*args),
         None => run::simulate(cli.run),
     }
 }
