@@ -2,7 +2,8 @@
 //! samples (about 1000 distinct values, like Daint's capture), 332k bandwidth samples (about
 //! 5000 distinct), a 120 s OS-noise trace with 60k detours (494/s, 13.5 us). A second profile
 //! has all-distinct samples (the worst case: 332k latency, 168k bandwidth values).
-//! Calls walk 16,384 ranks with advancing times, like a 16K-rank dissemination.
+//! Calls walk 16,384 ranks with advancing times, like a 16K-rank dissemination. The shipped
+//! `calibration/alps.h5` profile (quantile tables, a 50k-detour trace) is measured too.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use loggops_engine::{Noise, Params};
@@ -92,11 +93,11 @@ fn bench(c: &mut Criterion) {
     let p: Params = osnet.engine_params();
 
     let rng = CounterRng::new(7, 0);
-    let mut k = 0u32;
-    c.bench_function("philox4x32-10 block", |b| {
+    let mut k = 0u64;
+    c.bench_function("counter hash at(a, b)", |b| {
         b.iter(|| {
             k = k.wrapping_add(1);
-            black_box(rng.u64x2([k, 3, 0, 1 << 24]))
+            black_box(rng.at(black_box(k), 1 << 56))
         })
     });
     let lat = loggops_noise::Sampler::new(
@@ -187,6 +188,57 @@ fn bench(c: &mut Criterion) {
             black_box((s, r, d1, d2))
         })
     });
+    let alps = concat!(env!("CARGO_MANIFEST_DIR"), "/../../calibration/alps.h5");
+    match loggops_profile::read_profile(alps) {
+        Ok(prof) => {
+            let m = NoiseModel::new(
+                &prof,
+                &NoiseConfig {
+                    mode: NoiseMode::OsNet,
+                    ..NoiseConfig::default()
+                },
+            )
+            .unwrap();
+            let p = m.engine_params();
+            let mut run = m.instance(7, 0, RANKS);
+            let lat = loggops_noise::Sampler::new(
+                prof.near.latency.as_ref().unwrap(),
+                loggops_noise::Scaling::Absolute,
+                "ps",
+            )
+            .unwrap();
+            c.bench_function("alps: latency quantile-table draw", |b| {
+                b.iter(|| {
+                    u += 0.6180339887498949;
+                    if u >= 1.0 {
+                        u -= 1.0;
+                    }
+                    black_box(lat.sample(u))
+                })
+            });
+            c.bench_function("alps: per message os+net (send+recv+2 os_detour)", |b| {
+                b.iter(|| {
+                    i = i.wrapping_add(1);
+                    let src = i % RANKS;
+                    let dst = (src + (1 << (i % 14))) % RANKS;
+                    let t = (i / RANKS) as u64 * 2_000_000;
+                    let s = run.send_costs(&p, src, dst, i / RANKS, 16);
+                    let d1 = run.os_detour(src, t, t + s.o);
+                    let r = run.recv_costs(&p, src, dst, i / RANKS, 16);
+                    let d2 = run.os_detour(dst, t + s.latency, t + s.latency + r.o);
+                    black_box((s, r, d1, d2))
+                })
+            });
+            c.bench_function("alps: instance 16384 ranks", |b| {
+                let mut rep = 0;
+                b.iter(|| {
+                    rep += 1;
+                    black_box(m.instance(7, rep, RANKS))
+                })
+            });
+        }
+        Err(e) => eprintln!("skipping the alps benchmarks: {e}"),
+    }
     let worst = NoiseModel::new(
         &profile(true),
         &NoiseConfig {

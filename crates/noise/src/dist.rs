@@ -7,7 +7,10 @@
 //!   table, so a draw touches a few cache lines of a table that is usually small (measured
 //!   latencies have 100–25,000 distinct values among 10^5–10^6 samples);
 //! * a quantile table ([`Distribution::Quantiles`]): inverse CDF with linear interpolation
-//!   between neighbouring `(prob, value)` points.
+//!   between neighbouring `(prob, value)` points: in the segment `p_i <= u < p_{i+1}` the draw
+//!   is `v_i + (u − p_i)·s_i` with the segment's slope `s_i = (v_{i+1} − v_i)/(p_{i+1} − p_i)`
+//!   (computed once), capped at `v_{i+1}`; exactly `v_i` at `u = p_i`. The segment is found in
+//!   O(1) through a guide table of about two slots per segment.
 //!
 //! [`Scaling::MedianTo`] multiplies every value by `base / median` at construction (the paper's
 //! convention: only the *shape* of the measurement is kept, its median is pinned to the LogGP
@@ -104,6 +107,44 @@ fn bootstrap(sorted: &[f64]) -> Kind {
     }
 }
 
+/// The segment `i` (`0..k`) of a quantile table holding `u`: the last `i < k` with
+/// `probs[i] <= u` (the reference definition the guide table reproduces).
+fn segment_of(probs: &[f64], u: f64) -> usize {
+    let k = probs.len() - 1;
+    probs.partition_point(|&p| p <= u).clamp(1, k) - 1
+}
+
+fn quantile_kind(probs: &[f64], values: &[f64]) -> Kind {
+    let k = probs.len() - 1;
+    // About two guide slots per segment, a power of two (at most 2^20).
+    let slots = (2 * k).next_power_of_two().min(1 << 20);
+    let guide = (0..=slots)
+        .map(|j| segment_of(probs, j as f64 / slots as f64) as u32)
+        .collect();
+    let mut points: Box<[[f64; 3]]> = probs
+        .iter()
+        .zip(values)
+        .map(|(&p, &v)| [p, v, 0.0])
+        .collect();
+    set_slopes(&mut points);
+    Kind::Quantiles {
+        points,
+        guide,
+        guide_scale: slots as f64,
+    }
+}
+
+/// `points[i][2] = (v_{i+1} − v_i) / (p_{i+1} − p_i)` (0 for the last point), at most
+/// `f64::MAX` (so a near-vertical segment still gives exactly `v_i` at `u = p_i`).
+fn set_slopes(points: &mut [[f64; 3]]) {
+    for i in 0..points.len() {
+        points[i][2] = match points.get(i + 1) {
+            Some(n) => ((n[1] - points[i][1]) / (n[0] - points[i][0])).min(f64::MAX),
+            None => 0.0,
+        };
+    }
+}
+
 #[derive(Clone, Debug)]
 enum Kind {
     /// Bootstrap: the distinct (scaled) sample values in increasing order, each with the
@@ -115,11 +156,15 @@ enum Kind {
         guide: Box<[u32]>,
         shift: u32,
     },
-    /// Inverse CDF: `values[i]` at `probs[i]`; `grid = Some(k)` when `probs[i] == i / k`.
+    /// Inverse CDF: `points[i] = [probs[i], values[i], slope of segment i]`; `guide[j]`
+    /// (`j ≤ guide_scale`, a power of two) is the segment holding `u = j / guide_scale` (exact
+    /// in f64, so `floor(u · guide_scale)` never rounds into the wrong slot), and a draw
+    /// checks the few segments from `guide[j]` to `guide[j + 1]`.
     Quantiles {
-        probs: Box<[f64]>,
-        values: Box<[f64]>,
-        grid: Option<f64>,
+        points: Box<[[f64; 3]]>,
+        guide: Box<[u32]>,
+        /// The number of guide slots.
+        guide_scale: f64,
     },
 }
 
@@ -218,16 +263,7 @@ impl Sampler {
                         });
                     }
                 }
-                let kf = k as f64;
-                let on_grid = probs
-                    .iter()
-                    .enumerate()
-                    .all(|(i, &p)| (p - i as f64 / kf).abs() <= 1e-12);
-                let kind = Kind::Quantiles {
-                    probs: probs.clone().into(),
-                    values: values.clone().into(),
-                    grid: on_grid.then_some(kf),
-                };
+                let kind = quantile_kind(probs, values);
                 let unscaled = Sampler {
                     kind,
                     median: 0.0,
@@ -256,7 +292,10 @@ impl Sampler {
                 Kind::Bootstrap { entries, .. } => {
                     entries.iter_mut().for_each(|e| e.value = f(e.value))
                 }
-                Kind::Quantiles { values, .. } => values.iter_mut().for_each(|x| *x = f(*x)),
+                Kind::Quantiles { points, .. } => {
+                    points.iter_mut().for_each(|p| p[1] = f(p[1]));
+                    set_slopes(points);
+                }
             }
             s.median = match &s.kind {
                 Kind::Bootstrap { n, .. } => {
@@ -273,7 +312,7 @@ impl Sampler {
         }
         (s.min, s.max) = match &s.kind {
             Kind::Bootstrap { entries, .. } => (entries[0].value, entries[entries.len() - 1].value),
-            Kind::Quantiles { values, .. } => (values[0], values[values.len() - 1]),
+            Kind::Quantiles { points, .. } => (points[0][1], points[points.len() - 1][1]),
         };
         Ok(s)
     }
@@ -287,28 +326,27 @@ impl Sampler {
                 self.at_index(i)
             }
             Kind::Quantiles {
-                probs,
-                values,
-                grid,
+                points,
+                guide,
+                guide_scale,
             } => {
-                let k = values.len() - 1;
-                let (i, frac) = match grid {
-                    Some(kf) => {
-                        let x = u * kf;
-                        let i = (x as usize).min(k - 1);
-                        (i, x - i as f64)
+                // Exact: a power-of-two scaling of u.
+                let j = ((u * guide_scale) as usize).min(guide.len() - 2);
+                let (lo, hi) = (guide[j] as usize, guide[j + 1] as usize);
+                // The last segment i in lo..=hi with probs[i] <= u (usually hi <= lo + 1).
+                let i = if hi <= lo + 1 {
+                    lo + ((hi > lo) & (points[lo + 1][0] <= u)) as usize
+                } else if hi - lo <= 8 {
+                    let mut i = lo;
+                    while i < hi && points[i + 1][0] <= u {
+                        i += 1;
                     }
-                    None => {
-                        let i = probs.partition_point(|&p| p <= u).clamp(1, k) - 1;
-                        (i, (u - probs[i]) / (probs[i + 1] - probs[i]))
-                    }
-                };
-                let (a, b) = (values[i], values[i + 1]);
-                if frac <= 0.0 {
-                    a
+                    i
                 } else {
-                    a + (b - a) * frac
-                }
+                    lo + points[lo + 1..=hi].partition_point(|p| p[0] <= u)
+                };
+                let [p, v, slope] = points[i];
+                (v + (u - p) * slope).min(points[i + 1][1])
             }
         }
     }
@@ -361,7 +399,7 @@ impl Sampler {
     pub fn len(&self) -> usize {
         match &self.kind {
             Kind::Bootstrap { n, .. } => *n as usize,
-            Kind::Quantiles { values, .. } => values.len(),
+            Kind::Quantiles { points, .. } => points.len(),
         }
     }
 
@@ -378,7 +416,7 @@ impl Sampler {
     pub fn distinct(&self) -> usize {
         match &self.kind {
             Kind::Bootstrap { entries, .. } => entries.len(),
-            Kind::Quantiles { values, .. } => values.len(),
+            Kind::Quantiles { points, .. } => points.len(),
         }
     }
 }
@@ -457,7 +495,7 @@ mod tests {
         let d = draws(&s, 100_000, 4);
         let dist = ks(&d, &src);
         assert!(dist < 0.01, "KS distance {dist}");
-        // The same table off the regular grid (binary-search path) gives identical draws.
+        // The same table with one point moved off the regular grid gives identical draws.
         let Distribution::Quantiles { mut probs, values } = quantile_table(&src, 1000) else {
             unreachable!()
         };
@@ -478,6 +516,49 @@ mod tests {
         assert!(differ < 400, "{differ} draws differ");
     }
 
+    /// The guide table finds exactly the segment a binary search finds, for every kind of `u`
+    /// (random, on table points, one ulp either side, on slot edges), with dense tails where
+    /// hundreds of points share one guide slot.
+    #[test]
+    fn quantile_guide_table_equals_binary_search() {
+        let mut probs: Vec<f64> = (0..=990).map(|i| i as f64 / 1000.0).collect();
+        probs[17] = 0.0171; // off the grid
+        probs.extend(
+            (1..1000).map(|i| 0.99 + 0.01 * (1.0 - 0.5f64.powi(i / 50 + 1)) * i as f64 / 1000.0),
+        );
+        probs.push(1.0);
+        probs.dedup();
+        let values: Vec<f64> = (0..probs.len()).map(|i| (i * i) as f64 + 0.5).collect();
+        let s = Sampler::new(
+            &Distribution::Quantiles {
+                probs: probs.clone(),
+                values: values.clone(),
+            },
+            Scaling::Absolute,
+            "ps",
+        )
+        .unwrap();
+        let reference = |u: f64| {
+            let i = segment_of(&probs, u);
+            let slope = (values[i + 1] - values[i]) / (probs[i + 1] - probs[i]);
+            (values[i] + (u - probs[i]) * slope).min(values[i + 1])
+        };
+        let mut us: Vec<f64> = vec![0.0, 1.0 - f64::EPSILON / 2.0];
+        for &p in &probs[..probs.len() - 1] {
+            us.extend([p, f64::from_bits(p.to_bits() + 1)]);
+            if p > 0.0 {
+                us.push(f64::from_bits(p.to_bits() - 1));
+            }
+        }
+        us.extend((0..=4096).map(|j| j as f64 / 4096.0).filter(|&u| u < 1.0));
+        let mut st = CounterRng::new(4, 4).stream(4);
+        us.extend((0..200_000).map(|_| st.next_f64()));
+        us.extend((0..200_000).map(|_| 0.99 + 0.01 * st.next_f64()));
+        for u in us {
+            assert_eq!(s.sample(u).to_bits(), reference(u).to_bits(), "u = {u:e}");
+        }
+    }
+
     #[test]
     fn quantile_interpolation_is_linear_and_exact_at_points() {
         let d = Distribution::Quantiles {
@@ -493,7 +574,6 @@ mod tests {
         assert_eq!(s.sample(0.75), 60.0);
         assert_eq!(s.median(), 20.0);
         assert_eq!((s.min(), s.max()), (10.0, 100.0));
-        // Regular grid path.
         let g = Distribution::Quantiles {
             probs: vec![0.0, 0.5, 1.0],
             values: vec![0.0, 4.0, 8.0],
@@ -502,6 +582,15 @@ mod tests {
         assert_eq!(s.sample(0.25), 2.0);
         assert_eq!(s.sample(0.875), 7.0);
         assert_eq!(s.median(), 4.0);
+        // A near-vertical segment (probability step of one denormal): exact at its ends.
+        let v = Distribution::Quantiles {
+            probs: vec![0.0, 5e-324, 1.0],
+            values: vec![1.0, 1e10, 2e10],
+        };
+        let s = Sampler::new(&v, Scaling::Absolute, "ps").unwrap();
+        assert_eq!(s.sample(0.0), 1.0);
+        assert_eq!(s.sample(5e-324), 1e10);
+        assert_eq!(s.sample(0.5), 1.5e10);
     }
 
     #[test]

@@ -14,8 +14,9 @@
 //! * **Latency** (modes `net`, `os+net`): one draw per message from the latency distribution,
 //!   scaled so its median is the base L (or absolute), rounded to whole ps. Medians are pinned
 //!   to the engine's representation of the base values (L, o, g in whole ps; G in 1/65536 ps/B
-//!   as [`PerByte`]), so a distribution equal to its median reproduces the noiseless costs. `send_costs` and
-//!   `recv_costs` return the same draw. For rendezvous messages the engine adds
+//!   as [`PerByte`]), so a distribution equal to its median reproduces the noiseless costs.
+//!   `send_costs` returns the draw; `recv_costs` returns the base L (the engine reads the
+//!   latency only at the send, so the receive does not draw it). For rendezvous messages the engine adds
 //!   `rndv_extra_latencies` × the same draw (3L in total, as the paper's simulator).
 //! * **G**: the `size − 1` bytes of a message are cut into blocks of `bandwidth_block_bytes`
 //!   (16 MiB in the paper); every block gets its own G draw (ps/byte, f64) and
@@ -30,12 +31,13 @@
 //!   one period.
 //!
 //! # Random numbers
-//! All draws come from [`CounterRng::new(seed, rep)`](CounterRng::new) at fixed counters:
-//! * `[src, send_op, c, DOMAIN_MSG << 24 | 0]`: `c = 0` gives the latency uniform and the G
-//!   uniform of block 0; `c >= 1` gives the G uniforms of blocks `2c − 1` and `2c`;
-//! * `[src, send_op, 0, DOMAIN_MSG << 24 | 1]`: o and g at the sender; `| 2`: at the receiver;
-//! * `[rank, 0, 0, DOMAIN_PHASE << 24]`: the rank's trace phase (`DOMAIN_PHASE_COSCHED`, rank 0,
-//!   for the shared phase);
+//! All draws are [`CounterRng::new(seed, rep)`](CounterRng::new)`.at(a, b)` at fixed counters:
+//! * message `(src, send_op)`: `a = src << 32 | send_op`, `b = DOMAIN_MSG << 56 | purpose`
+//!   with purpose 0 = latency, 1/2 = o/g at the sender, 3/4 = o/g at the receiver, `8 + j` = G
+//!   of bandwidth block `j`. The receive side draws the same G values and its own o/g; it does
+//!   not draw the latency (the engine uses it only at the send);
+//! * `a = rank`, `b = DOMAIN_PHASE << 56`: the rank's trace phase (`a = 0`,
+//!   `b = DOMAIN_PHASE_COSCHED << 56` for the shared phase);
 //! * the detour process, see [`crate::os::DetourProcessGen`] (stream = rank, or 0 if cosched).
 //!
 //! So a repetition's result depends only on (schedule, parameters, profile, seed, rep), not on
@@ -43,7 +45,7 @@
 
 use crate::dist::{Sampler, Scaling};
 use crate::os::{DetourProcessGen, DetourTable};
-use crate::rng::{CounterRng, DOMAIN_MSG, DOMAIN_PHASE, DOMAIN_PHASE_COSCHED};
+use crate::rng::{unit_f64, CounterRng, DOMAIN_MSG, DOMAIN_PHASE, DOMAIN_PHASE_COSCHED};
 use crate::NoiseError;
 use loggops_engine::{MsgCosts, Noise, Params, PerByte, Time};
 use loggops_profile::{BaseParams, Distribution, Placement, Profile};
@@ -437,26 +439,56 @@ impl NoiseModel {
     /// The noise of repetition `rep` of a run with master seed `seed`, for ranks `0..num_ranks`.
     pub fn instance(&self, seed: u64, rep: u64, num_ranks: u32) -> NoiseRun {
         let rng = CounterRng::new(seed, rep);
-        let phases: Vec<u64> = match &self.inner.os {
+        let i = &*self.inner;
+        let ranks: Box<[RankOs]> = match &i.os {
             Some(OsSource { table: Some(t), .. }) => {
-                if self.inner.cfg.cosched {
-                    let p = t.phase(rng.u64x2([0, 0, 0, DOMAIN_PHASE_COSCHED << 24])[0]);
-                    vec![p; num_ranks as usize]
+                let phase = |r: u32| RankOs {
+                    phase: t.phase(rng.at(r as u64, DOMAIN_PHASE << 56)),
+                    hint: 0,
+                };
+                if i.cfg.cosched {
+                    let p = t.phase(rng.at(0, DOMAIN_PHASE_COSCHED << 56));
+                    vec![RankOs { phase: p, hint: 0 }; num_ranks as usize].into()
                 } else {
-                    (0..num_ranks)
-                        .map(|r| t.phase(rng.u64x2([r, 0, 0, DOMAIN_PHASE << 24])[0]))
-                        .collect()
+                    (0..num_ranks).map(phase).collect()
                 }
             }
-            _ => Vec::new(),
+            _ => Box::default(),
         };
+        let col = |purpose: u64| rng.col(DOMAIN_MSG << 56 | purpose);
+        // Quiet stretches come from the trace (the process-only replay has none).
+        let use_quiet = matches!(
+            &i.os,
+            Some(OsSource {
+                replay: OsReplay::Cyclic | OsReplay::ThenProcess,
+                table: Some(_),
+                ..
+            })
+        );
         NoiseRun {
-            m: self.inner.clone(),
             rng,
-            ranks: phases
-                .into_iter()
-                .map(|phase| RankOs { phase, hint: 0 })
-                .collect(),
+            col_lat: col(PURPOSE_LATENCY),
+            col_block0: col(PURPOSE_BLOCK0),
+            col_og: [
+                [col(PURPOSE_O_SEND), col(PURPOSE_G_SEND)],
+                [col(PURPOSE_O_RECV), col(PURPOSE_G_RECV)],
+            ],
+            nps: i.nps,
+            nps_shift: if i.nps.is_power_of_two() {
+                i.nps.trailing_zeros()
+            } else {
+                u32::MAX
+            },
+            far_differs: i.far_differs,
+            net: i.net,
+            og: i.og,
+            quiet: if use_quiet {
+                vec![[0, 0]; ranks.len()].into()
+            } else {
+                Box::default()
+            },
+            ranks,
+            m: self.inner.clone(),
         }
     }
 
@@ -545,17 +577,40 @@ impl NoiseModel {
     }
 }
 
-/// Which of a message's o/g draws.
-const SUB_SEND: u32 = 1;
-const SUB_RECV: u32 = 2;
+/// Purposes (the low bits of `b`) of the per-message draws, `b = DOMAIN_MSG << 56 | purpose`.
+const PURPOSE_LATENCY: u64 = 0;
+const PURPOSE_O_SEND: u64 = 1;
+const PURPOSE_G_SEND: u64 = 2;
+const PURPOSE_O_RECV: u64 = 3;
+const PURPOSE_G_RECV: u64 = 4;
+/// G of bandwidth block `j` is purpose `PURPOSE_BLOCK0 + j`.
+const PURPOSE_BLOCK0: u64 = 8;
 
 /// The noise of one repetition; implements the engine's [`Noise`].
+///
+/// Holds copies of what the per-message path needs (flags, placement rule, the per-purpose
+/// halves of the counter hash) and, per rank, the trace phase and the current *quiet stretch*
+/// of OS noise (see [`crate::os::DetourTable::detour_at_quiet`]): a CPU window inside it is
+/// answered with 0 ps from 16 bytes of per-rank state, without touching the trace.
 #[derive(Clone, Debug)]
 pub struct NoiseRun {
-    m: Arc<Inner>,
     rng: CounterRng,
+    col_lat: u64,
+    col_block0: u64,
+    /// `[send, recv]` × `[o, g]`.
+    col_og: [[u64; 2]; 2],
+    nps: u32,
+    /// `log2(nps)` if `nps` is a power of two, else `u32::MAX`.
+    nps_shift: u32,
+    far_differs: bool,
+    net: bool,
+    og: bool,
+    /// Per rank: `[lo, hi)`, the absolute times of its current quiet stretch (`[0, 0)` until
+    /// the first lookup); empty when not used.
+    quiet: Box<[[u64; 2]]>,
     /// Per rank: trace phase and search hint (empty without trace replay).
     ranks: Box<[RankOs]>,
+    m: Arc<Inner>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -577,75 +632,100 @@ impl NoiseRun {
 
     #[inline(always)]
     fn place(&self, src: u32, dst: u32) -> &Place {
-        let m = &*self.m;
-        if m.far_differs && src / m.nps != dst / m.nps {
-            &m.far
+        let far = self.far_differs
+            && if self.nps_shift != u32::MAX {
+                (src ^ dst) >> self.nps_shift != 0
+            } else {
+                src / self.nps != dst / self.nps
+            };
+        if far {
+            &self.m.far
         } else {
-            &m.near
+            &self.m.near
         }
     }
 
-    /// `(latency, gap_bytes)` of message `(src, send_op)`.
-    #[inline]
-    fn lat_gap(&self, pl: &Place, src: u32, send_op: u32, size: u64) -> (Time, Time) {
-        let bytes = size.saturating_sub(1);
-        let base_gap = || pl.base.big_g.cost(bytes).unwrap_or(Time::MAX);
-        if !self.m.net {
-            return (pl.base.l, base_gap());
-        }
-        let bw = pl.bw.as_ref().filter(|_| bytes > 0);
-        if pl.lat.is_none() && bw.is_none() {
-            return (pl.base.l, base_gap());
-        }
-        let ctr = |c: u32| [src, send_op, c, DOMAIN_MSG << 24];
-        let [u_lat, u_g0] = self.rng.unit_f64x2(ctr(0));
-        let latency = match &pl.lat {
-            Some(s) => round_ps(s.sample(u_lat)),
-            None => pl.base.l,
-        };
-        let gap = match bw {
-            None => base_gap(),
-            Some(s) if bytes <= pl.block => round_ps(bytes as f64 * s.sample(u_g0)),
-            Some(s) => {
-                let block = pl.block;
-                let nblocks = bytes.div_ceil(block);
-                let len = |j: u64| (bytes - j * block).min(block) as f64;
-                let mut sum = len(0) * s.sample(u_g0);
-                let mut j = 1;
-                while j < nblocks {
-                    let [a, b] = self.rng.unit_f64x2(ctr(j.div_ceil(2) as u32));
-                    sum += len(j) * s.sample(a);
-                    if j + 1 < nblocks {
-                        sum += len(j + 1) * s.sample(b);
-                    }
-                    j += 2;
-                }
-                round_ps(sum)
-            }
-        };
-        (latency, gap)
+    /// The base per-byte gap of `bytes`.
+    #[inline(always)]
+    fn base_gap(pl: &Place, bytes: u64) -> Time {
+        pl.base.big_g.cost(bytes).unwrap_or(Time::MAX)
     }
 
-    /// `(o, g)` of message `(src, send_op)` at one side.
-    #[inline]
-    fn o_g(&self, pl: &Place, src: u32, send_op: u32, side: u32) -> (Time, Time) {
-        if !self.m.og || (pl.o.is_none() && pl.g.is_none()) {
+    /// `gap_bytes` of message `(src, send_op)` given its `row` of the counter hash.
+    #[inline(always)]
+    fn gap(&self, pl: &Place, s: &Sampler, row: u64, bytes: u64) -> Time {
+        let u0 = unit_f64(CounterRng::join(row, self.col_block0));
+        if bytes <= pl.block {
+            return round_ps(bytes as f64 * s.sample(u0));
+        }
+        self.gap_blocks(pl, s, row, bytes, u0)
+    }
+
+    /// `gap_bytes` of a message of more than one bandwidth block.
+    #[cold]
+    #[inline(never)]
+    fn gap_blocks(&self, pl: &Place, s: &Sampler, row: u64, bytes: u64, u0: f64) -> Time {
+        let block = pl.block;
+        let nblocks = bytes.div_ceil(block);
+        let mut sum = block as f64 * s.sample(u0);
+        for j in 1..nblocks {
+            let u = unit_f64(CounterRng::join(
+                row,
+                self.rng.col(DOMAIN_MSG << 56 | (PURPOSE_BLOCK0 + j)),
+            ));
+            let len = (bytes - j * block).min(block);
+            sum += len as f64 * s.sample(u);
+        }
+        round_ps(sum)
+    }
+
+    /// `(o, g)` of a message at one side (0 = send, 1 = receive).
+    #[inline(always)]
+    fn o_g(&self, pl: &Place, row: u64, side: usize) -> (Time, Time) {
+        if !self.og || (pl.o.is_none() && pl.g.is_none()) {
             return (pl.base.o, pl.base.g);
         }
-        let [uo, ug] = self
-            .rng
-            .unit_f64x2([src, send_op, 0, DOMAIN_MSG << 24 | side]);
-        (
-            pl.o.as_ref().map_or(pl.base.o, |s| round_ps(s.sample(uo))),
-            pl.g.as_ref().map_or(pl.base.g, |s| round_ps(s.sample(ug))),
-        )
+        let [co, cg] = self.col_og[side];
+        let draw = |s: &Option<Sampler>, col: u64, base: Time| match s {
+            Some(s) => round_ps(s.sample(unit_f64(CounterRng::join(row, col)))),
+            None => base,
+        };
+        (draw(&pl.o, co, pl.base.o), draw(&pl.g, cg, pl.base.g))
     }
 
-    #[inline]
-    fn costs(&self, src: u32, dst: u32, send_op: u32, size: u64, side: u32) -> MsgCosts {
+    /// The costs of message `(src, send_op)`; the latency is drawn only if `with_latency`.
+    #[inline(always)]
+    fn costs(
+        &self,
+        src: u32,
+        dst: u32,
+        send_op: u32,
+        size: u64,
+        side: usize,
+        with_latency: bool,
+    ) -> MsgCosts {
         let pl = self.place(src, dst);
-        let (latency, gap_bytes) = self.lat_gap(pl, src, send_op, size);
-        let (o, g) = self.o_g(pl, src, send_op, side);
+        let bytes = size.saturating_sub(1);
+        if !self.net {
+            return MsgCosts {
+                latency: pl.base.l,
+                o: pl.base.o,
+                g: pl.base.g,
+                gap_bytes: Self::base_gap(pl, bytes),
+            };
+        }
+        let row = self.rng.row((src as u64) << 32 | send_op as u64);
+        let latency = match &pl.lat {
+            Some(s) if with_latency => {
+                round_ps(s.sample(unit_f64(CounterRng::join(row, self.col_lat))))
+            }
+            _ => pl.base.l,
+        };
+        let gap_bytes = match &pl.bw {
+            Some(s) if bytes > 0 => self.gap(pl, s, row, bytes),
+            _ => Self::base_gap(pl, bytes),
+        };
+        let (o, g) = self.o_g(pl, row, side);
         MsgCosts {
             latency,
             o,
@@ -653,23 +733,11 @@ impl NoiseRun {
             gap_bytes,
         }
     }
-}
 
-impl Noise for NoiseRun {
-    const ACTIVE: bool = true;
-
-    #[inline]
-    fn send_costs(&mut self, _p: &Params, src: u32, dst: u32, send_op: u32, size: u64) -> MsgCosts {
-        self.costs(src, dst, send_op, size, SUB_SEND)
-    }
-
-    #[inline]
-    fn recv_costs(&mut self, _p: &Params, src: u32, dst: u32, send_op: u32, size: u64) -> MsgCosts {
-        self.costs(src, dst, send_op, size, SUB_RECV)
-    }
-
-    #[inline]
-    fn os_detour(&mut self, rank: u32, t0: Time, t1: Time) -> Time {
+    /// OS detour of a window outside the rank's quiet stretch (or without one).
+    #[cold]
+    #[inline(never)]
+    fn os_detour_slow(&mut self, rank: u32, t0: Time, t1: Time) -> Time {
         let Some(os) = &self.m.os else { return 0 };
         let len = t1.saturating_sub(t0);
         let stream = if self.m.cfg.cosched { 0 } else { rank };
@@ -677,7 +745,9 @@ impl Noise for NoiseRun {
             OsReplay::Cyclic => {
                 let t = os.table.as_ref().expect("cyclic replay has a trace");
                 let r = &mut self.ranks[rank as usize];
-                t.detour_at_hinted(r.phase, &mut r.hint, t0, len)
+                let (d, q) = t.detour_at_quiet(r.phase, &mut r.hint, t0, len);
+                self.quiet[rank as usize] = q;
+                d
             }
             OsReplay::ThenProcess => {
                 let t = os.table.as_ref().expect("then-process replay has a trace");
@@ -688,7 +758,9 @@ impl Noise for NoiseRun {
                 let period = t.period();
                 if t0 < period {
                     let r = &mut self.ranks[rank as usize];
-                    let mut n = t.detour_at_hinted(r.phase, &mut r.hint, t0, len.min(period - t0));
+                    let (mut n, q) =
+                        t.detour_at_quiet(r.phase, &mut r.hint, t0, len.min(period - t0));
+                    self.quiet[rank as usize] = [q[0], q[1].min(period)];
                     if len > period - t0 {
                         n += p.detour(&self.rng, stream, period, period, len - (period - t0));
                     }
@@ -702,5 +774,33 @@ impl Noise for NoiseRun {
                 p.detour(&self.rng, stream, 0, t0, len)
             }
         }
+    }
+}
+
+impl Noise for NoiseRun {
+    const ACTIVE: bool = true;
+
+    #[inline]
+    fn send_costs(&mut self, _p: &Params, src: u32, dst: u32, send_op: u32, size: u64) -> MsgCosts {
+        self.costs(src, dst, send_op, size, 0, true)
+    }
+
+    /// As [`Self::send_costs`] at the receiver, except that the latency is not drawn (the engine
+    /// uses it only at the send): `latency` is the placement's base L.
+    #[inline]
+    fn recv_costs(&mut self, _p: &Params, src: u32, dst: u32, send_op: u32, size: u64) -> MsgCosts {
+        self.costs(src, dst, send_op, size, 1, false)
+    }
+
+    #[inline]
+    fn os_detour(&mut self, rank: u32, t0: Time, t1: Time) -> Time {
+        // Fast path: the window lies in the rank's quiet stretch (no detour carries into it or
+        // starts inside it).
+        if let Some(&[lo, hi]) = self.quiet.get(rank as usize) {
+            if lo <= t0 && t0 < hi && t1 <= hi {
+                return 0;
+            }
+        }
+        self.os_detour_slow(rank, t0, t1)
     }
 }

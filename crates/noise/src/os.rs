@@ -244,6 +244,55 @@ impl DetourTable {
         self.detour_from(i, a, len)
     }
 
+    /// [`Self::detour_at_hinted`], also returning the *quiet stretch* `[lo, hi)` of absolute
+    /// time at `t0`: the stretch from the end of the last detour that starts at or before `t0`
+    /// to the start of the next one. Every window `[t0', t1')` with `lo <= t0' < hi` and
+    /// `t1' <= hi` gets 0 ps of detour, so callers can answer such windows without a lookup.
+    /// (`lo > t0` when `t0` is inside a detour: the stretch after it.)
+    #[inline]
+    pub fn detour_at_quiet(
+        &self,
+        phase: u64,
+        hint: &mut u32,
+        t0: Time,
+        len: u64,
+    ) -> (u64, [u64; 2]) {
+        let t = if t0 < self.period {
+            t0
+        } else {
+            t0 % self.period
+        };
+        let mut a = t + phase;
+        if a >= self.period {
+            a -= self.period;
+        }
+        let i = self.count_le_hinted(a, *hint as usize);
+        *hint = i as u32;
+        (self.detour_from(i, a, len), self.quiet_stretch(i, a, t0))
+    }
+
+    /// The quiet stretch (see [`Self::detour_at_quiet`]) around trace time `a` (with `i` the
+    /// number of detours starting at or before `a`), in the absolute time of a rank at `t0`.
+    fn quiet_stretch(&self, i: usize, a: u64, t0: Time) -> [u64; 2] {
+        let n = self.ev.len();
+        if n == 0 {
+            return [0, u64::MAX];
+        }
+        let period = self.period as i128;
+        // Absolute time of trace time 0 of the cycle holding `t0`.
+        let base = t0 as i128 - a as i128;
+        let prev_end = match i {
+            0 => self.ev[n - 1].end as i128 - period,
+            _ => self.ev[i - 1].end as i128,
+        };
+        let next_start = match self.ev.get(i) {
+            Some(e) => e.start as i128,
+            None => self.ev[0].start as i128 + period,
+        };
+        let abs = |x: i128| x.clamp(0, u64::MAX as i128) as u64;
+        [abs(base + prev_end), abs(base + next_start)]
+    }
+
     /// A phase uniform in `[0, period)` from 64 random bits.
     pub fn phase(&self, bits: u64) -> u64 {
         below(bits, self.period)
@@ -255,8 +304,8 @@ impl DetourTable {
 /// Deterministic without state: time is cut into buckets of `bucket` ps (about one expected
 /// arrival each); bucket `k` of rank `r` has `Poisson(rate · bucket)` arrivals, each at a
 /// uniform position in the bucket with a drawn duration, all taken from the counter RNG at
-/// `[r, k_lo, j, DOMAIN_PROCESS << 24 | k_hi]` (`j = 0`: the count; `j >= 1`: position and
-/// duration of arrival `j − 1`). The injected time follows the module's semantics
+/// `a = k`, `b = DOMAIN_PROCESS << 56 | j << 32 | r` (`j = 0`: the count; `j = 2m + 1` and
+/// `j = 2m + 2`: position and duration of arrival `m`). The injected time follows the module's semantics
 /// (carry-in of the last arrival at or before the window start, plus every arrival inside).
 #[derive(Clone, Debug)]
 pub struct DetourProcessGen {
@@ -302,8 +351,10 @@ impl DetourProcessGen {
         k: u64,
         out: &mut [(u64, u64)],
     ) -> usize {
-        let ctr = |j: u32| [stream, k as u32, j, DOMAIN_PROCESS << 24 | (k >> 32) as u32];
-        let u = rng.unit_f64x2(ctr(0))[0];
+        let row = rng.row(k);
+        let at =
+            |j: u64| CounterRng::join(row, rng.col(DOMAIN_PROCESS << 56 | j << 32 | stream as u64));
+        let u = crate::rng::unit_f64(at(0));
         // Inverse-CDF Poisson.
         let (mut n, mut p, mut cdf) = (0u32, self.p0, self.p0);
         while u >= cdf && n < MAX_PER_BUCKET {
@@ -311,11 +362,11 @@ impl DetourProcessGen {
             p *= self.mu / n as f64;
             cdf += p;
         }
-        for j in 0..n {
-            let [x, y] = rng.u64x2(ctr(j + 1));
+        for m in 0..n {
+            let (x, y) = (at(2 * m as u64 + 1), at(2 * m as u64 + 2));
             let start = k * self.bucket + below(x, self.bucket);
             let d = self.duration.sample(crate::rng::unit_f64(y));
-            out[j as usize] = (start, (d + 0.5) as u64);
+            out[m as usize] = (start, (d + 0.5) as u64);
         }
         n as usize
     }
@@ -504,6 +555,57 @@ mod tests {
                 );
             }
             hint = table.count_le(a) as u32;
+        }
+    }
+
+    /// Every window inside a reported quiet stretch has no detour time (checked against the
+    /// brute force over random phases, times, wraps and multi-period times), and the stretches
+    /// of the periodic trace are exactly the gaps between detours.
+    #[test]
+    fn quiet_stretches_are_detour_free() {
+        let t = periodic();
+        let mut hint = 0;
+        // Phase 700000: absolute 3_250_000 is trace time 950_000, after the detour at 900_000.
+        let (d, q) = t.detour_at_quiet(700_000, &mut hint, 3_250_000, 10);
+        assert_eq!((d, q), (0, [3_201_000, 3_300_000]));
+        // Inside the detour at trace 0 (absolute 3_300_000): the stretch after it.
+        let (d, q) = t.detour_at_quiet(700_000, &mut hint, 3_300_400, 10);
+        assert_eq!((d, q), (600, [3_301_000, 3_400_000]));
+        // Before the first period, the stretch is cut at 0.
+        assert_eq!(t.detour_at_quiet(950_000, &mut hint, 10, 0).1, [0, 50_000]);
+
+        let mut s = CounterRng::new(6, 0).stream(1);
+        let mut start = vec![];
+        let mut dur = vec![];
+        let mut x = 0u64;
+        for _ in 0..500 {
+            x += 1 + s.next_u64() % 20_000;
+            let d = s.next_u64() % 3_000;
+            start.push(x);
+            dur.push(d);
+            x += d;
+        }
+        let period = x + 1 + s.next_u64() % 5_000;
+        let table = DetourTable::stitch(&[DetourTrace {
+            start_ps: start,
+            duration_ps: dur,
+            period_ps: period,
+        }])
+        .unwrap();
+        let mut hint = 0;
+        for _ in 0..1500 {
+            let phase = s.next_u64() % period;
+            let t0 = s.next_u64() % (4 * period);
+            let len = s.next_u64() % 30_000;
+            let (d, [lo, hi]) = table.detour_at_quiet(phase, &mut hint, t0, len);
+            assert_eq!(d, table.detour_at(phase, t0, len));
+            assert!(lo < hi && hi > t0, "t0 {t0}: [{lo}, {hi})");
+            for _ in 0..10 {
+                let a = lo + s.next_u64() % (hi - lo).min(1 << 40);
+                let b = a + s.next_u64() % (hi - a + 1);
+                let at = (a + phase) % period;
+                assert_eq!(brute(&table, at, b - a), 0, "[{a}, {b}) in [{lo}, {hi})");
+            }
         }
     }
 

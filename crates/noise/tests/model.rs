@@ -158,12 +158,15 @@ fn g_draws_follow_the_median_scaled_distribution_without_truncation() {
     let d = ks_to_sampler(&mut per_byte, &mut src);
     assert!(d < 0.015, "KS {d}");
     // Sub-ps/B precision is kept: the median gap is 86.3 ps/B × bytes, not 86 (integer G).
+    // The draws are spread uniformly over about 15.7 ps/B around the median, so the median of
+    // 50k draws has sd 15.7 / (2 · sqrt(50k)) = 0.035 ps/B; ±0.17 ps/B is 5 sd, and 86 is 8.6 sd
+    // away.
     let med = per_byte[25_000];
-    assert!((med / 86.3 - 1.0).abs() < 0.0005, "median {med} ps/B");
+    assert!((med - 86.3).abs() < 0.17, "median {med} ps/B");
 }
 
-/// Replays the documented stream layout: `[src, send_op, c, DOMAIN_MSG << 24]`, lane 0 of
-/// c = 0 is the latency, then blocks 0, 1, 2, ... in lane order.
+/// Replays the documented stream layout: `at(src << 32 | op, DOMAIN_MSG << 56 | 8 + j)` is
+/// the G uniform of block `j`.
 fn expected_gap(seed: u64, rep: u64, src: u32, op: u32, size: u64, g_base: f64) -> u64 {
     let s = Sampler::new(
         &Distribution::Samples(bandwidth_samples()),
@@ -174,14 +177,15 @@ fn expected_gap(seed: u64, rep: u64, src: u32, op: u32, size: u64, g_base: f64) 
     let rng = CounterRng::new(seed, rep);
     let bytes = size - 1;
     let block = 16 * MIB;
-    let mut lanes = (0u32..).flat_map(|c| rng.u64x2([src, op, c, DOMAIN_MSG << 24]));
-    lanes.next(); // latency
     let mut sum = 0.0;
     let mut left = bytes;
+    let mut j = 0;
     while left > 0 {
         let len = left.min(block);
-        sum += len as f64 * s.sample(unit_f64(lanes.next().unwrap()));
+        let u = unit_f64(rng.at((src as u64) << 32 | op as u64, DOMAIN_MSG << 56 | (8 + j)));
+        sum += len as f64 * s.sample(u);
         left -= len;
+        j += 1;
     }
     (sum + 0.5) as u64
 }
@@ -359,7 +363,8 @@ fn send_and_recv_agree_regardless_of_call_order() {
         .collect();
     for (x, y) in sends.iter().zip(recvs.iter().rev()) {
         assert_eq!(x.gap_bytes, y.gap_bytes);
-        assert_eq!(x.latency, y.latency);
+        // The receive does not draw the latency: it reports the base L of the placement.
+        assert!([1_300_000, 2_000_000].contains(&y.latency), "{}", y.latency);
     }
     let later: Vec<MsgCosts> = msgs
         .iter()
@@ -604,4 +609,158 @@ fn configuration_errors() {
 fn summary_mentions_the_active_parts() {
     let m = model(NoiseMode::OsNet);
     insta::assert_snapshot!(m.summary());
+}
+
+/// Every draw is at its documented counter: latency at purpose 0, o/g at 1/2 (send) and 3/4
+/// (receive), the trace phase of rank r at `(r, DOMAIN_PHASE << 56)`; concrete values pinned.
+#[test]
+fn draws_are_at_the_documented_counters() {
+    use loggops_noise::rng::{below, DOMAIN_PHASE};
+    let mut p = profile();
+    p.near.overhead = Some(Distribution::Samples(vec![1.0, 2.0, 3.0, 4.0, 5.0]));
+    p.near.gap = Some(Distribution::Samples(vec![10.0, 20.0, 30.0, 40.0, 50.0]));
+    let m = NoiseModel::new(
+        &p,
+        &NoiseConfig {
+            mode: NoiseMode::OsNet,
+            ..NoiseConfig::default()
+        },
+    )
+    .unwrap();
+    let (seed, rep) = (2024, 3);
+    let mut run = m.instance(seed, rep, 8);
+    let rng = CounterRng::new(seed, rep);
+    let lat = Sampler::new(
+        &Distribution::Samples(latency_samples()),
+        Scaling::MedianTo(1_300_000.0),
+        "ps",
+    )
+    .unwrap();
+    let scaled = |v: &[f64], base: f64| {
+        Sampler::new(
+            &Distribution::Samples(v.to_vec()),
+            Scaling::MedianTo(base),
+            "ps",
+        )
+        .unwrap()
+    };
+    let o = scaled(&[1.0, 2.0, 3.0, 4.0, 5.0], 150_000.0);
+    let g = scaled(&[10.0, 20.0, 30.0, 40.0, 50.0], 1_500_000.0);
+    let draw = |s: &Sampler, a: u64, purpose: u64| {
+        (s.sample(unit_f64(rng.at(a, DOMAIN_MSG << 56 | purpose))) + 0.5) as u64
+    };
+    let mut pinned = vec![];
+    for (src, dst, op) in [(0u32, 1u32, 0u32), (3, 2, 7), (1, 0, 123_456)] {
+        let a = (src as u64) << 32 | op as u64;
+        let s = run.send_costs(&P, src, dst, op, 8);
+        let r = run.recv_costs(&P, src, dst, op, 8);
+        assert_eq!(s.latency, draw(&lat, a, 0));
+        assert_eq!((s.o, s.g), (draw(&o, a, 1), draw(&g, a, 2)));
+        assert_eq!((r.o, r.g), (draw(&o, a, 3), draw(&g, a, 4)));
+        assert_eq!(r.latency, 1_300_000);
+        pinned.push([s.latency, s.o, s.g, r.o, r.g, s.gap_bytes]);
+    }
+    for r in 0..8 {
+        assert_eq!(
+            run.phase(r),
+            Some(below(rng.at(r as u64, DOMAIN_PHASE << 56), 1_000_000))
+        );
+    }
+    assert_eq!(
+        pinned,
+        [
+            [1_119_809, 150_000, 1_000_000, 150_000, 2_500_000, 572],
+            [1_153_417, 200_000, 1_500_000, 200_000, 1_500_000, 639],
+            [1_574_589, 200_000, 2_000_000, 250_000, 1_000_000, 724],
+        ]
+    );
+    let phases: Vec<u64> = (0..8).map(|r| run.phase(r).unwrap()).collect();
+    assert_eq!(
+        phases,
+        [9364, 59588, 322_646, 637_785, 1235, 47525, 912_987, 586_654]
+    );
+}
+
+/// The per-rank quiet-stretch cache never changes a result: `os_detour` equals the uncached
+/// trace lookup for mostly advancing (sometimes repeated or earlier) windows of many ranks,
+/// in cyclic and then-process replay, on an irregular trace with bursts and long gaps.
+#[test]
+fn os_detour_cache_is_transparent() {
+    use loggops_noise::os::{DetourProcessGen, DetourTable};
+    let mut s = CounterRng::new(31, 0).stream(0);
+    let (mut start, mut duration) = (vec![], vec![]);
+    let mut t = 0u64;
+    for i in 0..400 {
+        t += if i % 40 < 8 {
+            1 + s.next_u64() % 500
+        } else {
+            1 + s.next_u64() % 400_000
+        };
+        let d = s.next_u64() % 20_000;
+        start.push(t);
+        duration.push(d);
+        t += d;
+    }
+    let trace = DetourTrace {
+        start_ps: start,
+        duration_ps: duration,
+        period_ps: t + 1 + s.next_u64() % 100_000,
+    };
+    let mut p = profile();
+    p.os_noise.traces = vec![trace.clone()];
+    p.os_noise.process = Some(DetourProcess {
+        rate_per_s: 2e6,
+        duration_ps: Distribution::Samples(vec![500.0, 3000.0]),
+    });
+    let table = DetourTable::stitch(&[trace]).unwrap();
+    let process = DetourProcessGen::new(p.os_noise.process.as_ref().unwrap()).unwrap();
+    let period = table.period();
+    for replay in [OsReplay::Cyclic, OsReplay::ThenProcess] {
+        let m = NoiseModel::new(
+            &p,
+            &NoiseConfig {
+                mode: NoiseMode::Os,
+                os_replay: replay,
+                ..NoiseConfig::default()
+            },
+        )
+        .unwrap();
+        let mut run = m.instance(5, 1, 16);
+        let rng = *run.rng();
+        let mut now = [0u64; 16];
+        for _ in 0..20_000 {
+            let r = (s.next_u64() % 16) as u32;
+            let t0 = match s.next_u64() % 20 {
+                0 => now[r as usize].saturating_sub(s.next_u64() % 1_000_000),
+                1 => now[r as usize],
+                _ => now[r as usize] + s.next_u64() % 300_000,
+            };
+            let len = match s.next_u64() % 4 {
+                0 => 0,
+                1 => s.next_u64() % 1_000,
+                2 => s.next_u64() % 200_000,
+                _ => s.next_u64() % 3_000_000,
+            };
+            let phase = run.phase(r).unwrap();
+            let expected = match replay {
+                OsReplay::Cyclic => table.detour_at(phase, t0, len),
+                _ if t0 < period => {
+                    let mut n = table.detour_at(phase, t0, len.min(period - t0));
+                    if len > period - t0 {
+                        n += process.detour(&rng, r, period, period, len - (period - t0));
+                    }
+                    n
+                }
+                _ => process.detour(&rng, r, period, t0, len),
+            };
+            assert_eq!(
+                run.os_detour(r, t0, t0 + len),
+                expected,
+                "{replay:?} rank {r} [{t0}, +{len})"
+            );
+            now[r as usize] = t0 + len;
+        }
+        // The walk crossed several periods.
+        assert!(now.iter().any(|&x| x > 3 * period), "{now:?} vs {period}");
+    }
 }
