@@ -6,4 +6,5 @@ mod closed_forms;
 mod conformance;
 mod generators;
 mod roundtrip;
+#[allow(clippy::type_complexity)]
 mod validation;
