@@ -36,7 +36,7 @@ fn every_shipped_file_is_a_valid_schedule() {
         }
         n += 1;
     }
-    assert_eq!(n, 5);
+    assert!(n >= 5, "only {n} shipped schedules");
 }
 
 #[test]
