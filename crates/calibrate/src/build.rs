@@ -45,7 +45,7 @@ pub const MC_DRAWS: usize = 100_000;
 /// Seed of the Monte-Carlo KS check (SplitMix64 over the draw index).
 pub const MC_SEED: u64 = 0x6C6F_6767_6F70_7321;
 /// Default cap on the detours kept raw in the profile's OS-noise trace.
-pub const DEFAULT_MAX_TRACE_DETOURS: usize = 100_000;
+pub const DEFAULT_MAX_TRACE_DETOURS: usize = 65_000;
 /// Warn when detours take more than this percentage of the CPU time.
 pub const OS_OVERHEAD_WARN_PCT: f64 = 2.0;
 /// Detours longer than this many µs are "long" for the heavy-tail warning of OS noise.
@@ -160,7 +160,8 @@ pub struct CalibrateInputs {
     pub bandwidth_size: Option<u64>,
     /// Quantile-table compression of every distribution.
     pub table: CompressOptions,
-    /// Detours kept raw in the OS-noise trace (the first ones of the stitched trace); the
+    /// Detours kept raw in the OS-noise trace (at most 65,000 by default: h5py cannot read the
+    /// chunked datasets hdf5-pure writes above 65,536 elements) (the first ones of the stitched trace); the
     /// detour process is fitted on all of them.
     pub max_trace_detours: usize,
     /// Command line recorded in the provenance.

@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use loggops_calibrate::stats::{quantiles, QuantileTable};
+use loggops_calibrate::DEFAULT_MAX_TRACE_DETOURS;
 use loggops_calibrate::{
     build_profile, read_params_table, read_params_table_placement_pair, read_pingpong,
     read_prices_table, read_selfish, CalibError, CalibrateInputs, FitReport, ParamOverrides,
@@ -850,9 +851,17 @@ fn check_paper_system(sh: &Path, k: usize, out_dir: &Path) -> (Profile, FitRepor
     // OS noise: every detour in the process, at most 100k kept raw.
     let os = r.os_noise.as_ref().unwrap();
     assert_eq!(os.detours, detours, "{name}");
-    assert_eq!(os.trace_detours, detours.min(100_000), "{name}");
+    assert_eq!(
+        os.trace_detours,
+        detours.min(DEFAULT_MAX_TRACE_DETOURS),
+        "{name}"
+    );
     let trace = &p.os_noise.traces[0];
-    assert_eq!(trace.start_ps.len(), detours.min(100_000), "{name}");
+    assert_eq!(
+        trace.start_ps.len(),
+        detours.min(DEFAULT_MAX_TRACE_DETOURS),
+        "{name}"
+    );
     let st = read_selfish(inp.os_noise.as_ref().unwrap())
         .unwrap()
         .stitched();

@@ -431,7 +431,7 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
                         return left[i] == 0;
                     }
                 }
-                left[i] -= 1;
+                left[i] = left[i].wrapping_sub(1);
                 left[i] == 0
             }
             Counters::Sparse(map) => {
