@@ -38,6 +38,12 @@ def quantile(sorted_xs, p):
     return sorted_xs[lo] + (h - lo) * (sorted_xs[hi] - sorted_xs[lo])
 
 
+def us(ps):
+    """ps as µs with about 4 significant digits (whole µs from 1000 µs on)."""
+    v = ps / 1e6
+    return f"{v:.0f}" if v >= 1000 else f"{v:.4g}"
+
+
 def band(xs, n, p, rng, rounds=2000):
     vals = sorted(quantile(sorted(rng.choices(xs, k=n)), p) for _ in range(rounds))
     return vals[int(0.025 * rounds)], vals[int(0.975 * rounds) - 1]
@@ -102,7 +108,7 @@ def main():
                     n = int(p["n"])
                     bm = band(xs, n, 0.5, rng)
                     bp = band(xs, n, 0.95, rng)
-                    bands = (f"{bm[0] / 1e6:.4g}–{bm[1] / 1e6:.4g}; {bp[0] / 1e6:.4g}–{bp[1] / 1e6:.4g}")
+                    bands = f"{us(bm[0])}–{us(bm[1])}; {us(bp[0])}–{us(bp[1])}"
                 fails = []
                 if abs(rm - 1) > 0.05:
                     fails.append("median")
