@@ -78,7 +78,7 @@ fn us4_to_ps(s: &str) -> u64 {
     int.parse::<u64>().unwrap() * 1_000_000 + frac.parse::<u64>().unwrap() * 100
 }
 
-/// (nodes, noise mode) → (median ps, p95 ps) from `loggops-sim --format csv`.
+/// Rows (nodes, noise mode, median ps, p95 ps) of `loggops-sim --format csv`.
 type Cells = Vec<(u64, String, f64, f64)>;
 
 fn simulate(
@@ -148,7 +148,7 @@ fn simulate(
         .collect()
 }
 
-/// The shipped schedule and profile (and extra flags) for a paper cell.
+/// A shipped schedule and the paper collective and message size it stands for.
 struct Setup {
     goal: &'static str,
     collective: &'static str,
@@ -258,7 +258,7 @@ fn alps_dissemination_near_and_far_rounds() {
 }
 
 #[test]
-#[ignore = "slow: 1000 repetitions of 24 noisy cells (about a minute in a debug build)"]
+#[ignore = "slow: 1000 repetitions of 24 noisy cells (about 30 s in a debug build)"]
 fn paper_noisy_dissemination_cells_within_tolerance() {
     let shared = shared_or_skip!();
     let paper = paper_cells(&shared);
