@@ -13,7 +13,7 @@
 //! None of this changes the order in which anything happens, so results equal LogGOPSim's.
 
 use std::cmp::Ordering;
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 
 use crate::noise::Noise;
 use crate::params::{Params, Time};
@@ -206,7 +206,10 @@ struct Batch {
     lazy_left: [u32; 4],
 }
 
-/// A run of consecutive posted receives with the same (src, tag): ops `first + i*stride`.
+/// A run of receives posted one after the other: ops `first + i*stride`, `i < count`. When they
+/// all have the same (src, tag), those are stored; otherwise `src` is [`MIXED`] and each
+/// receive's (src, tag) is read from the program when the run is searched. A generated
+/// dissemination posts all ⌈log2 P⌉ receives of a rank as one run.
 #[derive(Clone, Copy, Debug)]
 struct PostedRun {
     src: u32,
@@ -221,6 +224,151 @@ struct Unexpected {
     src: u32,
     tag: u32,
     send_op: u32,
+}
+
+/// End of a linked list.
+const NIL: u32 = u32::MAX;
+
+/// `PostedRun::src` of a run whose receives differ in (src, tag). Ranks are below 2^30, and
+/// ANY_SOURCE is `u32::MAX`, so no receive has this source.
+const MIXED: u32 = u32::MAX - 1;
+
+/// A FIFO kept as a singly linked list through an arena shared by all ranks, so that a rank's
+/// queue head sits in its [`RankState`] cache line and an empty queue costs nothing.
+#[derive(Clone, Copy, Debug)]
+struct List {
+    head: u32,
+    tail: u32,
+}
+
+impl List {
+    const EMPTY: List = List {
+        head: NIL,
+        tail: NIL,
+    };
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Node<T> {
+    item: T,
+    next: u32,
+}
+
+/// Nodes of every rank's lists, with a free list.
+struct Arena<T> {
+    nodes: Vec<Node<T>>,
+    free: u32,
+}
+
+impl<T: Copy> Arena<T> {
+    fn new() -> Self {
+        Arena {
+            nodes: Vec::new(),
+            free: NIL,
+        }
+    }
+
+    #[inline]
+    fn push_back(&mut self, list: &mut List, item: T) {
+        let node = Node { item, next: NIL };
+        let i = if self.free != NIL {
+            let i = self.free;
+            self.free = self.nodes[i as usize].next;
+            self.nodes[i as usize] = node;
+            i
+        } else {
+            self.nodes.push(node);
+            (self.nodes.len() - 1) as u32
+        };
+        if list.tail == NIL {
+            list.head = i;
+        } else {
+            self.nodes[list.tail as usize].next = i;
+        }
+        list.tail = i;
+    }
+
+    /// The first node whose item satisfies `f`, with its predecessor (NIL for the head).
+    #[inline]
+    fn find(&self, list: &List, mut f: impl FnMut(&T) -> bool) -> Option<(u32, u32)> {
+        let mut prev = NIL;
+        let mut cur = list.head;
+        while cur != NIL {
+            let n = &self.nodes[cur as usize];
+            if f(&n.item) {
+                return Some((prev, cur));
+            }
+            prev = cur;
+            cur = n.next;
+        }
+        None
+    }
+
+    /// Inserts `item` after node `at`.
+    #[inline]
+    fn insert_after(&mut self, list: &mut List, at: u32, item: T) {
+        let next = self.nodes[at as usize].next;
+        let node = Node { item, next };
+        let i = if self.free != NIL {
+            let i = self.free;
+            self.free = self.nodes[i as usize].next;
+            self.nodes[i as usize] = node;
+            i
+        } else {
+            self.nodes.push(node);
+            (self.nodes.len() - 1) as u32
+        };
+        self.nodes[at as usize].next = i;
+        if list.tail == at {
+            list.tail = i;
+        }
+    }
+
+    /// Unlinks node `cur` (predecessor `prev`) and recycles it.
+    #[inline]
+    fn remove(&mut self, list: &mut List, prev: u32, cur: u32) -> T {
+        let Node { item, next } = self.nodes[cur as usize];
+        if prev == NIL {
+            list.head = next;
+        } else {
+            self.nodes[prev as usize].next = next;
+        }
+        if list.tail == cur {
+            list.tail = prev;
+        }
+        self.nodes[cur as usize].next = self.free;
+        self.free = cur;
+        item
+    }
+
+    fn iter<'s>(&'s self, list: &List) -> impl Iterator<Item = &'s T> + 's {
+        let mut cur = list.head;
+        std::iter::from_fn(move || {
+            if cur == NIL {
+                return None;
+            }
+            let n = &self.nodes[cur as usize];
+            cur = n.next;
+            Some(&n.item)
+        })
+    }
+}
+
+/// What the engine touches for a rank on almost every event, in one cache line: the clocks of
+/// CPU 0 and NIC 0 (others live in [`Sim::extra`]), the heads of the match queues and the
+/// number of ops enqueued so far.
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
+struct RankState {
+    /// Next time CPU 0 is free (LogGOPSim's `nexto`).
+    o: Time,
+    /// Next time NIC 0 may send (`nextgs`) / receive (`nextgr`).
+    gs: Time,
+    gr: Time,
+    /// Posted receives and unexpected messages.
+    rq: List,
+    uq: List,
+    enqueued: u32,
 }
 
 #[inline]
@@ -238,6 +386,10 @@ enum Counters {
     },
     Sparse(HashMap<u64, u32>),
 }
+
+/// Generated schedules up to this many ops get dense one-byte counters (64 MiB at most); above
+/// it, a sparse map of partially satisfied ops.
+const DENSE_LIMIT: u64 = 1 << 26;
 
 // ---------------------------------------------------------------------------------------------
 
@@ -265,13 +417,14 @@ struct Sim<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> {
     ranks: u32,
     ncpu: usize,
     nnic: usize,
-    nexto: Vec<Time>,
-    nextgs: Vec<Time>,
-    nextgr: Vec<Time>,
-    rq: Vec<VecDeque<PostedRun>>,
-    uq: Vec<VecDeque<Unexpected>>,
+    rs: Vec<RankState>,
+    /// Clocks of CPUs 1.. and NICs 1.. per rank: `ncpu-1` CPU clocks, then `nnic-1` send and
+    /// `nnic-1` receive clocks (empty when every rank has one CPU and one NIC).
+    extra: Vec<Time>,
+    xstride: usize,
+    rq: Arena<PostedRun>,
+    uq: Arena<Unexpected>,
     counters: Counters,
-    enqueued: Vec<u32>,
     heap: Q,
     batches: Vec<Batch>,
     free_batches: Vec<u32>,
@@ -298,7 +451,7 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
         }
         let ncpu = prog.num_cpus().max(1) as usize;
         let nnic = prog.num_nics().max(1) as usize;
-        let counters = if prog.dense_counters() {
+        let counters = if prog.dense_counters() || prog.total_ops() <= DENSE_LIMIT {
             let mut base = Vec::with_capacity(ranks as usize + 1);
             let mut left = Vec::new();
             let mut big = HashMap::new();
@@ -331,13 +484,22 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
             ranks,
             ncpu,
             nnic,
-            nexto: vec![0; n * ncpu],
-            nextgs: vec![0; n * nnic],
-            nextgr: vec![0; n * nnic],
-            rq: (0..n).map(|_| VecDeque::new()).collect(),
-            uq: (0..n).map(|_| VecDeque::new()).collect(),
+            rs: vec![
+                RankState {
+                    o: 0,
+                    gs: 0,
+                    gr: 0,
+                    rq: List::EMPTY,
+                    uq: List::EMPTY,
+                    enqueued: 0,
+                };
+                n
+            ],
+            extra: vec![0; n * (ncpu - 1 + 2 * (nnic - 1))],
+            xstride: ncpu - 1 + 2 * (nnic - 1),
+            rq: Arena::new(),
+            uq: Arena::new(),
             counters,
-            enqueued: vec![0; n],
             heap,
             batches: Vec::new(),
             free_batches: Vec::new(),
@@ -349,6 +511,73 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
             g_ticks: cfg.params.big_g.whole_units(),
             o_ticks: cfg.params.big_o.whole_units(),
         })
+    }
+
+    // --- clocks ------------------------------------------------------------------------------
+
+    /// Index in `extra` of CPU `c` ≥ 1 / send NIC `n` ≥ 1 / receive NIC `n` ≥ 1 of rank `h`.
+    #[inline]
+    fn xo(&self, h: usize, c: u8) -> usize {
+        h * self.xstride + c as usize - 1
+    }
+    #[inline]
+    fn xgs(&self, h: usize, n: u8) -> usize {
+        h * self.xstride + self.ncpu - 1 + n as usize - 1
+    }
+    #[inline]
+    fn xgr(&self, h: usize, n: u8) -> usize {
+        h * self.xstride + self.ncpu - 1 + self.nnic - 1 + n as usize - 1
+    }
+    #[inline]
+    fn o(&self, h: usize, c: u8) -> Time {
+        if c == 0 {
+            self.rs[h].o
+        } else {
+            self.extra[self.xo(h, c)]
+        }
+    }
+    #[inline]
+    fn set_o(&mut self, h: usize, c: u8, v: Time) {
+        if c == 0 {
+            self.rs[h].o = v
+        } else {
+            let i = self.xo(h, c);
+            self.extra[i] = v
+        }
+    }
+    #[inline]
+    fn gs(&self, h: usize, n: u8) -> Time {
+        if n == 0 {
+            self.rs[h].gs
+        } else {
+            self.extra[self.xgs(h, n)]
+        }
+    }
+    #[inline]
+    fn set_gs(&mut self, h: usize, n: u8, v: Time) {
+        if n == 0 {
+            self.rs[h].gs = v
+        } else {
+            let i = self.xgs(h, n);
+            self.extra[i] = v
+        }
+    }
+    #[inline]
+    fn gr(&self, h: usize, n: u8) -> Time {
+        if n == 0 {
+            self.rs[h].gr
+        } else {
+            self.extra[self.xgr(h, n)]
+        }
+    }
+    #[inline]
+    fn set_gr(&mut self, h: usize, n: u8, v: Time) {
+        if n == 0 {
+            self.rs[h].gr = v
+        } else {
+            let i = self.xgr(h, n);
+            self.extra[i] = v
+        }
     }
 
     // --- arithmetic -------------------------------------------------------------------------
@@ -500,9 +729,9 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
     /// Start time LogGOPSim gives a freed op: its CPU's clock (and the NIC send clock for sends).
     #[inline]
     fn start_time(&self, host: u32, op: &Op) -> Time {
-        let o = self.nexto[host as usize * self.ncpu + op.cpu as usize];
+        let o = self.o(host as usize, op.cpu);
         if op.kind == OpKind::Send {
-            o.max(self.nextgs[host as usize * self.nnic + op.nic as usize])
+            o.max(self.gs(host as usize, op.nic))
         } else {
             o
         }
@@ -516,7 +745,7 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
         if self.freed.len() == 1 {
             let (host, op) = self.freed[0];
             self.freed.clear();
-            self.enqueued[host as usize] += 1;
+            self.rs[host as usize].enqueued += 1;
             let t = self.start_time(host, &self.prog.op(host, op));
             let ts = self.ts;
             self.ts += 1;
@@ -548,7 +777,7 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
     /// Enqueues already ordered ops of `host` with consecutive ts values; consecutive ops with
     /// equal start times share one batch entry.
     fn enqueue_ordered(&mut self, host: u32, ops: Vec<u32>) {
-        self.enqueued[host as usize] += ops.len() as u32;
+        self.rs[host as usize].enqueued += ops.len() as u32;
         let n = ops.len();
         let mut i = 0;
         while i < n {
@@ -581,7 +810,7 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
             if n == 0 {
                 continue;
             }
-            self.enqueued[host as usize] += n;
+            self.rs[host as usize].enqueued += n;
             let ts = self.ts;
             self.ts += n as u64;
             if n == 1 {
@@ -705,26 +934,25 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
     fn op_event(&mut self, t: Time, ts: u64, host: u32, id: u32) -> Result<(), EngineError> {
         let op = self.prog.op(host, id);
         let h = host as usize;
-        let ci = h * self.ncpu + op.cpu as usize;
         match op.kind {
             OpKind::Calc => {
-                if self.nexto[ci] <= t {
+                let o = self.o(h, op.cpu);
+                if o <= t {
                     let end = self.add(t, op.size);
                     let noise = if N::ACTIVE {
                         self.noise.os_detour(host, t, end)
                     } else {
                         0
                     };
-                    self.nexto[ci] = self.add(end, noise);
+                    let v = self.add(end, noise);
+                    self.set_o(h, op.cpu, v);
                     self.mark(host, id, DepKind::Start);
                     self.mark(host, id, DepKind::Done);
                 } else {
-                    let at = self.nexto[ci];
-                    self.push(at, ts, K_OP, host, id);
+                    self.push(o, ts, K_OP, host, id);
                 }
             }
             OpKind::Send => {
-                let ni = h * self.nnic + op.nic as usize;
                 if op.peer >= self.ranks {
                     return Err(EngineError::BadPeer {
                         rank: host,
@@ -734,7 +962,8 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
                         ranks: self.ranks,
                     });
                 }
-                if self.nexto[ci].max(self.nextgs[ni]) <= t {
+                let ready = self.o(h, op.cpu).max(self.gs(h, op.nic));
+                if ready <= t {
                     self.mark(host, id, DepKind::Start);
                     let (lat, o, g, gap) = if N::ACTIVE {
                         let c = self.noise.send_costs(&self.p, host, op.peer, id, op.size);
@@ -751,9 +980,11 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
                     };
                     let ob = self.overhead_bytes(op.size);
                     let v = self.add(t_o, ob);
-                    self.nexto[ci] = self.add(v, noise);
+                    let v = self.add(v, noise);
+                    self.set_o(h, op.cpu, v);
                     let v = self.add(t, g);
-                    self.nextgs[ni] = self.add(v, gap);
+                    let v = self.add(v, gap);
+                    self.set_gs(h, op.nic, v);
                     let mut arrival = self.add(t_o, lat);
                     if op.size > self.p.s {
                         for _ in 0..self.p.rndv_extra_latencies {
@@ -768,23 +999,21 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
                         self.mark(host, id, DepKind::Done);
                     }
                 } else {
-                    let at = self.nexto[ci].max(self.nextgs[ni]);
-                    self.push(at, ts, K_OP, host, id);
+                    self.push(ready, ts, K_OP, host, id);
                 }
             }
             OpKind::Recv => {
                 self.mark(host, id, DepKind::Start);
-                let found = self.uq[h]
-                    .iter()
-                    .position(|u| matches(op.peer, op.tag, u.src, u.tag));
-                if let Some(pos) = found {
-                    let u = self.uq[h].remove(pos).expect("position is in range");
+                let mut list = self.rs[h].uq;
+                let found = self
+                    .uq
+                    .find(&list, |u| matches(op.peer, op.tag, u.src, u.tag));
+                if let Some((prev, cur)) = found {
+                    let u = self.uq.remove(&mut list, prev, cur);
+                    self.rs[h].uq = list;
                     if op.size > self.p.s {
                         self.mark(u.src, u.send_op, DepKind::Done);
-                        let sc = u.src as usize * self.ncpu + op.cpu as usize;
-                        let sn = u.src as usize * self.nnic + op.nic as usize;
-                        self.nexto[sc] = self.nexto[sc].max(t);
-                        self.nextgs[sn] = self.nextgs[sn].max(t);
+                        self.release_sender(u.src as usize, op.cpu, op.nic, t);
                     }
                     self.mark(host, id, DepKind::Done);
                 } else {
@@ -795,10 +1024,21 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
         self.check(host, id)
     }
 
+    /// A rendezvous send completes when its receive is matched at `t`: the sender's CPU and NIC
+    /// cannot be free before (LogGOPSim indexes them with the receive's CPU and NIC).
+    #[inline]
+    fn release_sender(&mut self, s: usize, cpu: u8, nic: u8, t: Time) {
+        let o = self.o(s, cpu).max(t);
+        self.set_o(s, cpu, o);
+        let g = self.gs(s, nic).max(t);
+        self.set_gs(s, nic, g);
+    }
+
     fn post(&mut self, h: usize, src: u32, tag: u32, id: u32) {
-        let q = &mut self.rq[h];
-        if let Some(last) = q.back_mut() {
-            if last.src == src && last.tag == tag && id > last.first {
+        let mut list = self.rs[h].rq;
+        if list.tail != NIL {
+            let last = &mut self.rq.nodes[list.tail as usize].item;
+            if id > last.first {
                 let next = if last.count == 1 {
                     Some(id - last.first)
                 } else {
@@ -806,19 +1046,73 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
                     (want == id as u64).then_some(last.stride)
                 };
                 if let Some(stride) = next {
+                    if last.src != src || last.tag != tag {
+                        last.src = MIXED;
+                    }
                     last.stride = stride;
                     last.count += 1;
                     return;
                 }
             }
         }
-        q.push_back(PostedRun {
-            src,
-            tag,
-            first: id,
-            stride: 0,
-            count: 1,
-        });
+        self.rq.push_back(
+            &mut list,
+            PostedRun {
+                src,
+                tag,
+                first: id,
+                stride: 0,
+                count: 1,
+            },
+        );
+        self.rs[h].rq = list;
+    }
+
+    /// Takes the first posted receive of `host` that accepts a message from `src` with `tag`.
+    #[inline]
+    fn match_posted(&mut self, host: u32, src: u32, tag: u32) -> Option<u32> {
+        let h = host as usize;
+        let mut list = self.rs[h].rq;
+        let mut prev = NIL;
+        let mut cur = list.head;
+        while cur != NIL {
+            let node = self.rq.nodes[cur as usize];
+            let run = node.item;
+            let hit = if run.src != MIXED {
+                matches(src, tag, run.src, run.tag).then_some(0)
+            } else {
+                (0..run.count).find(|&i| {
+                    let r = self.prog.op(host, run.first + i * run.stride);
+                    matches(src, tag, r.peer, r.tag)
+                })
+            };
+            if let Some(i) = hit {
+                let recv = run.first + i * run.stride;
+                let item = &mut self.rq.nodes[cur as usize].item;
+                if run.count == 1 {
+                    self.rq.remove(&mut list, prev, cur);
+                    self.rs[h].rq = list;
+                } else if i == 0 {
+                    item.first += run.stride;
+                    item.count -= 1;
+                } else if i == run.count - 1 {
+                    item.count -= 1;
+                } else {
+                    item.count = i;
+                    let rest = PostedRun {
+                        first: recv + run.stride,
+                        count: run.count - i - 1,
+                        ..run
+                    };
+                    self.rq.insert_after(&mut list, cur, rest);
+                    self.rs[h].rq = list;
+                }
+                return Some(recv);
+            }
+            prev = cur;
+            cur = node.next;
+        }
+        None
     }
 
     fn msg_event(
@@ -832,9 +1126,8 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
         let host = op.peer;
         let h = host as usize;
         // LogGOPSim charges the message to the receiver's CPU and NIC with the *sender's* indices.
-        let ci = h * self.ncpu + op.cpu as usize;
-        let ni = h * self.nnic + op.nic as usize;
-        if self.nexto[ci].max(self.nextgr[ni]) <= t {
+        let ready = self.o(h, op.cpu).max(self.gr(h, op.nic));
+        if ready <= t {
             let (o, g, gap) = if N::ACTIVE {
                 let c = self
                     .noise
@@ -852,48 +1145,40 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
             };
             let ob = self.overhead_bytes(op.size);
             let v = self.add(t_o, noise);
-            self.nexto[ci] = self.add(v, ob.max(gap));
+            let v = self.add(v, ob.max(gap));
+            self.set_o(h, op.cpu, v);
             let v = self.add(t, g);
-            self.nextgr[ni] = self.add(v, gap);
-            let q = &mut self.rq[h];
-            let found = q.iter().position(|r| matches(sender, op.tag, r.src, r.tag));
-            if let Some(pos) = found {
-                let run = &mut q[pos];
-                let recv = run.first;
-                run.count -= 1;
-                run.first = run.first.wrapping_add(run.stride);
-                if run.count == 0 {
-                    q.remove(pos);
-                }
+            let v = self.add(v, gap);
+            self.set_gr(h, op.nic, v);
+            if let Some(recv) = self.match_posted(host, sender, op.tag) {
                 if op.size > self.p.s {
                     self.mark(sender, send_id, DepKind::Done);
-                    let sc = sender as usize * self.ncpu + op.cpu as usize;
-                    let sn = sender as usize * self.nnic + op.nic as usize;
-                    self.nexto[sc] = self.nexto[sc].max(t);
-                    self.nextgs[sn] = self.nextgs[sn].max(t);
+                    self.release_sender(sender as usize, op.cpu, op.nic, t);
                 }
                 self.mark(host, recv, DepKind::Done);
             } else {
-                self.uq[h].push_back(Unexpected {
-                    src: sender,
-                    tag: op.tag,
-                    send_op: send_id,
-                });
+                let mut list = self.rs[h].uq;
+                self.uq.push_back(
+                    &mut list,
+                    Unexpected {
+                        src: sender,
+                        tag: op.tag,
+                        send_op: send_id,
+                    },
+                );
+                self.rs[h].uq = list;
             }
         } else {
-            let at = self.nexto[ci].max(self.nextgr[ni]);
-            self.push(at, ts, K_MSG, sender, send_id);
+            self.push(ready, ts, K_MSG, sender, send_id);
         }
         self.check(sender, send_id)
     }
 
     fn finish(self) -> Outcome {
-        let ncpu = self.ncpu;
         let finish: Vec<Time> = (0..self.ranks as usize)
             .map(|h| {
-                self.nexto[h * ncpu..(h + 1) * ncpu]
-                    .iter()
-                    .copied()
+                (0..self.ncpu as u8)
+                    .map(|c| self.o(h, c))
                     .max()
                     .unwrap_or(0)
             })
@@ -901,25 +1186,33 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
         let mut leftovers = Vec::new();
         for r in 0..self.ranks {
             let h = r as usize;
-            let unexpected: Vec<QueueEntry> = self.uq[h]
-                .iter()
+            let unexpected: Vec<QueueEntry> = self
+                .uq
+                .iter(&self.rs[h].uq)
                 .map(|u| QueueEntry {
                     src: u.src,
                     tag: u.tag,
                     op: u.send_op,
                 })
                 .collect();
-            let posted: Vec<QueueEntry> = self.rq[h]
-                .iter()
+            let prog = self.prog;
+            let posted: Vec<QueueEntry> = self
+                .rq
+                .iter(&self.rs[h].rq)
                 .flat_map(|run| {
-                    (0..run.count).map(move |i| QueueEntry {
-                        src: run.src,
-                        tag: run.tag,
-                        op: run.first.wrapping_add(run.stride.wrapping_mul(i)),
+                    (0..run.count).map(move |i| {
+                        let op = run.first + i * run.stride;
+                        let (src, tag) = if run.src == MIXED {
+                            let o = prog.op(r, op);
+                            (o.peer, o.tag)
+                        } else {
+                            (run.src, run.tag)
+                        };
+                        QueueEntry { src, tag, op }
                     })
                 })
                 .collect();
-            let never_ran = self.prog.num_ops(r) as u64 - self.enqueued[h] as u64;
+            let never_ran = self.prog.num_ops(r) as u64 - self.rs[h].enqueued as u64;
             let mut never_ran_ops = Vec::new();
             if never_ran > 0 {
                 match &self.counters {

@@ -156,6 +156,8 @@ pub struct Generated {
     /// Rounds (dissemination, nway, binomial trees: ⌈log⌉; recdoub: log2 P), segments
     /// (pipelinedring) or steps (ring: 2(P−1), alltoall: P−1).
     rounds: u32,
+    /// nwaydissemination: `(n+1)^r mod P` for every round `r` (empty for other patterns).
+    nway_pow: Vec<u64>,
 }
 
 /// Ceil(log2(p)) for p ≥ 1 (0 for p = 1).
@@ -276,7 +278,20 @@ impl Generated {
                 max_tag,
             });
         }
+        let nway_pow = if pattern == Collective::NwayDissemination {
+            let mut pw = 1 % p as u64;
+            (0..rounds)
+                .map(|_| {
+                    let cur = pw;
+                    pw = (pw as u128 * (opts.nway as u128 + 1) % p as u128) as u64;
+                    cur
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         Ok(Generated {
+            nway_pow,
             pattern,
             p,
             size,
@@ -468,13 +483,11 @@ impl Generated {
     }
 
     /// `w · (n+1)^r mod P`.
+    #[inline]
     fn nway_dist(&self, w: u32, r: u32) -> u64 {
-        let p = self.p as u128;
-        let mut pw: u128 = 1;
-        for _ in 0..r {
-            pw = pw * (self.nway as u128 + 1) % p;
-        }
-        ((w as u128 % p) * pw % p) as u64
+        // Both factors are below P < 2^32, so the product fits in u64.
+        let p = self.p as u64;
+        (w as u64 % p) * self.nway_pow[r as usize] % p
     }
 
     /// A materialised copy built the way Schedgen's loops emit the schedule (op lines and
