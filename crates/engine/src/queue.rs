@@ -59,6 +59,8 @@ pub(crate) struct RadixQueue<E> {
     buckets: Vec<Vec<E>>,
     /// Bit `i` set when `buckets[i]` is non-empty.
     mask: u64,
+    /// Scratch for the entries with the new minimum time.
+    ties: Vec<E>,
 }
 
 impl<E: QueueItem> RadixQueue<E> {
@@ -68,6 +70,7 @@ impl<E: QueueItem> RadixQueue<E> {
             now: VecDeque::new(),
             buckets: (0..64).map(|_| Vec::new()).collect(),
             mask: 0,
+            ties: Vec::new(),
         }
     }
 
@@ -113,12 +116,13 @@ impl<E: QueueItem> EventQueue<E> for RadixQueue<E> {
             .min()
             .expect("non-empty bucket");
         self.last = min;
-        let mut now: Vec<E> = Vec::new();
+        let mut ties = std::mem::take(&mut self.ties);
         for e in bucket.drain(..) {
             let t = e.time();
             if t == min {
-                now.push(e);
+                ties.push(e);
             } else {
+                // Every other entry differs from `min` first in a bit below `b`.
                 let nb = 63 - (t ^ min).leading_zeros() as usize;
                 self.buckets[nb].push(e);
                 self.mask |= 1 << nb;
@@ -126,9 +130,17 @@ impl<E: QueueItem> EventQueue<E> for RadixQueue<E> {
         }
         // Give the allocation back to the (now empty) bucket.
         self.buckets[b] = bucket;
-        now.sort_unstable_by_key(|e| e.ts());
-        self.now.extend(now);
-        self.now.pop_front()
+        let first = if ties.len() == 1 {
+            ties.pop()
+        } else {
+            ties.sort_unstable_by_key(|e| e.ts());
+            let mut it = ties.drain(..);
+            let first = it.next();
+            self.now.extend(it);
+            first
+        };
+        self.ties = ties;
+        first
     }
 
     #[inline]

@@ -233,21 +233,9 @@ const NIL: u32 = u32::MAX;
 /// ANY_SOURCE is `u32::MAX`, so no receive has this source.
 const MIXED: u32 = u32::MAX - 1;
 
-/// A FIFO kept as a singly linked list through an arena shared by all ranks, so that a rank's
-/// queue head sits in its [`RankState`] cache line and an empty queue costs nothing.
-#[derive(Clone, Copy, Debug)]
-struct List {
-    head: u32,
-    tail: u32,
-}
-
-impl List {
-    const EMPTY: List = List {
-        head: NIL,
-        tail: NIL,
-    };
-}
-
+/// FIFOs kept as singly linked lists through an arena shared by all ranks: a rank's list heads
+/// sit in its [`RankState`] (the hot cache line) and its tails in [`Sim::tails`] (touched only
+/// when appending, or when the last node is removed).
 #[derive(Clone, Copy, Debug)]
 struct Node<T> {
     item: T,
@@ -269,7 +257,7 @@ impl<T: Copy> Arena<T> {
     }
 
     #[inline]
-    fn push_back(&mut self, list: &mut List, item: T) {
+    fn push_back(&mut self, head: &mut u32, tail: &mut u32, item: T) {
         let node = Node { item, next: NIL };
         let i = if self.free != NIL {
             let i = self.free;
@@ -280,19 +268,19 @@ impl<T: Copy> Arena<T> {
             self.nodes.push(node);
             (self.nodes.len() - 1) as u32
         };
-        if list.tail == NIL {
-            list.head = i;
+        if *tail == NIL {
+            *head = i;
         } else {
-            self.nodes[list.tail as usize].next = i;
+            self.nodes[*tail as usize].next = i;
         }
-        list.tail = i;
+        *tail = i;
     }
 
     /// The first node whose item satisfies `f`, with its predecessor (NIL for the head).
     #[inline]
-    fn find(&self, list: &List, mut f: impl FnMut(&T) -> bool) -> Option<(u32, u32)> {
+    fn find(&self, head: u32, mut f: impl FnMut(&T) -> bool) -> Option<(u32, u32)> {
         let mut prev = NIL;
-        let mut cur = list.head;
+        let mut cur = head;
         while cur != NIL {
             let n = &self.nodes[cur as usize];
             if f(&n.item) {
@@ -306,7 +294,7 @@ impl<T: Copy> Arena<T> {
 
     /// Inserts `item` after node `at`.
     #[inline]
-    fn insert_after(&mut self, list: &mut List, at: u32, item: T) {
+    fn insert_after(&mut self, tail: &mut u32, at: u32, item: T) {
         let next = self.nodes[at as usize].next;
         let node = Node { item, next };
         let i = if self.free != NIL {
@@ -319,30 +307,30 @@ impl<T: Copy> Arena<T> {
             (self.nodes.len() - 1) as u32
         };
         self.nodes[at as usize].next = i;
-        if list.tail == at {
-            list.tail = i;
+        if next == NIL {
+            *tail = i;
         }
     }
 
     /// Unlinks node `cur` (predecessor `prev`) and recycles it.
     #[inline]
-    fn remove(&mut self, list: &mut List, prev: u32, cur: u32) -> T {
+    fn remove(&mut self, head: &mut u32, tail: &mut u32, prev: u32, cur: u32) -> T {
         let Node { item, next } = self.nodes[cur as usize];
         if prev == NIL {
-            list.head = next;
+            *head = next;
         } else {
             self.nodes[prev as usize].next = next;
         }
-        if list.tail == cur {
-            list.tail = prev;
+        if next == NIL {
+            *tail = prev;
         }
         self.nodes[cur as usize].next = self.free;
         self.free = cur;
         item
     }
 
-    fn iter<'s>(&'s self, list: &List) -> impl Iterator<Item = &'s T> + 's {
-        let mut cur = list.head;
+    fn iter<'s>(&'s self, head: u32) -> impl Iterator<Item = &'s T> + 's {
+        let mut cur = head;
         std::iter::from_fn(move || {
             if cur == NIL {
                 return None;
@@ -354,21 +342,19 @@ impl<T: Copy> Arena<T> {
     }
 }
 
-/// What the engine touches for a rank on almost every event, in one cache line: the clocks of
-/// CPU 0 and NIC 0 (others live in [`Sim::extra`]), the heads of the match queues and the
-/// number of ops enqueued so far.
+/// What the engine touches for a rank on almost every event, in half a cache line: the clocks
+/// of CPU 0 and NIC 0 (others live in [`Sim::extra`]) and the heads of the match queues.
 #[derive(Clone, Copy, Debug)]
-#[repr(C, align(64))]
+#[repr(C, align(32))]
 struct RankState {
     /// Next time CPU 0 is free (LogGOPSim's `nexto`).
     o: Time,
     /// Next time NIC 0 may send (`nextgs`) / receive (`nextgr`).
     gs: Time,
     gr: Time,
-    /// Posted receives and unexpected messages.
-    rq: List,
-    uq: List,
-    enqueued: u32,
+    /// Heads of the posted-receive and unexpected-message lists.
+    rq: u32,
+    uq: u32,
 }
 
 #[inline]
@@ -384,12 +370,14 @@ enum Counters {
         left: Vec<u8>,
         big: HashMap<u64, u32>,
     },
-    Sparse(HashMap<u64, u32>),
+    /// Only partially satisfied ops (an op with one dependency is released without a counter):
+    /// one (op, remaining) slot per rank, which is all a generated collective ever needs, and a
+    /// map for the rest.
+    Sparse {
+        slot: Vec<(u32, u32)>,
+        map: HashMap<u64, u32>,
+    },
 }
-
-/// Generated schedules up to this many ops get dense one-byte counters (64 MiB at most); above
-/// it, a sparse map of partially satisfied ops.
-const DENSE_LIMIT: u64 = 1 << 26;
 
 // ---------------------------------------------------------------------------------------------
 
@@ -418,6 +406,10 @@ struct Sim<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> {
     ncpu: usize,
     nnic: usize,
     rs: Vec<RankState>,
+    /// Per rank: tails of the posted-receive and unexpected lists.
+    tails: Vec<[u32; 2]>,
+    /// Per rank: ops enqueued so far (the rest never ran).
+    enqueued: Vec<u32>,
     /// Clocks of CPUs 1.. and NICs 1.. per rank: `ncpu-1` CPU clocks, then `nnic-1` send and
     /// `nnic-1` receive clocks (empty when every rank has one CPU and one NIC).
     extra: Vec<Time>,
@@ -451,7 +443,7 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
         }
         let ncpu = prog.num_cpus().max(1) as usize;
         let nnic = prog.num_nics().max(1) as usize;
-        let counters = if prog.dense_counters() || prog.total_ops() <= DENSE_LIMIT {
+        let counters = if prog.dense_counters() {
             let mut base = Vec::with_capacity(ranks as usize + 1);
             let mut left = Vec::new();
             let mut big = HashMap::new();
@@ -473,7 +465,10 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
             base.push(acc);
             Counters::Dense { base, left, big }
         } else {
-            Counters::Sparse(HashMap::new())
+            Counters::Sparse {
+                slot: vec![(NIL, 0); ranks as usize],
+                map: HashMap::new(),
+            }
         };
         let n = ranks as usize;
         Ok(Sim {
@@ -489,12 +484,13 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
                     o: 0,
                     gs: 0,
                     gr: 0,
-                    rq: List::EMPTY,
-                    uq: List::EMPTY,
-                    enqueued: 0,
+                    rq: NIL,
+                    uq: NIL,
                 };
                 n
             ],
+            tails: vec![[NIL; 2]; n],
+            enqueued: vec![0; n],
             extra: vec![0; n * (ncpu - 1 + 2 * (nnic - 1))],
             xstride: ncpu - 1 + 2 * (nnic - 1),
             rq: Arena::new(),
@@ -663,20 +659,38 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
                 left[i] = left[i].wrapping_sub(1);
                 left[i] == 0
             }
-            Counters::Sparse(map) => {
+            Counters::Sparse { slot, map } => {
                 let initial = self.prog.depcount(host, op);
                 if initial <= 1 {
                     return true;
                 }
-                let key = (host as u64) << 32 | op as u64;
-                let e = map.entry(key).or_insert(initial);
-                *e -= 1;
-                if *e == 0 {
-                    map.remove(&key);
-                    true
-                } else {
-                    false
+                let s = &mut slot[host as usize];
+                if s.0 == op {
+                    s.1 -= 1;
+                    if s.1 == 0 {
+                        s.0 = NIL;
+                        return true;
+                    }
+                    return false;
                 }
+                let key = (host as u64) << 32 | op as u64;
+                if !map.is_empty() {
+                    if let Some(e) = map.get_mut(&key) {
+                        *e -= 1;
+                        if *e == 0 {
+                            map.remove(&key);
+                            return true;
+                        }
+                        return false;
+                    }
+                }
+                // First satisfied dependency of an op with at least two.
+                if s.0 == NIL {
+                    *s = (op, initial - 1);
+                } else {
+                    map.insert(key, initial - 1);
+                }
+                false
             }
         }
     }
@@ -745,7 +759,7 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
         if self.freed.len() == 1 {
             let (host, op) = self.freed[0];
             self.freed.clear();
-            self.rs[host as usize].enqueued += 1;
+            self.enqueued[host as usize] += 1;
             let t = self.start_time(host, &self.prog.op(host, op));
             let ts = self.ts;
             self.ts += 1;
@@ -777,7 +791,7 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
     /// Enqueues already ordered ops of `host` with consecutive ts values; consecutive ops with
     /// equal start times share one batch entry.
     fn enqueue_ordered(&mut self, host: u32, ops: Vec<u32>) {
-        self.rs[host as usize].enqueued += ops.len() as u32;
+        self.enqueued[host as usize] += ops.len() as u32;
         let n = ops.len();
         let mut i = 0;
         while i < n {
@@ -810,7 +824,7 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
             if n == 0 {
                 continue;
             }
-            self.rs[host as usize].enqueued += n;
+            self.enqueued[host as usize] += n;
             let ts = self.ts;
             self.ts += n as u64;
             if n == 1 {
@@ -1004,13 +1018,13 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
             }
             OpKind::Recv => {
                 self.mark(host, id, DepKind::Start);
-                let mut list = self.rs[h].uq;
                 let found = self
                     .uq
-                    .find(&list, |u| matches(op.peer, op.tag, u.src, u.tag));
+                    .find(self.rs[h].uq, |u| matches(op.peer, op.tag, u.src, u.tag));
                 if let Some((prev, cur)) = found {
-                    let u = self.uq.remove(&mut list, prev, cur);
-                    self.rs[h].uq = list;
+                    let u = self
+                        .uq
+                        .remove(&mut self.rs[h].uq, &mut self.tails[h][1], prev, cur);
                     if op.size > self.p.s {
                         self.mark(u.src, u.send_op, DepKind::Done);
                         self.release_sender(u.src as usize, op.cpu, op.nic, t);
@@ -1035,9 +1049,9 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
     }
 
     fn post(&mut self, h: usize, src: u32, tag: u32, id: u32) {
-        let mut list = self.rs[h].rq;
-        if list.tail != NIL {
-            let last = &mut self.rq.nodes[list.tail as usize].item;
+        let tail = self.tails[h][0];
+        if tail != NIL {
+            let last = &mut self.rq.nodes[tail as usize].item;
             if id > last.first {
                 let next = if last.count == 1 {
                     Some(id - last.first)
@@ -1056,7 +1070,8 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
             }
         }
         self.rq.push_back(
-            &mut list,
+            &mut self.rs[h].rq,
+            &mut self.tails[h][0],
             PostedRun {
                 src,
                 tag,
@@ -1065,16 +1080,14 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
                 count: 1,
             },
         );
-        self.rs[h].rq = list;
     }
 
     /// Takes the first posted receive of `host` that accepts a message from `src` with `tag`.
     #[inline]
     fn match_posted(&mut self, host: u32, src: u32, tag: u32) -> Option<u32> {
         let h = host as usize;
-        let mut list = self.rs[h].rq;
         let mut prev = NIL;
-        let mut cur = list.head;
+        let mut cur = self.rs[h].rq;
         while cur != NIL {
             let node = self.rq.nodes[cur as usize];
             let run = node.item;
@@ -1090,8 +1103,8 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
                 let recv = run.first + i * run.stride;
                 let item = &mut self.rq.nodes[cur as usize].item;
                 if run.count == 1 {
-                    self.rq.remove(&mut list, prev, cur);
-                    self.rs[h].rq = list;
+                    self.rq
+                        .remove(&mut self.rs[h].rq, &mut self.tails[h][0], prev, cur);
                 } else if i == 0 {
                     item.first += run.stride;
                     item.count -= 1;
@@ -1104,8 +1117,7 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
                         count: run.count - i - 1,
                         ..run
                     };
-                    self.rq.insert_after(&mut list, cur, rest);
-                    self.rs[h].rq = list;
+                    self.rq.insert_after(&mut self.tails[h][0], cur, rest);
                 }
                 return Some(recv);
             }
@@ -1157,16 +1169,15 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
                 }
                 self.mark(host, recv, DepKind::Done);
             } else {
-                let mut list = self.rs[h].uq;
                 self.uq.push_back(
-                    &mut list,
+                    &mut self.rs[h].uq,
+                    &mut self.tails[h][1],
                     Unexpected {
                         src: sender,
                         tag: op.tag,
                         send_op: send_id,
                     },
                 );
-                self.rs[h].uq = list;
             }
         } else {
             self.push(ready, ts, K_MSG, sender, send_id);
@@ -1188,7 +1199,7 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
             let h = r as usize;
             let unexpected: Vec<QueueEntry> = self
                 .uq
-                .iter(&self.rs[h].uq)
+                .iter(self.rs[h].uq)
                 .map(|u| QueueEntry {
                     src: u.src,
                     tag: u.tag,
@@ -1198,7 +1209,7 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
             let prog = self.prog;
             let posted: Vec<QueueEntry> = self
                 .rq
-                .iter(&self.rs[h].rq)
+                .iter(self.rs[h].rq)
                 .flat_map(|run| {
                     (0..run.count).map(move |i| {
                         let op = run.first + i * run.stride;
@@ -1212,7 +1223,7 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
                     })
                 })
                 .collect();
-            let never_ran = self.prog.num_ops(r) as u64 - self.rs[h].enqueued as u64;
+            let never_ran = self.prog.num_ops(r) as u64 - self.enqueued[h] as u64;
             let mut never_ran_ops = Vec::new();
             if never_ran > 0 {
                 match &self.counters {
@@ -1226,11 +1237,12 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
                                 .take(1000),
                         );
                     }
-                    Counters::Sparse(map) => {
+                    Counters::Sparse { slot, map } => {
                         let mut ops: Vec<u32> = map
                             .keys()
                             .filter(|k| (*k >> 32) as u32 == r)
                             .map(|k| *k as u32)
+                            .chain((slot[h].0 != NIL).then_some(slot[h].0))
                             .collect();
                         ops.sort_unstable();
                         ops.truncate(1000);

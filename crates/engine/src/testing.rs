@@ -10,6 +10,8 @@ pub struct VecProgram {
     /// Per rank, per op: (dependent, kind) in declaration order.
     deps: Vec<Vec<Vec<(u32, DepKind)>>>,
     depcount: Vec<Vec<u32>>,
+    /// Ask the engine for sparse dependency counters, as generated schedules do.
+    pub sparse_counters: bool,
 }
 
 impl VecProgram {
@@ -19,6 +21,7 @@ impl VecProgram {
             ops: vec![Vec::new(); n],
             deps: vec![Vec::new(); n],
             depcount: vec![Vec::new(); n],
+            sparse_counters: false,
         }
     }
     /// Appends `op` to `rank` and returns its id.
@@ -45,6 +48,9 @@ impl VecProgram {
 }
 
 impl Program for VecProgram {
+    fn dense_counters(&self) -> bool {
+        !self.sparse_counters
+    }
     fn num_ranks(&self) -> u32 {
         self.ops.len() as u32
     }

@@ -158,7 +158,15 @@ pub struct Generated {
     rounds: u32,
     /// nwaydissemination: `(n+1)^r mod P` for every round `r` (empty for other patterns).
     nway_pow: Vec<u64>,
+    /// nwaydissemination: every distance `w·(n+1)^r mod P` (`w` in 1..=n), when there are at
+    /// most [`NWAY_TABLE_MAX`] of them (empty otherwise).
+    nway_tab: Vec<u32>,
+    /// nwaydissemination: division by the 3n ops of a round after the first.
+    nway_round: FastDiv,
 }
+
+/// Largest nwaydissemination distance table kept (entries of 4 bytes).
+const NWAY_TABLE_MAX: u64 = 1 << 16;
 
 /// Ceil(log2(p)) for p ≥ 1 (0 for p = 1).
 fn ceil_log2(p: u32) -> u32 {
@@ -290,8 +298,21 @@ impl Generated {
         } else {
             Vec::new()
         };
+        let nway_round = FastDiv::new(3 * opts.nway.clamp(1, u32::MAX / 3));
+        let nway_tab = if nway_pow.len() as u64 * opts.nway as u64 <= NWAY_TABLE_MAX {
+            nway_pow
+                .iter()
+                .flat_map(|&pw| {
+                    (1..=opts.nway as u64).map(move |w| ((w % p as u64) * pw % p as u64) as u32)
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         Ok(Generated {
             nway_pow,
+            nway_tab,
+            nway_round,
             pattern,
             p,
             size,
@@ -478,13 +499,20 @@ impl Generated {
             (0, id)
         } else {
             let k = id - 2 * n;
-            (1 + k / (3 * n), k % (3 * n))
+            let (q, r) = self.nway_round.div_rem(k);
+            (1 + q, r)
         }
     }
 
     /// `w · (n+1)^r mod P`.
     #[inline]
     fn nway_dist(&self, w: u32, r: u32) -> u64 {
+        if let Some(&d) = self
+            .nway_tab
+            .get((r as usize * self.nway as usize) + w as usize - 1)
+        {
+            return d as u64;
+        }
         // Both factors are below P < 2^32, so the product fits in u64.
         let p = self.p as u64;
         (w as u64 % p) * self.nway_pow[r as usize] % p
@@ -515,8 +543,52 @@ struct Tree {
     dup: u32,
 }
 
+/// `x mod p` (non-negative). Callers pass `-p < x < 2p`, which needs no division.
+#[inline]
 fn modp(x: i64, p: u32) -> u32 {
-    x.rem_euclid(p as i64) as u32
+    let p = p as i64;
+    let y = if x < 0 {
+        x + p
+    } else if x >= p {
+        x - p
+    } else {
+        x
+    };
+    if (0..p).contains(&y) {
+        y as u32
+    } else {
+        x.rem_euclid(p) as u32
+    }
+}
+
+/// Division of 32-bit numbers by a divisor fixed at construction, by multiplication
+/// (Lemire, Kaser, Kurz: "Faster remainder by direct computation", 2019): exact for every
+/// 32-bit dividend.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct FastDiv {
+    d: u32,
+    /// ⌈2^64 / d⌉ (unused for d = 1).
+    m: u64,
+}
+
+impl FastDiv {
+    fn new(d: u32) -> FastDiv {
+        assert!(d > 0, "division by zero");
+        FastDiv {
+            d,
+            m: if d == 1 { 0 } else { u64::MAX / d as u64 + 1 },
+        }
+    }
+
+    /// `(n / d, n % d)`.
+    #[inline]
+    fn div_rem(self, n: u32) -> (u32, u32) {
+        if self.d == 1 {
+            return (n, 0);
+        }
+        let q = ((self.m as u128 * n as u128) >> 64) as u32;
+        (q, n - q * self.d)
+    }
 }
 
 impl Program for Generated {
@@ -610,7 +682,7 @@ impl Program for Generated {
                     let from = if v == 0 { p - 1 } else { v - 1 };
                     Op::recv(s, self.swap_root(from), self.tag(seg))
                 } else {
-                    let to = ((v as u64 + 1) % p as u64) as u32;
+                    let to = modp(v as i64 + 1, p);
                     Op::send(s, self.swap_root(to), self.tag(seg))
                 }
             }
@@ -620,16 +692,12 @@ impl Program for Generated {
                 let recv_start = if rd == 0 { n } else { 2 * n };
                 if local < n {
                     let dist = self.nway_dist(local + 1, rd);
-                    Op::send(d, ((rank as u64 + dist) % p as u64) as u32, self.tag(0))
+                    Op::send(d, modp(rank as i64 + dist as i64, p), self.tag(0))
                 } else if local < recv_start {
                     Op::calc(self.reduce_calc)
                 } else {
                     let dist = self.nway_dist(local - recv_start + 1, rd);
-                    Op::recv(
-                        d,
-                        ((rank as u64 + p as u64 - dist) % p as u64) as u32,
-                        self.tag(0),
-                    )
+                    Op::recv(d, modp(rank as i64 - dist as i64, p), self.tag(0))
                 }
             }
             Collective::BinomialTreeBcast => {
