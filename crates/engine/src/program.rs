@@ -117,6 +117,11 @@ pub trait Program: Sync {
     fn dense_counters(&self) -> bool {
         true
     }
+    /// Whether any op has `irequires` dependents (released when it starts). When false the
+    /// engine skips the start-release step of every op. Asked once per run.
+    fn has_start_dependents(&self) -> bool {
+        true
+    }
     /// Total number of ops over all ranks (u64: generated schedules exceed u32).
     fn total_ops(&self) -> u64 {
         (0..self.num_ranks()).map(|r| self.num_ops(r) as u64).sum()
@@ -153,6 +158,9 @@ impl<P: Program + ?Sized> Program for &P {
     }
     fn dense_counters(&self) -> bool {
         (**self).dense_counters()
+    }
+    fn has_start_dependents(&self) -> bool {
+        (**self).has_start_dependents()
     }
     fn total_ops(&self) -> u64 {
         (**self).total_ops()

@@ -426,6 +426,8 @@ struct Sim<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> {
     freed: Vec<(u32, u32)>,
     scratch: Vec<u32>,
     overflow: bool,
+    /// The program has `irequires` links (else start releases are skipped).
+    start_deps: bool,
     // Whole-tick per-byte costs for compat mode.
     g_ticks: u64,
     o_ticks: u64,
@@ -504,6 +506,7 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
             freed: Vec::new(),
             scratch: Vec::new(),
             overflow: false,
+            start_deps: prog.has_start_dependents(),
             g_ticks: cfg.params.big_g.whole_units(),
             o_ticks: cfg.params.big_o.whole_units(),
         })
@@ -696,6 +699,9 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
     }
 
     fn mark(&mut self, host: u32, op: u32, kind: DepKind) {
+        if kind == DepKind::Start && !self.start_deps {
+            return;
+        }
         let prog = self.prog;
         let mut released = std::mem::take(&mut self.scratch);
         released.clear();

@@ -51,6 +51,13 @@ impl Program for VecProgram {
     fn dense_counters(&self) -> bool {
         !self.sparse_counters
     }
+    fn has_start_dependents(&self) -> bool {
+        self.deps
+            .iter()
+            .flatten()
+            .flatten()
+            .any(|&(_, k)| k == DepKind::Start)
+    }
     fn num_ranks(&self) -> u32 {
         self.ops.len() as u32
     }

@@ -255,6 +255,9 @@ impl Program for ExplicitProgram {
     fn total_ops(&self) -> u64 {
         self.depcount.len() as u64
     }
+    fn has_start_dependents(&self) -> bool {
+        self.edges.iter().any(|e| e & START != 0)
+    }
 }
 
 impl PartialEq for ExplicitProgram {

@@ -944,6 +944,9 @@ impl Program for Generated {
     fn dense_counters(&self) -> bool {
         false
     }
+    fn has_start_dependents(&self) -> bool {
+        false // Schedgen's collectives use `requires` only.
+    }
 
     fn total_ops(&self) -> u64 {
         match self.pattern {

@@ -242,6 +242,10 @@ impl Program for Schedule {
     fn dense_counters(&self) -> bool {
         false
     }
+    fn has_start_dependents(&self) -> bool {
+        // Only `requires` links: between phases, and inside Schedgen's collectives.
+        false
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
