@@ -87,7 +87,7 @@ impl<E: QueueItem> RadixQueue<E> {
 }
 
 impl<E: QueueItem> EventQueue<E> for RadixQueue<E> {
-    #[inline]
+    #[inline(always)]
     fn push(&mut self, e: E) {
         let t = e.time();
         debug_assert!(t >= self.last, "radix queue needs monotone times");
@@ -100,10 +100,26 @@ impl<E: QueueItem> EventQueue<E> for RadixQueue<E> {
         }
     }
 
+    #[inline(always)]
     fn pop(&mut self) -> Option<E> {
         if let Some(e) = self.now.pop_front() {
             return Some(e);
         }
+        self.refill()
+    }
+
+    #[inline]
+    fn has_before(&self, time: Time, ts: u64) -> bool {
+        debug_assert_eq!(time, self.last);
+        self.now.front().is_some_and(|e| e.ts() < ts)
+    }
+}
+
+impl<E: QueueItem> RadixQueue<E> {
+    /// Moves the entries with the next smallest time out of the lowest non-empty bucket and
+    /// returns the first of them (by ts).
+    #[inline(never)]
+    fn refill(&mut self) -> Option<E> {
         if self.mask == 0 {
             return None;
         }
@@ -141,11 +157,5 @@ impl<E: QueueItem> EventQueue<E> for RadixQueue<E> {
         };
         self.ties = ties;
         first
-    }
-
-    #[inline]
-    fn has_before(&self, time: Time, ts: u64) -> bool {
-        debug_assert_eq!(time, self.last);
-        self.now.front().is_some_and(|e| e.ts() < ts)
     }
 }

@@ -163,6 +163,8 @@ pub struct Generated {
     nway_tab: Vec<u32>,
     /// nwaydissemination: division by the 3n ops of a round after the first.
     nway_round: FastDiv,
+    /// allreduce_ring: the ⌊D/P⌋ bytes of every message.
+    chunk: u64,
 }
 
 /// Largest nwaydissemination distance table kept (entries of 4 bytes).
@@ -310,6 +312,7 @@ impl Generated {
             Vec::new()
         };
         Ok(Generated {
+            chunk: size / p as u64,
             nway_pow,
             nway_tab,
             nway_round,
@@ -639,7 +642,7 @@ impl Program for Generated {
                 }
             }
             Collective::AllreduceRing => {
-                let chunk = d / p as u64;
+                let chunk = self.chunk;
                 if id.is_multiple_of(2) {
                     Op::send(chunk, modp(r + 1, p), self.tag(0))
                 } else {
