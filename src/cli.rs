@@ -142,7 +142,11 @@ pub struct RunArgs {
     /// Write one row per repetition (nodes, mode, rep, time) to FILE (CSV, atomically).
     #[arg(long, value_name = "FILE")]
     pub samples: Option<PathBuf>,
-    /// Latency samples are absolute values instead of being scaled so their median equals L.
+    /// Draw one-way latencies as the profile's samples are, in absolute time, instead of
+    /// scaling each draw by L / median (the paper's convention, the default: the profile gives
+    /// the shape of the noise, -L or the profile's base parameters its level). Use it with
+    /// profiles that hold a system's own latency distribution, e.g. to replay the paper's noise
+    /// files, and leave -L alone then: it no longer moves the latencies.
     #[arg(long)]
     pub absolute_latency: bool,
     /// All ranks replay OS noise with the same phase (co-scheduled noise).
