@@ -424,7 +424,6 @@ struct Sim<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> {
     messages: u64,
     /// (host, op) released during the current event, in release order.
     freed: Vec<(u32, u32)>,
-    scratch: Vec<u32>,
     overflow: bool,
     /// The program has `irequires` links (else start releases are skipped).
     start_deps: bool,
@@ -504,7 +503,6 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
             ts: 0,
             messages: 0,
             freed: Vec::new(),
-            scratch: Vec::new(),
             overflow: false,
             start_deps: prog.has_start_dependents(),
             g_ticks: cfg.params.big_g.whole_units(),
@@ -698,20 +696,17 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
         }
     }
 
+    #[inline]
     fn mark(&mut self, host: u32, op: u32, kind: DepKind) {
         if kind == DepKind::Start && !self.start_deps {
             return;
         }
         let prog = self.prog;
-        let mut released = std::mem::take(&mut self.scratch);
-        released.clear();
-        prog.for_each_dependent(host, op, kind, |d| released.push(d));
-        for &d in &released {
+        prog.for_each_dependent(host, op, kind, |d| {
             if self.satisfy(host, d) {
                 self.freed.push((host, d));
             }
-        }
-        self.scratch = released;
+        });
     }
 
     // --- queue ---------------------------------------------------------------------------------

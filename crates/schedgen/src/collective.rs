@@ -627,6 +627,7 @@ impl Program for Generated {
         }
     }
 
+    #[inline]
     fn op(&self, rank: u32, id: u32) -> Op {
         let p = self.p;
         let d = self.size;
@@ -726,6 +727,7 @@ impl Program for Generated {
         }
     }
 
+    #[inline]
     fn depcount(&self, rank: u32, id: u32) -> u32 {
         match self.pattern {
             Collective::Dissemination
@@ -772,6 +774,7 @@ impl Program for Generated {
         }
     }
 
+    #[inline]
     fn num_roots(&self, rank: u32) -> u32 {
         let m = self.steps();
         match self.pattern {
@@ -814,6 +817,7 @@ impl Program for Generated {
         }
     }
 
+    #[inline]
     fn root(&self, rank: u32, k: u32) -> u32 {
         match self.pattern {
             // Roots: send 0 and every receive (odd ids).
@@ -863,6 +867,7 @@ impl Program for Generated {
         }
     }
 
+    #[inline]
     fn for_each_dependent<F: FnMut(u32)>(&self, rank: u32, id: u32, kind: DepKind, mut f: F) {
         if kind == DepKind::Start {
             return; // Schedgen's collectives use `requires` only.
