@@ -11,7 +11,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use loggops_engine::{DepKind, Op, Program};
+use loggops_engine::{DepKind, Op, OpKind, Program};
 
 use crate::check::Materialized;
 use crate::error::GenError;
@@ -165,6 +165,46 @@ pub struct Generated {
     nway_round: FastDiv,
     /// allreduce_ring: the ⌊D/P⌋ bytes of every message.
     chunk: u64,
+    /// nwaydissemination: every rank's ops decoded once (see [`Template`]).
+    tmpl: Option<Box<Template>>,
+}
+
+/// The ops, dependencies and roots of a pattern whose structure does not depend on the rank
+/// (only the peers move with it), decoded once from rank 0: peers are stored relative to the
+/// rank. Saves the per-call arithmetic of nwaydissemination (divisions, distance tables).
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Template {
+    /// `peer` holds `(peer − rank) mod P` (0 for calcs).
+    ops: Vec<Op>,
+    depcount: Vec<u32>,
+    /// Completion dependents of op `i`: `deps[dep_off[i]..dep_off[i+1]]`.
+    dep_off: Vec<u32>,
+    deps: Vec<u32>,
+    roots: Vec<u32>,
+}
+
+/// Largest op count per rank decoded into a [`Template`].
+const TEMPLATE_MAX_OPS: u32 = 1 << 16;
+
+impl Template {
+    /// Decodes rank 0 of `g` (which must not use a template itself).
+    fn of(g: &Generated) -> Template {
+        let n = g.num_ops(0);
+        let mut t = Template {
+            ops: Vec::with_capacity(n as usize),
+            depcount: Vec::with_capacity(n as usize),
+            dep_off: vec![0],
+            deps: Vec::new(),
+            roots: (0..g.num_roots(0)).map(|k| g.root(0, k)).collect(),
+        };
+        for id in 0..n {
+            t.ops.push(g.op(0, id));
+            t.depcount.push(g.depcount(0, id));
+            g.for_each_dependent(0, id, DepKind::Done, |d| t.deps.push(d));
+            t.dep_off.push(t.deps.len() as u32);
+        }
+        t
+    }
 }
 
 /// Largest nwaydissemination distance table kept (entries of 4 bytes).
@@ -311,7 +351,8 @@ impl Generated {
         } else {
             Vec::new()
         };
-        Ok(Generated {
+        let mut g = Generated {
+            tmpl: None,
             chunk: size / p as u64,
             nway_pow,
             nway_tab,
@@ -325,7 +366,11 @@ impl Generated {
             reduce_calc: opts.reduce_calc.unwrap_or(size),
             tag_offset: opts.tag_offset,
             rounds: rounds as u32,
-        })
+        };
+        if pattern == Collective::NwayDissemination && ops_per_rank <= TEMPLATE_MAX_OPS as u128 {
+            g.tmpl = Some(Box::new(Template::of(&g)));
+        }
+        Ok(g)
     }
 
     pub fn pattern(&self) -> Collective {
@@ -629,6 +674,13 @@ impl Program for Generated {
 
     #[inline]
     fn op(&self, rank: u32, id: u32) -> Op {
+        if let Some(t) = &self.tmpl {
+            let mut op = t.ops[id as usize];
+            if op.kind != OpKind::Calc {
+                op.peer = modp(rank as i64 + op.peer as i64, self.p);
+            }
+            return op;
+        }
         let p = self.p;
         let d = self.size;
         let r = rank as i64;
@@ -729,6 +781,9 @@ impl Program for Generated {
 
     #[inline]
     fn depcount(&self, rank: u32, id: u32) -> u32 {
+        if let Some(t) = &self.tmpl {
+            return t.depcount[id as usize];
+        }
         match self.pattern {
             Collective::Dissemination
             | Collective::AllreduceRing
@@ -776,6 +831,9 @@ impl Program for Generated {
 
     #[inline]
     fn num_roots(&self, rank: u32) -> u32 {
+        if let Some(t) = &self.tmpl {
+            return t.roots.len() as u32;
+        }
         let m = self.steps();
         match self.pattern {
             Collective::Dissemination
@@ -819,6 +877,9 @@ impl Program for Generated {
 
     #[inline]
     fn root(&self, rank: u32, k: u32) -> u32 {
+        if let Some(t) = &self.tmpl {
+            return t.roots[k as usize];
+        }
         match self.pattern {
             // Roots: send 0 and every receive (odd ids).
             Collective::Dissemination
@@ -871,6 +932,11 @@ impl Program for Generated {
     fn for_each_dependent<F: FnMut(u32)>(&self, rank: u32, id: u32, kind: DepKind, mut f: F) {
         if kind == DepKind::Start {
             return; // Schedgen's collectives use `requires` only.
+        }
+        if let Some(t) = &self.tmpl {
+            let (a, b) = (t.dep_off[id as usize], t.dep_off[id as usize + 1]);
+            t.deps[a as usize..b as usize].iter().for_each(|&d| f(d));
+            return;
         }
         let m = self.steps();
         match self.pattern {
@@ -962,6 +1028,66 @@ impl Program for Generated {
                 (0..self.p).map(|r| self.num_ops(r) as u64).sum()
             }
             _ => self.p as u64 * self.num_ops(0) as u64,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every op, dependency count, dependent list and root of every rank.
+    fn decode(g: &Generated) -> Vec<(Op, u32, Vec<u32>)> {
+        let mut all = Vec::new();
+        for r in 0..g.num_ranks() {
+            for id in 0..g.num_ops(r) {
+                let mut deps = Vec::new();
+                g.for_each_dependent(r, id, DepKind::Done, |d| deps.push(d));
+                all.push((g.op(r, id), g.depcount(r, id), deps));
+            }
+            let roots: Vec<u32> = (0..g.num_roots(r)).map(|k| g.root(r, k)).collect();
+            all.push((Op::calc(0), u32::MAX, roots));
+        }
+        all
+    }
+
+    #[test]
+    fn nway_template_equals_the_direct_arithmetic() {
+        for p in [1, 2, 3, 4, 7, 16, 64, 1000] {
+            for nway in [1, 2, 3, 5] {
+                let opts = GenOptions {
+                    nway,
+                    ..GenOptions::default()
+                };
+                let g =
+                    Generated::with_options(Collective::NwayDissemination, p, 16, opts).unwrap();
+                assert!(g.tmpl.is_some() || g.rounds == 0);
+                let direct = Generated {
+                    tmpl: None,
+                    ..g.clone()
+                };
+                assert_eq!(decode(&g), decode(&direct), "P={p} n={nway}");
+            }
+        }
+    }
+
+    #[test]
+    fn fast_division_is_exact() {
+        for d in [1u32, 2, 3, 6, 7, 15, 641, 65_537, u32::MAX / 3, u32::MAX] {
+            let f = FastDiv::new(d);
+            for n in [
+                0u32,
+                1,
+                2,
+                d - 1,
+                d,
+                d.saturating_add(1),
+                1 << 31,
+                u32::MAX - 1,
+                u32::MAX,
+            ] {
+                assert_eq!(f.div_rem(n), (n / d, n % d), "{n} / {d}");
+            }
         }
     }
 }
