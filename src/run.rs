@@ -11,7 +11,9 @@ use loggops_engine::{simulate as engine_run, Config, NoNoise, Order, Outcome, Pa
 
 use crate::cli::{CalibrateArgs, FormatArg, GenArgs, OrderArg, RunArgs};
 use crate::schedule::{self, with_program, Schedule};
-use crate::units::{fmt_bytes, fmt_ps, parse_per_byte_ps, parse_size, parse_ticks, parse_time_ps};
+use crate::units::{
+    fmt_bytes, fmt_ps, format_size, parse_per_byte_ps, parse_size, parse_ticks, parse_time_ps,
+};
 
 fn order(o: OrderArg) -> Order {
     match o {
@@ -165,7 +167,7 @@ fn human_summary(goal: &Path, p: &Params, order: Order, runs: &[Run]) -> String 
         fmt_ps(p.g),
         fmt_per_byte(p.big_g),
         fmt_per_byte(p.big_o),
-        fmt_bytes(p.s),
+        format_size(p.s),
         if order == Order::Stable {
             "stable"
         } else {

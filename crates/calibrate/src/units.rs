@@ -1,4 +1,7 @@
-//! Number parsing as C's `printf` writes numbers, and unit-carrying formatting for messages.
+//! Number parsing as C's `printf` writes numbers, and unit-carrying formatting for messages
+//! (sizes and times come from `loggops-units`).
+
+use loggops_units::fmt_time_ps_f64;
 
 /// Parses a number as Netgauge prints it with `%lf`/`%f`: a Rust float, or one of C's spellings of
 /// the special values (`nan`, `-nan`, `inf`, `-inf`, any case). Returns `None` for anything else.
@@ -25,44 +28,27 @@ pub fn parse_c_double(s: &str) -> Option<f64> {
     None
 }
 
-/// A byte count for messages: `1B`, `1025B`, `4KiB`, `16MiB`.
-pub fn fmt_bytes(b: u64) -> String {
-    const KIB: u64 = 1024;
-    if b >= KIB * KIB * KIB && b.is_multiple_of(KIB * KIB * KIB) {
-        format!("{}GiB", b / (KIB * KIB * KIB))
-    } else if b >= KIB * KIB && b.is_multiple_of(KIB * KIB) {
-        format!("{}MiB", b / (KIB * KIB))
-    } else if b >= KIB && b.is_multiple_of(KIB) {
-        format!("{}KiB", b / KIB)
-    } else {
-        format!("{b}B")
-    }
-}
+/// A byte count for messages, exact: `1B`, `1025B`, `4KiB`, `16MiB`.
+pub use loggops_units::format_size as fmt_bytes;
 
-/// A duration given in microseconds, with a unit chosen for readability (`950ns`, `1.43us`,
-/// `24.6ms`, `3.2s`), to 3 significant digits.
+/// A duration given in microseconds, with a unit chosen for readability and 3–4 significant
+/// digits (`950ns`, `1.431us`, `24.58ms`, `3.20s`), as every loggops time is shown
+/// ([`loggops_units::fmt_time_ps_f64`]).
 pub fn fmt_us(us: f64) -> String {
-    if !us.is_finite() {
-        return format!("{us}us");
-    }
-    let a = us.abs();
-    let (v, unit) = if a == 0.0 {
-        (0.0, "us")
-    } else if a < 1.0 {
-        (us * 1e3, "ns")
-    } else if a < 1e3 {
-        (us, "us")
-    } else if a < 1e6 {
-        (us / 1e3, "ms")
+    if us.is_finite() {
+        fmt_time_ps_f64(us * 1e6)
     } else {
-        (us / 1e6, "s")
-    };
-    format!("{}{unit}", sig3(v))
+        format!("{us}us")
+    }
 }
 
 /// A duration given in nanoseconds (see [`fmt_us`]).
 pub fn fmt_ns(ns: f64) -> String {
-    fmt_us(ns / 1e3)
+    if ns.is_finite() {
+        fmt_time_ps_f64(ns * 1e3)
+    } else {
+        format!("{ns}us")
+    }
 }
 
 /// A ratio with 3 significant digits (`52.6`, `1630`, `1.05`).
@@ -139,12 +125,14 @@ mod tests {
         assert_eq!(fmt_bytes(1025), "1025B");
         assert_eq!(fmt_bytes(4096), "4KiB");
         assert_eq!(fmt_bytes(16 << 20), "16MiB");
-        assert_eq!(fmt_us(1.4305), "1.43us");
+        assert_eq!(fmt_us(1.4305), "1.431us");
         assert_eq!(fmt_us(0.95), "950ns");
-        assert_eq!(fmt_us(24578.56), "24.6ms");
+        assert_eq!(fmt_us(24578.56), "24.58ms");
         assert_eq!(fmt_us(3.2e6), "3.20s");
-        assert_eq!(fmt_us(0.0), "0.00us");
-        assert_eq!(fmt_ns(20820.3), "20.8us");
+        assert_eq!(fmt_us(0.0), "0ps");
+        assert_eq!(fmt_us(-2.5), "-2.50us");
+        assert_eq!(fmt_us(f64::NAN), "NaNus");
+        assert_eq!(fmt_ns(20820.3), "20.82us");
         assert_eq!(fmt_lines(&[3, 7], 2), "3, 7");
         assert_eq!(fmt_lines(&[3, 7], 5), "3, 7, …");
         assert_eq!(excerpt("1\t2.5"), "1\\t2.5");

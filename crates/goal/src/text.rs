@@ -42,7 +42,8 @@ use crate::error::{BuildError, CycleStep, GoalError, GoalWarning, Location};
 use crate::explicit::{ExplicitProgram, ProgramBuilder, MAX_CPU_NIC_INDEX, MAX_OPS_PER_RANK};
 use crate::fxhash::hash_bytes;
 use crate::units::{
-    scale, scale_error, scan_decimal, size_unit_prefix, time_unit_prefix, TimeUnit, UnitError,
+    convert_time, scale_error, scan_decimal, time_unit_prefix, Quantity, SizeUnits, TimeUnit,
+    UnitError,
 };
 
 /// How to interpret the text.
@@ -1034,14 +1035,17 @@ impl<'o, R: BufRead, S: Sink> Parser<'o, R, S> {
             return Err(self.expected(line, p, "a message size such as \"16b\""));
         };
         let u = skip_ws(line, q);
-        let Some((mult, ulen)) = size_unit_prefix(&line[u..]) else {
+        let Some((mult, ulen)) = SizeUnits::Goal.prefix(&line[u..]) else {
             if u < line.len() && line[u].is_ascii_alphabetic() {
                 let e = ident_end(line, u);
                 if matches!(line[e - 1], b'b' | b'B') && e - u <= 3 {
-                    let unit = String::from_utf8_lossy(&line[u..e]).into_owned();
                     return Err(GoalError::Unit {
                         loc: self.loc(line, u),
-                        source: UnitError::UnknownSizeUnit { unit },
+                        source: UnitError::UnknownUnit {
+                            unit: String::from_utf8_lossy(&line[u..e]).into_owned(),
+                            text: String::from_utf8_lossy(&line[p..e]).into_owned(),
+                            what: Quantity::Size,
+                        },
                     });
                 }
             }
@@ -1052,21 +1056,10 @@ impl<'o, R: BufRead, S: Sink> Parser<'o, R, S> {
             ));
         };
         let end = u + ulen;
-        if mult == 1 && d.is_integer() {
-            if let Some(v) = d.int {
-                return Ok((v, end));
-            }
-        }
-        match scale(&d, mult, 1) {
-            Ok(v) => Ok((v, end)),
-            Err(e) => {
-                let text = String::from_utf8_lossy(&line[p..end]).into_owned();
-                Err(GoalError::Unit {
-                    loc: self.loc(line, p),
-                    source: scale_error(e, &text, "bytes"),
-                })
-            }
-        }
+        d.scale(mult, 0)
+            .exact()
+            .map(|v| (v, end))
+            .map_err(|e| self.unit_error(line, p, end, e, "bytes"))
     }
 
     /// A calc duration: a plain integer (simulator units) or a number with a time unit.
@@ -1079,40 +1072,29 @@ impl<'o, R: BufRead, S: Sink> Parser<'o, R, S> {
             ));
         };
         let u = skip_ws(line, q);
-        match time_unit_prefix(&line[u..]) {
-            Some((unit, ulen)) => {
-                let end = u + ulen;
-                let target = self.opts.time_unit;
-                scale(&d, unit.picos(), target.picos())
-                    .map(|v| (v, end))
-                    .map_err(|e| {
-                        let text = String::from_utf8_lossy(&line[p..end]).into_owned();
-                        GoalError::Unit {
-                            loc: self.loc(line, p),
-                            source: scale_error(e, &text, target.symbol()),
-                        }
-                    })
-            }
-            None => {
-                let text = String::from_utf8_lossy(&line[p..q]).into_owned();
-                if !d.is_integer() {
-                    return Err(GoalError::Unit {
-                        loc: self.loc(line, p),
-                        source: UnitError::FractionWithoutUnit { text },
-                    });
-                }
-                match d.int {
-                    Some(v) => Ok((v, q)),
-                    None => Err(GoalError::Unit {
-                        loc: self.loc(line, p),
-                        source: UnitError::Overflow {
-                            text,
-                            max: u64::MAX,
-                            target: self.opts.time_unit.symbol().to_string(),
-                        },
-                    }),
-                }
-            }
+        let target = self.opts.time_unit;
+        let (from, end) = match time_unit_prefix(&line[u..]) {
+            Some((unit, ulen)) => (unit, u + ulen),
+            None => (target, q),
+        };
+        convert_time(&d, from, target)
+            .exact()
+            .map(|v| (v, end))
+            .map_err(|e| self.unit_error(line, p, end, e, target.plural()))
+    }
+
+    /// A value at `line[p..end]` that does not scale to a whole `u64` of `target`.
+    fn unit_error(
+        &self,
+        line: &[u8],
+        p: usize,
+        end: usize,
+        e: loggops_units::ScaleError,
+        target: &'static str,
+    ) -> GoalError {
+        GoalError::Unit {
+            loc: self.loc(line, p),
+            source: scale_error(e, &String::from_utf8_lossy(&line[p..end]), target),
         }
     }
 }

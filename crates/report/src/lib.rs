@@ -7,7 +7,8 @@
 //! prices them the way the paper does ([`CostModel`], see [`cost`]), and renders a list of cells as
 //! a human table, JSON or tidy CSV. Files are written atomically ([`write_atomic`]).
 //!
-//! It depends on no other loggops crate: callers pass plain labels and sample vectors.
+//! It depends on no other loggops crate but `loggops-units` (times and sizes as text): callers
+//! pass plain labels and sample vectors.
 //!
 //! ```
 //! use loggops_report::{Cell, CostModel, Format, Labels};
