@@ -11,7 +11,10 @@
 //!   ps; **bandwidth**: a quantile table of the per-byte time (RTT/2 / message size) in ps/byte,
 //!   with `bandwidth_block_bytes` = the capture's message size. The table's 0.5 point is pinned to
 //!   the samples' median (numpy's rule), so a sampler that scales draws to a base median
-//!   reproduces the paper's `x * param / median(x)` exactly.
+//!   reproduces the paper's `x * param / median(x)` exactly. Every table ends in an exact tail:
+//!   the ⌈N/1000⌉ largest of the N samples (at most 2048) kept as they are, each of probability
+//!   1/N, as the paper's bootstrap of the raw samples draws them; the report says how many and
+//!   from which quantile.
 //! * **far placement**: far captures when given, otherwise the near distributions (the paper's
 //!   convention: same shape, the sampler pins the median to the far base parameters). A far
 //!   placement identical to the near one is stored as near only (`far = None` means "same as
@@ -26,8 +29,8 @@ use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use loggops_profile::{
-    BaseParams, DetourProcess, DetourTrace, Distribution, OsNoise, Placement, Prices, Profile,
-    Provenance,
+    BaseParams, DetourProcess, DetourTrace, Distribution, ExactTail, OsNoise, Placement, Prices,
+    Profile, Provenance,
 };
 use serde::Serialize;
 
@@ -620,6 +623,15 @@ pub struct DistReport {
     pub mean: f64,
     /// Points of the quantile table stored in the profile.
     pub table_points: usize,
+    /// The largest samples kept exactly after the table (its exact tail, each of probability
+    /// 1/`kept`); 0 = no tail.
+    pub tail_samples: usize,
+    /// Probability where the exact tail begins, (kept − tail_samples)/kept: the table holds the
+    /// quantiles below it (1 without a tail).
+    pub tail_from_quantile: f64,
+    /// Smallest and largest exact-tail sample, in `unit`; `None` without a tail.
+    pub tail_min: Option<f64>,
+    pub tail_max: Option<f64>,
     /// Exact KS distance between the samples and the table's inverse-CDF distribution.
     pub ks_exact: f64,
     /// Two-sample KS distance between the samples and `mc_draws` draws through the table's
@@ -684,6 +696,10 @@ pub struct LogGpReport {
 pub struct ProcessReport {
     pub rate_per_s: f64,
     pub duration_table_points: usize,
+    /// Longest detours kept exactly after the duration table (0 = none).
+    pub duration_tail_samples: usize,
+    /// Probability where that exact tail begins (1 without a tail).
+    pub duration_tail_from_quantile: f64,
     pub ks_exact: f64,
     pub ks_monte_carlo: f64,
 }
@@ -855,9 +871,14 @@ impl FitReport {
                 if let Some(p) = &n.process {
                     let _ = writeln!(
                         o,
-                        "  detour process: Poisson {}/s, durations as {} table points; KS {:.5} exact, {:.5} Monte Carlo",
+                        "  detour process: Poisson {}/s, durations as {} table points{}; KS {:.5} exact, {:.5} Monte Carlo",
                         sig(p.rate_per_s),
                         p.duration_table_points,
+                        tail_text(
+                            p.duration_tail_samples,
+                            p.duration_tail_from_quantile,
+                            None
+                        ),
                         p.ks_exact,
                         p.ks_monte_carlo
                     );
@@ -961,12 +982,20 @@ fn text_dist(o: &mut String, placement: &str, d: &DistReport) {
         }
         let _ = writeln!(o, "{line}");
     }
+    let range = d.tail_min.zip(d.tail_max).map(|(a, b)| {
+        if a == b {
+            format!("{}{}", sig(a), d.unit)
+        } else {
+            format!("{}{u} to {}{u}", sig(a), sig(b), u = d.unit)
+        }
+    });
     let _ = writeln!(
         o,
-        "  median {}{u}, mean {}{u}; quantile table of {} points; KS distance to the samples {:.5} exact, {:.5} Monte Carlo ({} draws, seed {:#x})",
+        "  median {}{u}, mean {}{u}; quantile table of {} points{}; KS distance to the samples {:.5} exact, {:.5} Monte Carlo ({} draws, seed {:#x})",
         sig(d.median),
         sig(d.mean),
         d.table_points,
+        tail_text(d.tail_samples, d.tail_from_quantile, range),
         d.ks_exact,
         d.ks_monte_carlo,
         d.mc_draws,
@@ -976,6 +1005,23 @@ fn text_dist(o: &mut String, placement: &str, d: &DistReport) {
     for w in &d.warnings {
         let _ = writeln!(o, "  warning: {w}");
     }
+}
+
+/// ` + the K largest samples exactly (above the 99.900th percentile[, range])`, or nothing.
+fn tail_text(k: usize, from: f64, range: Option<String>) -> String {
+    if k == 0 {
+        return String::new();
+    }
+    let what = if k == 1 {
+        "the largest sample".to_string()
+    } else {
+        format!("the {k} largest samples")
+    };
+    let range = range.map(|r| format!(", {r}")).unwrap_or_default();
+    format!(
+        " + {what} exactly (above the {:.3}th percentile{range})",
+        100.0 * from
+    )
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -1039,9 +1085,14 @@ fn fit(samples: &[f64], sorted_samples: &[f64], opts: &CompressOptions) -> Optio
 }
 
 fn to_dist(t: QuantileTable) -> Distribution {
+    let tail = (!t.tail.is_empty()).then_some(ExactTail {
+        values: t.tail,
+        sample_count: t.sample_count,
+    });
     Distribution::Quantiles {
         probs: t.probs,
         values: t.values,
+        tail,
     }
 }
 
@@ -1148,6 +1199,10 @@ fn capture_fit(
         median: to_report(median_sorted(&s)),
         mean,
         table_points: f.table.len(),
+        tail_samples: f.table.tail.len(),
+        tail_from_quantile: f.table.tail_start(),
+        tail_min: f.table.tail.first().map(|&v| to_report(v)),
+        tail_max: f.table.tail.last().map(|&v| to_report(v)),
         ks_exact: f.ks_exact,
         ks_monte_carlo: f.ks_mc,
         mc_draws: MC_DRAWS,
@@ -1484,6 +1539,8 @@ fn os_noise_fit(
             let rep = ProcessReport {
                 rate_per_s: rate,
                 duration_table_points: f.table.len(),
+                duration_tail_samples: f.table.tail.len(),
+                duration_tail_from_quantile: f.table.tail_start(),
                 ks_exact: f.ks_exact,
                 ks_monte_carlo: f.ks_mc,
             };

@@ -114,6 +114,26 @@ impl FromStr for Format {
     }
 }
 
+/// `Err(WrongFormat)` when the header (`#`) line `t`, line `line` of `path`, is one of another
+/// format than `expected` (a capture of the wrong kind given to an importer).
+pub(crate) fn expect_header(
+    path: &str,
+    line: u64,
+    t: &str,
+    expected: Format,
+) -> Result<(), CalibError> {
+    match sniff_header(t) {
+        Some(actual) if actual != expected => Err(CalibError::WrongFormat {
+            path: path.to_string(),
+            line,
+            expected,
+            actual,
+            found: excerpt(t),
+        }),
+        _ => Ok(()),
+    }
+}
+
 /// What one header (`#`) line says about the format, if anything decisive.
 pub(crate) fn sniff_header(line: &str) -> Option<Format> {
     let t = line.trim();

@@ -109,6 +109,42 @@ impl Lines {
 
     /// The next line without its line terminator, or `None` at the end of the input.
     pub(crate) fn next_line(&mut self) -> Result<Option<Line<'_>>, CalibError> {
+        if !self.advance()? {
+            return Ok(None);
+        }
+        Ok(Some(Line {
+            no: self.line,
+            text: &self.text,
+            unterminated: self.last_unterminated,
+        }))
+    }
+
+    /// The next line that is not blank, trimmed of surrounding whitespace, or `None` at the end
+    /// of the input. Blank lines are skipped (they still count for the line numbers and for
+    /// [`Lines::lines_read`]). The one loop every importer reads its input with.
+    pub(crate) fn next_nonblank(&mut self) -> Result<Option<Line<'_>>, CalibError> {
+        loop {
+            if !self.advance()? {
+                return Ok(None);
+            }
+            if !self.text.trim().is_empty() {
+                break;
+            }
+        }
+        Ok(Some(Line {
+            no: self.line,
+            text: self.text.trim(),
+            unterminated: self.last_unterminated,
+        }))
+    }
+
+    /// Number of lines read so far, blank ones included (0: the input was empty).
+    pub(crate) fn lines_read(&self) -> u64 {
+        self.line
+    }
+
+    /// Reads the next line into `text`; false at the end of the input.
+    fn advance(&mut self) -> Result<bool, CalibError> {
         self.buf.clear();
         let n = self
             .reader
@@ -119,7 +155,7 @@ impl Lines {
                 source,
             })?;
         if n == 0 {
-            return Ok(None);
+            return Ok(false);
         }
         self.line += 1;
         if self.buf.last() == Some(&b'\n') {
@@ -135,11 +171,7 @@ impl Lines {
             Ok(s) => self.text.push_str(s),
             Err(_) => self.text.push_str(&String::from_utf8_lossy(&self.buf)),
         }
-        Ok(Some(Line {
-            no: self.line,
-            text: &self.text,
-            unterminated: self.last_unterminated,
-        }))
+        Ok(true)
     }
 }
 
@@ -169,4 +201,40 @@ pub(crate) fn lines_from_reader<R: BufRead + 'static>(
     name: &str,
 ) -> Result<Lines, CalibError> {
     Ok(Lines::new(wrap_reader(reader, name)?, name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(text: &'static str) -> Lines {
+        lines_from_reader(std::io::Cursor::new(text.as_bytes()), "t.txt").unwrap()
+    }
+
+    #[test]
+    fn nonblank_lines_are_trimmed_and_keep_their_numbers() {
+        let mut l = lines("\n  # a \r\n\t\n1 2\n   \n 3");
+        let mut got = Vec::new();
+        while let Some(Line {
+            no,
+            text,
+            unterminated,
+        }) = l.next_nonblank().unwrap()
+        {
+            got.push((no, text.to_string(), unterminated));
+        }
+        assert_eq!(
+            got,
+            [
+                (2, "# a".to_string(), false),
+                (4, "1 2".to_string(), false),
+                (6, "3".to_string(), true)
+            ]
+        );
+        assert_eq!(l.lines_read(), 6);
+        let mut blank = lines("\n \n");
+        assert!(blank.next_nonblank().unwrap().is_none());
+        assert_eq!(blank.lines_read(), 2);
+        assert_eq!(lines("").lines_read(), 0);
+    }
 }

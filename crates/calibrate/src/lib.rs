@@ -23,8 +23,10 @@
 //! [`stats::ks_distance`], [`stats::ks_two_sample`] and [`stats::QuantileTable::compress`].
 //!
 //! [`build_profile`] turns captures into a noise profile (`loggops_profile::Profile`) and a
-//! [`FitReport`]: latency and bandwidth as compact quantile tables, the stitched OS-noise trace
-//! and a fitted detour process, base parameters from explicit values, a row of a parameter table
+//! [`FitReport`]: latency and bandwidth as compact quantile tables that end in the exact largest
+//! samples (every sample above the 99.9th percentile, see [`stats::CompressOptions`]), the
+//! stitched OS-noise trace and a fitted detour process, base parameters from explicit values, a
+//! row of a parameter table
 //! ([`read_params_table`], the format of the paper's `loggp_params.csv`) or a LogGP fit, prices
 //! ([`read_prices_table`]) and provenance:
 //!

@@ -8,7 +8,7 @@
 use std::path::Path;
 
 use crate::error::{CalibError, Tally, Warning, WarningKind};
-use crate::format::{sniff_header, Format};
+use crate::format::{expect_header, Format};
 use crate::input::{lines_from_reader, lines_of, Line, Lines};
 use crate::units::{excerpt, fmt_us, parse_c_double};
 
@@ -215,31 +215,15 @@ fn parse_loggp(lines: &mut Lines) -> Result<LogGpFit, CalibError> {
     let mut rows: Vec<LogGpRow> = Vec::new();
     let mut skipped = Tally::default();
     let mut nonfinite = Tally::default();
-    let mut any_line = false;
     let mut data_rows = 0u64;
     while let Some(Line {
         no: ln,
-        text: line,
+        text: t,
         unterminated,
-    }) = lines.next_line()?
+    }) = lines.next_nonblank()?
     {
-        any_line = true;
-        let t = line.trim();
-        if t.is_empty() {
-            continue;
-        }
         if t.starts_with('#') {
-            if let Some(f) = sniff_header(t) {
-                if f != Format::LogGp {
-                    return Err(CalibError::WrongFormat {
-                        path,
-                        line: ln,
-                        expected: Format::LogGp,
-                        actual: f,
-                        found: excerpt(t),
-                    });
-                }
-            }
+            expect_header(&path, ln, t, Format::LogGp)?;
             continue;
         }
         data_rows += 1;
@@ -301,7 +285,7 @@ fn parse_loggp(lines: &mut Lines) -> Result<LogGpFit, CalibError> {
         }
         rows.push(row);
     }
-    if !any_line {
+    if lines.lines_read() == 0 {
         return Err(CalibError::Empty {
             path,
             expected: "a LogGP fit (`# size n PRTT(1,0,s) …` header and 11-column rows)".into(),

@@ -235,7 +235,6 @@ fn parse_pingpong(lines: &mut Lines, opts: &PingPongOptions) -> Result<PingPong,
     let mut headers = 0usize;
     let mut data_rows: u64 = 0;
     let mut bad_size = Tally::default();
-    let mut any_line = false;
 
     let finish_block = |accs: &mut Vec<SizeAcc>, cur: Option<usize>, pos: usize, start: u64| {
         if let (Some(i), Some(len)) = (cur, opts.block_len) {
@@ -250,15 +249,10 @@ fn parse_pingpong(lines: &mut Lines, opts: &PingPongOptions) -> Result<PingPong,
 
     while let Some(Line {
         no: ln,
-        text: line,
+        text: t,
         unterminated,
-    }) = lines.next_line()?
+    }) = lines.next_nonblank()?
     {
-        any_line = true;
-        let t = line.trim();
-        if t.is_empty() {
-            continue;
-        }
         if t.starts_with('#') {
             match sniff_header(t) {
                 Some(Format::PingPong) => {
@@ -384,7 +378,7 @@ fn parse_pingpong(lines: &mut Lines, opts: &PingPongOptions) -> Result<PingPong,
             acc.skipped.add(ln, || r);
         }
     }
-    if !any_line {
+    if lines.lines_read() == 0 {
         return Err(CalibError::Empty {
             path,
             expected: "a `#size\\trtt` header and `<size>\\t<RTT/2 us>` rows".into(),

@@ -10,7 +10,7 @@
 use std::path::Path;
 
 use crate::error::{CalibError, Tally, Warning, WarningKind};
-use crate::format::{sniff_header, Format};
+use crate::format::{expect_header, sniff_header, Format};
 use crate::input::{lines_from_reader, lines_of, Line, Lines};
 use crate::units::{excerpt, fmt_ns, fmt_us, parse_c_double};
 
@@ -210,33 +210,17 @@ fn parse_selfish(lines: &mut Lines) -> Result<SelfishTrace, CalibError> {
     let mut skipped = Tally::default();
     let mut no_header = Tally::default();
     let mut overlaps = Tally::default();
-    let mut any_line = false;
     let mut data_rows = 0u64;
 
     while let Some(Line {
         no: ln,
-        text: line,
+        text: t,
         unterminated,
-    }) = lines.next_line()?
+    }) = lines.next_nonblank()?
     {
-        any_line = true;
-        let t = line.trim();
-        if t.is_empty() {
-            continue;
-        }
         if let Some(rest) = t.strip_prefix('#') {
             let body = rest.trim();
-            if let Some(f) = sniff_header(t) {
-                if f != Format::Selfish {
-                    return Err(CalibError::WrongFormat {
-                        path,
-                        line: ln,
-                        expected: Format::Selfish,
-                        actual: f,
-                        found: excerpt(t),
-                    });
-                }
-            }
+            expect_header(&path, ln, t, Format::Selfish)?;
             if is_preamble(body) {
                 if cur.has_data || cur.closed {
                     cur.close(&mut runs);
@@ -332,7 +316,7 @@ fn parse_selfish(lines: &mut Lines) -> Result<SelfishTrace, CalibError> {
         cur.has_data = true;
         prev_line = ln;
     }
-    if !any_line {
+    if lines.lines_read() == 0 {
         return Err(CalibError::Empty {
             path,
             expected: "a selfish-detour file (`# Selfish Benchmark` header, `<start ns>\\t<detour ns>` rows)".into(),
@@ -597,19 +581,13 @@ fn parse_quanta(lines: &mut Lines) -> Result<QuantumTrace, CalibError> {
     let mut host = None;
     let mut values = Vec::new();
     let mut skipped = Tally::default();
-    let mut any_line = false;
     let mut data_rows = 0u64;
     while let Some(Line {
         no: ln,
-        text: line,
+        text: t,
         unterminated,
-    }) = lines.next_line()?
+    }) = lines.next_nonblank()?
     {
-        any_line = true;
-        let t = line.trim();
-        if t.is_empty() {
-            continue;
-        }
         if let Some(rest) = t.strip_prefix('#') {
             let body = rest.trim();
             match sniff_header(t) {
@@ -678,7 +656,7 @@ fn parse_quanta(lines: &mut Lines) -> Result<QuantumTrace, CalibError> {
             Err(reason) => skipped.add(ln, || reason),
         }
     }
-    if !any_line {
+    if lines.lines_read() == 0 {
         return Err(CalibError::Empty {
             path,
             expected:

@@ -1,5 +1,5 @@
 //! Statistics for the calibration fit report: quantiles, Kolmogorov–Smirnov distances, and a
-//! compact quantile table that keeps both tails.
+//! compact quantile table that keeps both tails (the largest samples exactly).
 
 /// Sorted copy of `samples` (NaN sorts last).
 pub fn sorted(samples: &[f64]) -> Vec<f64> {
@@ -76,13 +76,22 @@ pub fn ks_two_sample(a: &[f64], b: &[f64]) -> f64 {
 }
 
 /// A distribution kept as a quantile table: `values[k]` is the `probs[k]` quantile; `probs` rises
-/// strictly from 0 to 1 and `values` never falls. Sampling maps a uniform `u` through the
+/// strictly from 0 and `values` never falls. Sampling maps a uniform `u` through the
 /// piecewise-linear inverse CDF ([`QuantileTable::quantile`]); equal neighbouring values make an
 /// atom (a jump of the CDF), which discrete timer readings need.
+///
+/// An exact tail keeps the K largest of the `sample_count` = N samples as they are, each a
+/// point mass of probability 1/N; the table then ends at probability (N − K)/N with the largest
+/// sample below the tail. Without a tail (`tail` empty) `probs` ends at 1. This is
+/// `loggops_profile::Distribution::Quantiles` with its `ExactTail`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct QuantileTable {
     pub probs: Vec<f64>,
     pub values: Vec<f64>,
+    /// The K largest samples in increasing order (empty: no exact tail).
+    pub tail: Vec<f64>,
+    /// Number of samples N the table was built from (each tail value has probability 1/N).
+    pub sample_count: u64,
 }
 
 /// Options of [`QuantileTable::compress_with`].
@@ -96,8 +105,13 @@ pub struct CompressOptions {
     /// Knots are added where the table's KS distance to the samples exceeds this (default
     /// 0.5/n_body, i.e. 0.0025 for 200 body points).
     pub max_ks: f64,
-    /// Upper bound on the table size (default 2000).
+    /// Upper bound on the table size (default 2000), not counting the exact tail.
     pub max_points: usize,
+    /// Fraction of the samples kept exactly as the exact tail: the ⌈`exact_tail_fraction`·n⌉
+    /// largest (default 0.001: every sample above the 99.9th percentile). 0 disables the tail.
+    pub exact_tail_fraction: f64,
+    /// Upper bound on the exact tail (default 2048 samples, 16 KiB).
+    pub max_exact_tail: usize,
 }
 
 impl Default for CompressOptions {
@@ -107,6 +121,29 @@ impl Default for CompressOptions {
             tail_density: 10,
             max_ks: 0.0025,
             max_points: 2000,
+            exact_tail_fraction: 0.001,
+            max_exact_tail: 2048,
+        }
+    }
+}
+
+impl CompressOptions {
+    /// Number of samples kept exactly out of `n`: ⌈`exact_tail_fraction`·n⌉, at most
+    /// `max_exact_tail`, and 0 unless that is fewer than half of them (the table must hold
+    /// the median).
+    pub fn exact_tail_len(&self, n: usize) -> usize {
+        // (NaN disables it too.)
+        if self.exact_tail_fraction.is_nan()
+            || self.exact_tail_fraction <= 0.0
+            || self.max_exact_tail == 0
+        {
+            return 0;
+        }
+        let k = ((self.exact_tail_fraction * n as f64).ceil() as usize).min(self.max_exact_tail);
+        if 2 * k < n {
+            k
+        } else {
+            0
         }
     }
 }
@@ -116,7 +153,9 @@ impl QuantileTable {
     /// quantiles, `tail_density` log-spaced points per decade in each tail down to probability
     /// 1/n (so the minimum, the maximum and the extreme order statistics are kept), knots at the
     /// edges of heavy atoms (repeated timer values), then knots added where the KS distance to
-    /// the samples is above 0.5/n_body. `None` for empty samples or samples with NaN.
+    /// the samples is above 0.5/n_body. The largest ⌈n/1000⌉ samples (at most 2048; see
+    /// [`CompressOptions::exact_tail_len`]) are kept exactly as the exact tail and the table
+    /// covers the rest. `None` for empty samples or samples with NaN.
     pub fn compress(samples: &[f64], n_body: usize, tail_density: usize) -> Option<QuantileTable> {
         QuantileTable::compress_with(
             samples,
@@ -136,21 +175,23 @@ impl QuantileTable {
         }
         let x = sorted(samples);
         let n = x.len();
+        // The table covers sample ranks 0..m; x[m..] is the exact tail.
+        let m = n - opts.exact_tail_len(n);
         let nb = opts.n_body.max(1);
-        // Knots are sample ranks j in 0..=n: probability j/n, value x[max(j,1)-1].
-        let mut knots: Vec<usize> = vec![0, n];
-        knots.extend((1..nb).map(|i| ((i as f64) * n as f64 / nb as f64).round() as usize));
+        // Knots are sample ranks j in 0..=m: probability j/n, value x[max(j,1)-1].
+        let mut knots: Vec<usize> = vec![0, m];
+        knots.extend((1..nb).map(|i| ((i as f64) * m as f64 / nb as f64).round() as usize));
         if opts.tail_density > 0 {
             let step = 10f64.powf(-1.0 / opts.tail_density as f64);
             let mut p = 1.0 / nb as f64;
-            while p * n as f64 >= 1.0 {
-                let j = (p * n as f64).round() as usize;
+            while p * m as f64 >= 1.0 {
+                let j = (p * m as f64).round() as usize;
                 knots.push(j);
-                knots.push(n - j);
+                knots.push(m - j);
                 p *= step;
             }
-            knots.push(1.min(n));
-            knots.push(n.saturating_sub(1));
+            knots.push(1.min(m));
+            knots.push(m.saturating_sub(1));
         }
         // Heavy atoms: runs of equal values holding a noticeable share of the samples.
         let atom_min = ((opts.max_ks * n as f64) / 4.0).max(2.0) as usize;
@@ -160,8 +201,8 @@ impl QuantileTable {
             while j < n && x[j] == x[i] {
                 j += 1;
             }
-            if j - i >= atom_min {
-                knots.extend([i, i + 1, j]);
+            if j - i >= atom_min && i < m {
+                knots.extend([i, i + 1, j.min(m)]);
             }
             i = j;
         }
@@ -171,6 +212,8 @@ impl QuantileTable {
         let build = |knots: &[usize]| QuantileTable {
             probs: knots.iter().map(|&j| j as f64 / n as f64).collect(),
             values: knots.iter().map(|&j| x[j.max(1) - 1]).collect(),
+            tail: x[m..].to_vec(),
+            sample_count: n as u64,
         };
         let mut table = build(&knots);
         for _ in 0..64 {
@@ -180,7 +223,8 @@ impl QuantileTable {
             // Worst error per segment (segment k = knots[k]..knots[k+1]).
             let mut seg_err = vec![0.0f64; knots.len() - 1];
             let mut i = 0;
-            while i < n {
+            // Runs starting in the tail are exact.
+            while i < m {
                 let v = x[i];
                 let mut j = i + 1;
                 while j < n && x[j] == v {
@@ -224,9 +268,15 @@ impl QuantileTable {
         Some(table)
     }
 
-    /// Number of points.
+    /// Number of points (not counting the exact tail).
     pub fn len(&self) -> usize {
         self.probs.len()
+    }
+
+    /// Probability where the exact tail begins, (N − K)/N (the table's last probability; 1
+    /// without a tail).
+    pub fn tail_start(&self) -> f64 {
+        self.probs.last().copied().unwrap_or(1.0)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -237,6 +287,10 @@ impl QuantileTable {
     /// between neighbouring points. This is how a sampler draws from the table.
     pub fn quantile(&self, u: f64) -> f64 {
         let u = u.clamp(0.0, 1.0);
+        if !self.tail.is_empty() && u >= self.tail_start() {
+            let i = ((u - self.tail_start()) * self.sample_count as f64) as usize;
+            return self.tail[i.min(self.tail.len() - 1)];
+        }
         let k = self.probs.partition_point(|&p| p <= u);
         if k == 0 {
             return self.values[0];
@@ -252,29 +306,35 @@ impl QuantileTable {
     /// CDF of the table's distribution, P(X <= x).
     pub fn cdf(&self, x: f64) -> f64 {
         let k = self.values.partition_point(|&v| v <= x);
+        self.body_cdf(k, x) + self.tail_mass(self.tail.partition_point(|&t| t <= x))
+    }
+
+    /// Left limit of the CDF, P(X < x).
+    pub fn cdf_left(&self, x: f64) -> f64 {
+        let k = self.values.partition_point(|&v| v < x);
+        self.body_cdf(k, x) + self.tail_mass(self.tail.partition_point(|&t| t < x))
+    }
+
+    /// The table's part of the CDF at `x`, `k` points at or below it.
+    fn body_cdf(&self, k: usize, x: f64) -> f64 {
         if k == 0 {
             return 0.0;
         }
         if k >= self.values.len() {
-            return 1.0;
+            return self.tail_start();
         }
         let (v0, v1) = (self.values[k - 1], self.values[k]);
         let (p0, p1) = (self.probs[k - 1], self.probs[k]);
         p0 + (p1 - p0) * (x - v0) / (v1 - v0)
     }
 
-    /// Left limit of the CDF, P(X < x).
-    pub fn cdf_left(&self, x: f64) -> f64 {
-        let k = self.values.partition_point(|&v| v < x);
-        if k == 0 {
-            return 0.0;
+    /// Probability of `count` exact-tail samples.
+    fn tail_mass(&self, count: usize) -> f64 {
+        if count == 0 {
+            0.0
+        } else {
+            count as f64 / self.sample_count as f64
         }
-        if k >= self.values.len() {
-            return 1.0;
-        }
-        let (v0, v1) = (self.values[k - 1], self.values[k]);
-        let (p0, p1) = (self.probs[k - 1], self.probs[k]);
-        p0 + (p1 - p0) * (x - v0) / (v1 - v0)
     }
 
     /// Exact KS distance between the table's distribution and the empirical distribution of
@@ -343,7 +403,9 @@ mod tests {
         s.extend(vec![5.0; 2000]);
         let t = QuantileTable::compress(&s, 200, 10).unwrap();
         assert_eq!(t.probs[0], 0.0);
-        assert_eq!(*t.probs.last().unwrap(), 1.0);
+        // The 10 largest samples (0.1 %) are the exact tail.
+        assert_eq!(*t.probs.last().unwrap(), 0.999);
+        assert_eq!((t.tail.clone(), t.sample_count), (vec![5.0; 10], 10_000));
         assert!(t.probs.windows(2).all(|w| w[0] < w[1]));
         assert!(t.values.windows(2).all(|w| w[0] <= w[1]));
         assert_eq!(t.values[0], 1.0);
@@ -366,13 +428,25 @@ mod tests {
         assert!(t.len() <= 2000);
         let d = t.ks_to_samples(&s);
         assert!(d < 0.0025, "{d}");
-        // Both extremes and the 1/n order statistics are kept.
+        // Both extremes and the 1/n order statistics are kept; the largest 100 samples (0.1 %)
+        // exactly, after the table's last point (p = 0.999, the 99,900th sample).
         let srt = sorted(&s);
         assert_eq!(t.values[0], srt[0]);
         assert_eq!(t.values[1], srt[0]);
         assert_eq!(t.probs[1], 1.0 / n as f64);
-        assert_eq!(*t.values.last().unwrap(), srt[n - 1]);
-        assert_eq!(t.values[t.len() - 2], srt[n - 2]);
+        assert_eq!(t.tail, srt[n - 100..]);
+        assert_eq!(t.sample_count, n as u64);
+        assert_eq!((t.tail_start(), *t.probs.last().unwrap()), (0.999, 0.999));
+        assert_eq!(*t.values.last().unwrap(), srt[n - 101]);
+        assert_eq!(t.values[t.len() - 2], srt[n - 102]);
+        // The tail is drawn exactly: u in [j/n, (j+1)/n) gives the j-th smallest sample.
+        for j in n - 100..n {
+            assert_eq!(t.quantile((j as f64 + 0.5) / n as f64), srt[j]);
+        }
+        assert_eq!(t.quantile(1.0), srt[n - 1]);
+        assert_eq!(t.cdf(srt[n - 1]), 1.0);
+        assert_eq!(t.cdf_left(srt[n - 1]), 0.99999);
+        assert_eq!(t.cdf(srt[n - 100]), 0.99901);
         // Inverse-CDF sampling on a fine grid reproduces the samples' distribution.
         let draws: Vec<f64> = (0..n)
             .map(|i| t.quantile((i as f64 + 0.5) / n as f64))
@@ -387,5 +461,62 @@ mod tests {
         let one = QuantileTable::compress(&[3.0], 200, 10).unwrap();
         assert_eq!(one.probs, vec![0.0, 1.0]);
         assert_eq!(one.values, vec![3.0, 3.0]);
+        assert!(one.tail.is_empty());
+    }
+
+    #[test]
+    fn exact_tail_length() {
+        let o = CompressOptions::default();
+        let k: Vec<usize> = [1, 2, 3, 16, 999, 1000, 1001, 514_954, 2_047_001, 10_000_000]
+            .iter()
+            .map(|&n| o.exact_tail_len(n))
+            .collect();
+        assert_eq!(k, [0, 0, 1, 1, 1, 1, 2, 515, 2048, 2048]);
+        let off = CompressOptions {
+            exact_tail_fraction: 0.0,
+            ..o
+        };
+        assert_eq!(off.exact_tail_len(514_954), 0);
+        // Without a tail the table ends at the maximum, as before.
+        let s: Vec<f64> = (0..5000).map(|i| (i * i) as f64).collect();
+        let t = QuantileTable::compress_with(&s, &off).unwrap();
+        assert!(t.tail.is_empty());
+        assert_eq!(
+            (*t.probs.last().unwrap(), *t.values.last().unwrap()),
+            (1.0, 4999.0 * 4999.0)
+        );
+    }
+
+    /// One extreme outlier (300× the median) among 100,000 samples: with the exact tail, draws
+    /// reach it with probability 1/n and nothing is drawn between it and the rest; the plain
+    /// table spreads it over its last segment.
+    #[test]
+    fn exact_tail_keeps_an_outlier_a_point_mass() {
+        let n = 100_000;
+        let mut s: Vec<f64> = (0..n)
+            .map(|i| 1000.0 + 100.0 * ((i * 7919) % n) as f64 / n as f64)
+            .collect();
+        s[123] = 300_000.0;
+        let t = QuantileTable::compress(&s, 200, 10).unwrap();
+        assert_eq!(t.tail.len(), 100);
+        assert_eq!(*t.tail.last().unwrap(), 300_000.0);
+        let second = t.tail[98];
+        for i in 0..1000 {
+            let u = 1.0 - (i as f64 + 0.5) / (1000.0 * n as f64);
+            assert_eq!(t.quantile(u), 300_000.0);
+        }
+        assert_eq!(t.cdf(299_999.0), 1.0 - 1.0 / n as f64);
+        assert_eq!(t.cdf(second), 1.0 - 1.0 / n as f64);
+        let plain = QuantileTable::compress_with(
+            &s,
+            &CompressOptions {
+                exact_tail_fraction: 0.0,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        // The plain table's last segment interpolates from the second largest to the outlier.
+        let mid = plain.quantile(1.0 - 0.5 / n as f64);
+        assert!(mid > 1.4 * second && mid < 0.6 * 300_000.0, "{mid}");
     }
 }

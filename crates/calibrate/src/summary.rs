@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use crate::error::{CalibError, Tally, Warning, WarningKind};
-use crate::format::{sniff_header, Format};
+use crate::format::{expect_header, sniff_header, Format};
 use crate::input::{lines_from_reader, lines_of, Line, Lines};
 use crate::units::{excerpt, parse_c_double};
 
@@ -120,19 +120,13 @@ fn parse_summary(lines: &mut Lines) -> Result<OneOneSummary, CalibError> {
     let mut rows = Vec::new();
     let mut runs = 0;
     let mut skipped = Tally::default();
-    let mut any_line = false;
     let mut data_rows = 0u64;
     while let Some(Line {
         no: ln,
-        text: line,
+        text: t,
         unterminated,
-    }) = lines.next_line()?
+    }) = lines.next_nonblank()?
     {
-        any_line = true;
-        let t = line.trim();
-        if t.is_empty() {
-            continue;
-        }
         if t.starts_with('#') {
             match sniff_header(t) {
                 Some(Format::Summary)
@@ -169,7 +163,7 @@ fn parse_summary(lines: &mut Lines) -> Result<OneOneSummary, CalibError> {
             Err(reason) => skipped.add(ln, || format!("{reason} in `{}`", excerpt(t))),
         }
     }
-    if !any_line {
+    if lines.lines_read() == 0 {
         return Err(CalibError::Empty {
             path,
             expected: "a one_one summary (`A - B C D E (F G) - H I J K (L M) - N O P Q` rows)"
@@ -253,31 +247,15 @@ fn parse_distrtt(lines: &mut Lines) -> Result<DistRtt, CalibError> {
     let mut rows = Vec::new();
     let mut timer = None;
     let mut skipped = Tally::default();
-    let mut any_line = false;
     while let Some(Line {
         no: ln,
-        text: line,
+        text: t,
         unterminated,
-    }) = lines.next_line()?
+    }) = lines.next_nonblank()?
     {
-        any_line = true;
-        let t = line.trim();
-        if t.is_empty() {
-            continue;
-        }
         if let Some(rest) = t.strip_prefix('#') {
             let body = rest.trim();
-            if let Some(f) = sniff_header(t) {
-                if f != Format::DistRtt {
-                    return Err(CalibError::WrongFormat {
-                        path,
-                        line: ln,
-                        expected: Format::DistRtt,
-                        actual: f,
-                        found: excerpt(t),
-                    });
-                }
-            }
+            expect_header(&path, ln, t, Format::DistRtt)?;
             if let Some(x) = body.strip_prefix("initializing ") {
                 if let Some((name, _)) = x.split_once(" timer") {
                     timer = Some(name.to_string());
@@ -316,7 +294,7 @@ fn parse_distrtt(lines: &mut Lines) -> Result<DistRtt, CalibError> {
             }),
         }
     }
-    if !any_line {
+    if lines.lines_read() == 0 {
         return Err(CalibError::Empty {
             path,
             expected: "distrtt output (`index roundtrip clockdiff time` rows)".into(),

@@ -81,19 +81,13 @@ fn parse_sysjitter(lines: &mut Lines) -> Result<SysjitterTrace, CalibError> {
         warnings: Vec::new(),
     };
     let mut skipped = Tally::default();
-    let mut any_line = false;
     let mut seen_header = false;
     while let Some(Line {
         no: ln,
-        text: line,
+        text: t,
         unterminated,
-    }) = lines.next_line()?
+    }) = lines.next_nonblank()?
     {
-        any_line = true;
-        let t = line.trim();
-        if t.is_empty() {
-            continue;
-        }
         if let Some(rest) = t.strip_prefix('#') {
             let body = rest.trim();
             match sniff_header(t) {
@@ -174,7 +168,7 @@ fn parse_sysjitter(lines: &mut Lines) -> Result<SysjitterTrace, CalibError> {
             }),
         }
     }
-    if !any_line {
+    if lines.lines_read() == 0 {
         return Err(CalibError::Empty {
             path,
             expected: "a sysjitter raw file (`# cpu_mhz:` header)".into(),

@@ -27,9 +27,15 @@ fn shared() -> Option<PathBuf> {
 
 fn table(d: &Distribution) -> QuantileTable {
     match d {
-        Distribution::Quantiles { probs, values } => QuantileTable {
+        Distribution::Quantiles {
+            probs,
+            values,
+            tail,
+        } => QuantileTable {
             probs: probs.clone(),
             values: values.clone(),
+            tail: tail.as_ref().map(|t| t.values.clone()).unwrap_or_default(),
+            sample_count: tail.as_ref().map_or(0, |t| t.sample_count),
         },
         Distribution::Samples(_) => panic!("expected a quantile table"),
     }
@@ -210,7 +216,26 @@ fn toy_profile_exact() {
     let lat = table(p.near.latency.as_ref().unwrap());
     assert_eq!(lat.quantile(0.5), 1_450_000.0);
     assert_eq!(lat.values[0], 1_000_000.0);
-    assert_eq!(*lat.values.last().unwrap(), 50_000_000.0);
+    // The largest of the 16 samples is kept exactly (the exact tail: ⌈16/1000⌉ = 1 sample of
+    // probability 1/16); the table ends at p = 15/16 with the second largest.
+    assert_eq!(*lat.values.last().unwrap(), 2_400_000.0);
+    assert_eq!(
+        (lat.tail.clone(), lat.sample_count),
+        (vec![50_000_000.0], 16)
+    );
+    assert_eq!(lat.tail_start(), 15.0 / 16.0);
+    assert_eq!(lat.quantile(0.95), 50_000_000.0);
+    // Just below: the table's last segment, 2.2 us at p = 14/16 to 2.4 us at 15/16.
+    assert!((lat.quantile(0.9374) - (2_400_000.0 - 0.0001 * 16.0 * 200_000.0)).abs() < 1e-3);
+    assert_eq!(
+        (
+            r.near.latency.tail_samples,
+            r.near.latency.tail_from_quantile,
+            r.near.latency.tail_min,
+            r.near.latency.tail_max
+        ),
+        (1, 0.9375, Some(50.0), Some(50.0))
+    );
     assert_eq!(lat.ks_to_samples(&toy_lat_ps()), r.near.latency.ks_exact);
     assert_eq!(r.near.latency.kept, 16);
     assert_eq!(r.near.latency.rows_read, 20);
@@ -262,6 +287,7 @@ fn toy_profile_exact() {
     let dur = table(&proc_.duration_ps);
     assert_eq!(dur.values[0], 500_000.0);
     assert_eq!(*dur.values.last().unwrap(), 700_000.0);
+    assert_eq!((dur.tail.clone(), dur.sample_count), (vec![700_000.0], 6));
     let os = r.os_noise.as_ref().unwrap();
     assert_eq!((os.runs, os.detours, os.trace_detours), (2, 6, 6));
     assert_eq!(os.trace_bytes, 96);
@@ -314,6 +340,10 @@ fn toy_profile_exact() {
     assert_eq!(j["os_noise"]["detours"], 6);
     assert_eq!(j["prices"]["committed_usd_per_node_hour"], 1.0);
     assert_eq!(j["far"]["bandwidth"]["shared_with_near"], true);
+    assert_eq!(j["near"]["latency"]["tail_samples"], 1);
+    assert_eq!(j["near"]["latency"]["tail_from_quantile"], 0.9375);
+    assert_eq!(j["near"]["latency"]["tail_min"], 50.0);
+    assert_eq!(j["os_noise"]["process"]["duration_tail_samples"], 1);
 
     insta::assert_snapshot!("toy_report", t.msg(r.to_text()));
 }
@@ -828,6 +858,14 @@ fn check_paper_system(sh: &Path, k: usize, out_dir: &Path) -> (Profile, FitRepor
     if lat_median > 0.0 {
         assert_eq!(median, lat_median, "{name}");
     }
+    // Every sample above the 99.9th percentile is kept exactly, after the table's last point.
+    let mut srt = lat_ps.clone();
+    srt.sort_by(f64::total_cmp);
+    let k = lat_ps.len().div_ceil(1000).min(2048);
+    assert_eq!(lt.tail, srt[srt.len() - k..], "{name}");
+    assert_eq!(*lt.values.last().unwrap(), srt[srt.len() - k - 1], "{name}");
+    assert_eq!(lt.sample_count, lat_kept, "{name}");
+    assert_eq!(r.near.latency.tail_samples, k, "{name}");
     let ks = lt.ks_to_samples(&lat_ps);
     assert_eq!(ks, r.near.latency.ks_exact, "{name}");
     assert!(ks < 0.01, "{name}: latency KS {ks}");

@@ -207,7 +207,7 @@ fn bench(c: &mut Criterion) {
                 "ps",
             )
             .unwrap();
-            c.bench_function("alps: latency quantile-table draw", |b| {
+            c.bench_function("alps: latency quantile-table draw (exact tail)", |b| {
                 b.iter(|| {
                     u += 0.6180339887498949;
                     if u >= 1.0 {
@@ -216,6 +216,41 @@ fn bench(c: &mut Criterion) {
                     black_box(lat.sample(u))
                 })
             });
+            // The same distribution with its exact tail folded into the table as ordinary
+            // points (the representation before exact tails): the cost of the tail branch.
+            if let Some(Distribution::Quantiles {
+                probs,
+                values,
+                tail: Some(t),
+            }) = &prof.near.latency
+            {
+                let (n, k) = (t.sample_count, t.values.len() as u64);
+                let mut probs = probs.clone();
+                let mut values = values.clone();
+                for (i, &x) in (1..).zip(&t.values) {
+                    probs.push(if i == k {
+                        1.0
+                    } else {
+                        (n - k + i) as f64 / n as f64
+                    });
+                    values.push(x);
+                }
+                let folded = loggops_noise::Sampler::new(
+                    &Distribution::quantiles(probs, values),
+                    loggops_noise::Scaling::Absolute,
+                    "ps",
+                )
+                .unwrap();
+                c.bench_function("alps: latency draw, tail folded into the table", |b| {
+                    b.iter(|| {
+                        u += 0.6180339887498949;
+                        if u >= 1.0 {
+                            u -= 1.0;
+                        }
+                        black_box(folded.sample(u))
+                    })
+                });
+            }
             c.bench_function("alps: per message os+net (send+recv+2 os_detour)", |b| {
                 b.iter(|| {
                     i = i.wrapping_add(1);

@@ -11,12 +11,17 @@
 //!   is `v_i + (u − p_i)·s_i` with the segment's slope `s_i = (v_{i+1} − v_i)/(p_{i+1} − p_i)`
 //!   (computed once), capped at `v_{i+1}`; exactly `v_i` at `u = p_i`. The segment is found in
 //!   O(1) through a guide table of about two slots per segment.
+//!   A table with an exact tail ([`ExactTail`]: the K largest of N samples) interpolates only
+//!   below its last probability `b = (N − K)/N`; `u >= b` draws tail sample
+//!   `floor((u − b)·N)` exactly (capped at K − 1), so each of them has probability 1/N as in a
+//!   bootstrap of the raw samples. That is one well-predicted comparison per draw (taken with
+//!   probability K/N ≈ 0.1 %).
 //!
 //! [`Scaling::MedianTo`] multiplies every value by `base / median` at construction (the paper's
 //! convention: only the *shape* of the measurement is kept, its median is pinned to the LogGP
 //! parameter). The source value equal to the median maps to exactly `base`.
 
-use loggops_profile::Distribution;
+use loggops_profile::{Distribution, ExactTail};
 use thiserror::Error;
 
 /// How draws relate to the measured values.
@@ -61,6 +66,48 @@ pub enum DistError {
         value: f64,
         prev: f64,
         unit: &'static str,
+    },
+    #[error("exact tail has no values; expected at least one sample (or no tail)")]
+    TailEmpty,
+    #[error(
+        "exact tail holds {k} samples of a sample count of {n}; expected more samples than the \
+         tail holds"
+    )]
+    TailCount { k: usize, n: u64 },
+    #[error("exact-tail value {index} is {value}{unit}; expected a finite value >= 0{unit}")]
+    TailValue {
+        index: usize,
+        value: f64,
+        unit: &'static str,
+    },
+    #[error(
+        "exact-tail value {index} is {value}{unit}, below the previous value {prev}{unit}; \
+         expected non-decreasing values"
+    )]
+    TailDecreasing {
+        index: usize,
+        value: f64,
+        prev: f64,
+        unit: &'static str,
+    },
+    #[error(
+        "exact tail starts at {first}{unit}, below the quantile table's last value {last}{unit}; \
+         expected the tail to continue the table"
+    )]
+    TailBelowTable {
+        first: f64,
+        last: f64,
+        unit: &'static str,
+    },
+    #[error(
+        "quantile table ends at probability {value}; expected (N - K)/N = {expected} below an \
+         exact tail of K = {k} of N = {n} samples"
+    )]
+    TailStart {
+        value: f64,
+        expected: f64,
+        k: usize,
+        n: u64,
     },
     #[error("median is 0{unit}, so draws cannot be scaled to a median of {base}{unit}")]
     ZeroMedian { base: f64, unit: &'static str },
@@ -114,7 +161,7 @@ fn segment_of(probs: &[f64], u: f64) -> usize {
     probs.partition_point(|&p| p <= u).clamp(1, k) - 1
 }
 
-fn quantile_kind(probs: &[f64], values: &[f64]) -> Kind {
+fn quantile_kind(probs: &[f64], values: &[f64], tail: Option<&ExactTail>) -> Kind {
     let k = probs.len() - 1;
     // About two guide slots per segment, a power of two (at most 2^20).
     let slots = (2 * k).next_power_of_two().min(1 << 20);
@@ -127,11 +174,81 @@ fn quantile_kind(probs: &[f64], values: &[f64]) -> Kind {
         .map(|(&p, &v)| [p, v, 0.0])
         .collect();
     set_slopes(&mut points);
+    let (body, tail, tail_n) = match tail {
+        Some(t) => (probs[k], t.values.clone().into(), t.sample_count as f64),
+        // Never reached: every u is below it.
+        None => (f64::INFINITY, Box::default(), 0.0),
+    };
     Kind::Quantiles {
         points,
         guide,
         guide_scale: slots as f64,
+        body,
+        tail,
+        tail_n,
     }
+}
+
+/// Checks an exact tail against its table (`probs`, `values` already checked).
+fn check_tail(
+    probs: &[f64],
+    values: &[f64],
+    t: &ExactTail,
+    unit: &'static str,
+) -> Result<(), DistError> {
+    let k = t.values.len();
+    if k == 0 {
+        return Err(DistError::TailEmpty);
+    }
+    if t.sample_count <= k as u64 {
+        return Err(DistError::TailCount {
+            k,
+            n: t.sample_count,
+        });
+    }
+    if let Some(index) = t.values.iter().position(|x| !x.is_finite() || *x < 0.0) {
+        return Err(DistError::TailValue {
+            index,
+            value: t.values[index],
+            unit,
+        });
+    }
+    for i in 1..k {
+        if t.values[i] < t.values[i - 1] {
+            return Err(DistError::TailDecreasing {
+                index: i,
+                value: t.values[i],
+                prev: t.values[i - 1],
+                unit,
+            });
+        }
+    }
+    let last = values[values.len() - 1];
+    if t.values[0] < last {
+        return Err(DistError::TailBelowTable {
+            first: t.values[0],
+            last,
+            unit,
+        });
+    }
+    let end = probs[probs.len() - 1];
+    if (end - t.body_mass()).abs() > t.body_mass_tolerance() {
+        return Err(DistError::TailStart {
+            value: end,
+            expected: t.body_mass(),
+            k,
+            n: t.sample_count,
+        });
+    }
+    Ok(())
+}
+
+/// Tail sample `floor(x)` (`x = (u − body)·N >= 0`), capped at the last one. Out of line: it
+/// runs for a fraction K/N of the draws.
+#[cold]
+#[inline(never)]
+fn tail_draw(tail: &[f64], x: f64) -> f64 {
+    tail[(x as usize).min(tail.len() - 1)]
 }
 
 /// `points[i][2] = (v_{i+1} − v_i) / (p_{i+1} − p_i)` (0 for the last point), at most
@@ -159,12 +276,19 @@ enum Kind {
     /// Inverse CDF: `points[i] = [probs[i], values[i], slope of segment i]`; `guide[j]`
     /// (`j ≤ guide_scale`, a power of two) is the segment holding `u = j / guide_scale` (exact
     /// in f64, so `floor(u · guide_scale)` never rounds into the wrong slot), and a draw
-    /// checks the few segments from `guide[j]` to `guide[j + 1]`.
+    /// checks the few segments from `guide[j]` to `guide[j + 1]`. Draws with `u >= body`
+    /// take `tail[floor((u − body)·tail_n)]`.
     Quantiles {
         points: Box<[[f64; 3]]>,
         guide: Box<[u32]>,
         /// The number of guide slots.
         guide_scale: f64,
+        /// The table's last probability when there is an exact tail; infinity otherwise.
+        body: f64,
+        /// The exact tail's (scaled) samples, increasing; empty without a tail.
+        tail: Box<[f64]>,
+        /// The number of samples N of the exact tail (probability 1/N each).
+        tail_n: f64,
     },
 }
 
@@ -223,7 +347,11 @@ impl Sampler {
                 sorted.sort_by(f64::total_cmp);
                 (bootstrap(&sorted), median_sorted(&sorted))
             }
-            Distribution::Quantiles { probs, values } => {
+            Distribution::Quantiles {
+                probs,
+                values,
+                tail,
+            } => {
                 if probs.len() != values.len() || probs.len() < 2 {
                     return Err(DistError::QuantileLengths {
                         probs: probs.len(),
@@ -239,7 +367,7 @@ impl Sampler {
                         expected: "0",
                     });
                 }
-                if probs[k] != 1.0 {
+                if probs[k] != 1.0 && tail.is_none() {
                     return Err(DistError::QuantileProb {
                         index: k,
                         value: probs[k],
@@ -263,7 +391,10 @@ impl Sampler {
                         });
                     }
                 }
-                let kind = quantile_kind(probs, values);
+                if let Some(t) = tail {
+                    check_tail(probs, values, t, unit)?;
+                }
+                let kind = quantile_kind(probs, values, tail.as_ref());
                 let unscaled = Sampler {
                     kind,
                     median: 0.0,
@@ -292,9 +423,10 @@ impl Sampler {
                 Kind::Bootstrap { entries, .. } => {
                     entries.iter_mut().for_each(|e| e.value = f(e.value))
                 }
-                Kind::Quantiles { points, .. } => {
+                Kind::Quantiles { points, tail, .. } => {
                     points.iter_mut().for_each(|p| p[1] = f(p[1]));
                     set_slopes(points);
+                    tail.iter_mut().for_each(|t| *t = f(*t));
                 }
             }
             s.median = match &s.kind {
@@ -312,7 +444,10 @@ impl Sampler {
         }
         (s.min, s.max) = match &s.kind {
             Kind::Bootstrap { entries, .. } => (entries[0].value, entries[entries.len() - 1].value),
-            Kind::Quantiles { points, .. } => (points[0][1], points[points.len() - 1][1]),
+            Kind::Quantiles { points, tail, .. } => (
+                points[0][1],
+                tail.last().copied().unwrap_or(points[points.len() - 1][1]),
+            ),
         };
         Ok(s)
     }
@@ -329,7 +464,13 @@ impl Sampler {
                 points,
                 guide,
                 guide_scale,
+                body,
+                tail,
+                tail_n,
             } => {
+                if u >= *body {
+                    return tail_draw(tail, (u - body) * tail_n);
+                }
                 // Exact: a power-of-two scaling of u.
                 let j = ((u * guide_scale) as usize).min(guide.len() - 2);
                 let (lo, hi) = (guide[j] as usize, guide[j + 1] as usize);
@@ -395,11 +536,19 @@ impl Sampler {
         self.max
     }
 
-    /// Number of samples (bootstrap) or table points (quantiles).
+    /// Number of samples (bootstrap) or table points plus exact-tail samples (quantiles).
     pub fn len(&self) -> usize {
         match &self.kind {
             Kind::Bootstrap { n, .. } => *n as usize,
-            Kind::Quantiles { points, .. } => points.len(),
+            Kind::Quantiles { points, tail, .. } => points.len() + tail.len(),
+        }
+    }
+
+    /// Number of exact-tail samples of a quantile table (0 without a tail or for a bootstrap).
+    pub fn tail_len(&self) -> usize {
+        match &self.kind {
+            Kind::Bootstrap { .. } => 0,
+            Kind::Quantiles { tail, .. } => tail.len(),
         }
     }
 
@@ -412,11 +561,12 @@ impl Sampler {
         matches!(self.kind, Kind::Bootstrap { .. })
     }
 
-    /// Number of distinct values a bootstrap sampler holds (table points for quantiles).
+    /// Number of distinct values a bootstrap sampler holds (table points plus exact-tail
+    /// samples for quantiles).
     pub fn distinct(&self) -> usize {
         match &self.kind {
             Kind::Bootstrap { entries, .. } => entries.len(),
-            Kind::Quantiles { points, .. } => points.len(),
+            Kind::Quantiles { points, tail, .. } => points.len() + tail.len(),
         }
     }
 }
@@ -473,7 +623,158 @@ mod tests {
                 s[i] + (s[j] - s[i]) * (x - i as f64)
             })
             .collect();
-        Distribution::Quantiles { probs, values }
+        Distribution::quantiles(probs, values)
+    }
+
+    /// A table of about `k` body points over the `n − tail` smallest samples (knot j at
+    /// probability j/n with value `sorted[max(j,1) − 1]`, as `loggops-calibrate` builds them)
+    /// followed by the `tail` largest samples kept exactly.
+    fn table_with_tail(samples: &[f64], k: usize, tail: usize) -> Distribution {
+        let mut s = samples.to_vec();
+        s.sort_by(f64::total_cmp);
+        let n = s.len();
+        let m = n - tail;
+        let mut knots: Vec<usize> = (0..=k).map(|i| i * m / k).collect();
+        knots.dedup();
+        Distribution::Quantiles {
+            probs: knots.iter().map(|&j| j as f64 / n as f64).collect(),
+            values: knots.iter().map(|&j| s[j.max(1) - 1]).collect(),
+            tail: Some(ExactTail {
+                values: s[m..].to_vec(),
+                sample_count: n as u64,
+            }),
+        }
+    }
+
+    /// Draws at or above the table's last probability are exactly the sorted samples a
+    /// bootstrap would give (`sorted[floor(u·n)]`), below it they interpolate the table.
+    #[test]
+    fn exact_tail_draws_are_the_samples() {
+        let src = heavy_tailed(20_000, 21);
+        let mut sorted = src.clone();
+        sorted.sort_by(f64::total_cmp);
+        let d = table_with_tail(&src, 1000, 20);
+        let s = Sampler::new(&d, Scaling::Absolute, "ps").unwrap();
+        assert_eq!((s.tail_len(), s.len()), (20, 1001 + 20));
+        assert_eq!((s.min(), s.max()), (sorted[0], sorted[19_999]));
+        let body = 19_980.0 / 20_000.0;
+        assert_eq!(s.sample(body), sorted[19_980]);
+        // Just below: the top of the table's last segment, which ends at sorted[19_979].
+        let below = s.sample(f64::from_bits(body.to_bits() - 1));
+        assert!(below <= sorted[19_979] && (below / sorted[19_979] - 1.0).abs() < 1e-9);
+        for i in 19_980..20_000 {
+            for f in [0.001, 0.5, 0.999] {
+                let u = (i as f64 + f) / 20_000.0;
+                assert_eq!(s.sample(u), sorted[i], "i = {i}, u = {u}");
+            }
+        }
+        assert_eq!(s.sample(1.0 - f64::EPSILON / 2.0), sorted[19_999]);
+        // Below the tail, the interpolated table is unchanged by it.
+        let Distribution::Quantiles { probs, values, .. } = &d else {
+            unreachable!()
+        };
+        for (&p, &v) in probs.iter().zip(values) {
+            if p < body {
+                assert_eq!(s.sample(p), v);
+            }
+        }
+        assert_eq!(s.median(), s.sample(0.5));
+        assert!(sorted[9_990] <= s.median() && s.median() <= sorted[10_010]);
+    }
+
+    /// The largest sample, 500× the median, is drawn with frequency 1/N (binomial check, fixed
+    /// seed), as are the other tail samples; the table without a tail never draws it.
+    #[test]
+    fn largest_sample_has_frequency_one_over_n() {
+        let n = 1000;
+        let mut src = heavy_tailed(n, 22);
+        // The largest sample becomes 500× the median (about 1590 ps).
+        let top = src.iter().copied().fold(0.0, f64::max);
+        let i_max = src.iter().position(|&x| x == top).unwrap();
+        src[i_max] = 500.0
+            * median_sorted(&{
+                let mut v = src.clone();
+                v.sort_by(f64::total_cmp);
+                v
+            });
+        let with_tail =
+            Sampler::new(&table_with_tail(&src, 100, 5), Scaling::Absolute, "ps").unwrap();
+        let without = Sampler::new(&quantile_table(&src, 100), Scaling::Absolute, "ps").unwrap();
+        assert_eq!(with_tail.max(), src[i_max]);
+        let draws_n = 2_000_000;
+        let expected = draws_n as f64 / n as f64; // 2000
+        let sd = (draws_n as f64 * (1.0 / n as f64) * (1.0 - 1.0 / n as f64)).sqrt(); // 44.7
+        let mut sorted = src.clone();
+        sorted.sort_by(f64::total_cmp);
+        let mut counts = [0u64; 5];
+        let mut top_without = 0u64;
+        let mut st = CounterRng::new(23, 0).stream(7);
+        for _ in 0..draws_n {
+            let u = st.next_f64();
+            let x = with_tail.sample(u);
+            if let Some(j) = sorted[n - 5..].iter().position(|&t| t == x) {
+                counts[j] += 1;
+            }
+            top_without += u64::from(without.sample(u) == sorted[n - 1]);
+        }
+        for (j, &c) in counts.iter().enumerate() {
+            let z = (c as f64 - expected) / sd;
+            assert!(
+                z.abs() < 4.0,
+                "tail sample {j}: {c} draws, expected {expected} (z = {z})"
+            );
+        }
+        assert_eq!(top_without, 0);
+    }
+
+    /// KS distance between draws and the raw samples is as small as a bootstrap's, and every
+    /// draw above the table's top is one of the tail samples.
+    #[test]
+    fn exact_tail_matches_source_distribution() {
+        let src = heavy_tailed(20_000, 24);
+        let s = Sampler::new(&table_with_tail(&src, 1000, 20), Scaling::Absolute, "ps").unwrap();
+        let d = draws(&s, 200_000, 25);
+        let dist = ks(&d, &src);
+        assert!(dist < 0.006, "KS distance {dist}");
+        let mut sorted = src.clone();
+        sorted.sort_by(f64::total_cmp);
+        let above: Vec<f64> = d.iter().copied().filter(|&x| x > sorted[19_979]).collect();
+        assert!(above.iter().all(|x| sorted[19_980..].contains(x)));
+        // 20 of 20,000 samples: about 200 of 200,000 draws.
+        assert!((150..=250).contains(&above.len()), "{}", above.len());
+        // Conditional on the tail, the draws are the tail samples, uniformly.
+        let tail_ks = ks(&above, &sorted[19_980..]);
+        assert!(tail_ks < 0.15, "tail KS distance {tail_ks}");
+    }
+
+    #[test]
+    fn exact_tail_is_scaled_with_the_median() {
+        let d = Distribution::Quantiles {
+            probs: vec![0.0, 0.5, 0.9],
+            values: vec![1.0, 4.0, 6.0],
+            tail: Some(ExactTail {
+                values: vec![7.0, 400.0],
+                sample_count: 20,
+            }),
+        };
+        let s = Sampler::new(&d, Scaling::MedianTo(1000.0), "ps").unwrap();
+        assert_eq!(s.median(), 1000.0);
+        assert_eq!(s.sample(0.9), 7.0 * 1000.0 / 4.0);
+        assert_eq!(s.sample(0.97), 100_000.0);
+        assert_eq!(s.max(), 100_000.0);
+        assert!((s.sample(0.7) / 1250.0 - 1.0).abs() < 1e-12);
+        // A tail reaching below the median: the median is a tail sample.
+        let d = Distribution::Quantiles {
+            probs: vec![0.0, 0.25],
+            values: vec![1.0, 2.0],
+            tail: Some(ExactTail {
+                values: vec![3.0, 5.0, 9.0],
+                sample_count: 4,
+            }),
+        };
+        let s = Sampler::new(&d, Scaling::Absolute, "ps").unwrap();
+        assert_eq!((s.median(), s.sample(0.8)), (5.0, 9.0));
+        assert!((s.sample(0.1) - 1.4).abs() < 1e-12);
     }
 
     #[test]
@@ -496,12 +797,17 @@ mod tests {
         let dist = ks(&d, &src);
         assert!(dist < 0.01, "KS distance {dist}");
         // The same table with one point moved off the regular grid gives identical draws.
-        let Distribution::Quantiles { mut probs, values } = quantile_table(&src, 1000) else {
+        let Distribution::Quantiles {
+            mut probs,
+            values,
+            tail: None,
+        } = quantile_table(&src, 1000)
+        else {
             unreachable!()
         };
         probs[1] = 0.0005;
         let t = Sampler::new(
-            &Distribution::Quantiles { probs, values },
+            &Distribution::quantiles(probs, values),
             Scaling::Absolute,
             "ps",
         )
@@ -533,6 +839,7 @@ mod tests {
             &Distribution::Quantiles {
                 probs: probs.clone(),
                 values: values.clone(),
+                tail: None,
             },
             Scaling::Absolute,
             "ps",
@@ -564,6 +871,7 @@ mod tests {
         let d = Distribution::Quantiles {
             probs: vec![0.0, 0.25, 0.5, 1.0],
             values: vec![10.0, 20.0, 20.0, 100.0],
+            tail: None,
         };
         let s = Sampler::new(&d, Scaling::Absolute, "ps").unwrap();
         assert_eq!(s.sample(0.0), 10.0);
@@ -577,6 +885,7 @@ mod tests {
         let g = Distribution::Quantiles {
             probs: vec![0.0, 0.5, 1.0],
             values: vec![0.0, 4.0, 8.0],
+            tail: None,
         };
         let s = Sampler::new(&g, Scaling::Absolute, "ps").unwrap();
         assert_eq!(s.sample(0.25), 2.0);
@@ -586,6 +895,7 @@ mod tests {
         let v = Distribution::Quantiles {
             probs: vec![0.0, 5e-324, 1.0],
             values: vec![1.0, 1e10, 2e10],
+            tail: None,
         };
         let s = Sampler::new(&v, Scaling::Absolute, "ps").unwrap();
         assert_eq!(s.sample(0.0), 1.0);
@@ -626,6 +936,7 @@ mod tests {
         let q = Distribution::Quantiles {
             probs: vec![0.0, 0.5, 0.9, 1.0],
             values: vec![1.0, 3.0, 4.0, 50.0],
+            tail: None,
         };
         let s = Sampler::new(&q, Scaling::MedianTo(500_000.0), "ps").unwrap();
         assert_eq!(s.median(), 500_000.0);
@@ -696,6 +1007,18 @@ mod tests {
         assert!((mean - smean).abs() < 4.0 * sd / (200_000f64).sqrt());
     }
 
+    /// A two-point table ending at `end` (values 1 and 2) with an exact tail.
+    fn tailed(values: Vec<f64>, sample_count: u64, end: f64) -> Distribution {
+        Distribution::Quantiles {
+            probs: vec![0.0, end],
+            values: vec![1.0, 2.0],
+            tail: Some(ExactTail {
+                values,
+                sample_count,
+            }),
+        }
+    }
+
     #[test]
     fn invalid_distributions_are_rejected() {
         let e = |d: Distribution, s: Scaling| Sampler::new(&d, s, "ps").unwrap_err().to_string();
@@ -714,38 +1037,49 @@ mod tests {
             e(
                 Distribution::Quantiles {
                     probs: vec![0.0, 1.0],
-                    values: vec![1.0]
+                    values: vec![1.0],
+                    tail: None,
                 },
                 Scaling::Absolute
             ),
             e(
                 Distribution::Quantiles {
                     probs: vec![0.1, 1.0],
-                    values: vec![1.0, 2.0]
+                    values: vec![1.0, 2.0],
+                    tail: None,
                 },
                 Scaling::Absolute
             ),
             e(
                 Distribution::Quantiles {
                     probs: vec![0.0, 0.9],
-                    values: vec![1.0, 2.0]
+                    values: vec![1.0, 2.0],
+                    tail: None,
                 },
                 Scaling::Absolute
             ),
             e(
                 Distribution::Quantiles {
                     probs: vec![0.0, 0.5, 0.5, 1.0],
-                    values: vec![1.0, 2.0, 3.0, 4.0]
+                    values: vec![1.0, 2.0, 3.0, 4.0],
+                    tail: None,
                 },
                 Scaling::Absolute
             ),
             e(
                 Distribution::Quantiles {
                     probs: vec![0.0, 0.5, 1.0],
-                    values: vec![1.0, 3.0, 2.0]
+                    values: vec![1.0, 3.0, 2.0],
+                    tail: None,
                 },
                 Scaling::Absolute
             ),
+            e(tailed(vec![], 10, 0.9), Scaling::Absolute),
+            e(tailed(vec![5.0, 6.0], 2, 0.5), Scaling::Absolute),
+            e(tailed(vec![5.0, f64::INFINITY], 10, 0.8), Scaling::Absolute),
+            e(tailed(vec![6.0, 5.0], 10, 0.8), Scaling::Absolute),
+            e(tailed(vec![1.5, 5.0], 10, 0.8), Scaling::Absolute),
+            e(tailed(vec![5.0, 6.0], 10, 0.9), Scaling::Absolute),
         ]
         .join("\n"));
     }

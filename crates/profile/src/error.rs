@@ -73,12 +73,15 @@ pub enum ProfileError {
 
     /// A noise profile of a schema version this build does not read.
     #[error(
-        "{}: unsupported noise-profile schema_version {found}; this loggops-sim reads schema_version {expected}",
+        "{}: unsupported noise-profile schema_version {found}; this loggops-sim reads schema_version {oldest} to {expected}",
         path.display()
     )]
     UnsupportedVersion {
         path: PathBuf,
         found: String,
+        /// The oldest version this build reads.
+        oldest: i64,
+        /// The newest version this build reads.
         expected: i64,
     },
 

@@ -1,4 +1,4 @@
-//! The HDF5 encoding of a [`Profile`] (schema version 1, documented in `SCHEMA.md`).
+//! The HDF5 encoding of a [`Profile`] (schema versions 1 and 2, documented in `SCHEMA.md`).
 //!
 //! This is the only module that touches `hdf5-pure`; nothing of that crate leaks through the
 //! public API. Files are written with plain 1-D `float64`/`uint64` datasets, scalar numeric
@@ -17,10 +17,10 @@ use hdf5_pure::{AttrValue, DType, Dataset, File, FileBuilder, FormatError, Group
 
 use crate::error::{Invalid, ProfileError};
 use crate::model::{
-    BaseParams, DetourProcess, DetourTrace, Distribution, OsNoise, Placement, Prices, Profile,
-    Provenance,
+    BaseParams, DetourProcess, DetourTrace, Distribution, ExactTail, OsNoise, Placement, Prices,
+    Profile, Provenance,
 };
-use crate::schema::{self, Unit, SCHEMA_NAME, SCHEMA_VERSION};
+use crate::schema::{self, Unit, MIN_SCHEMA_VERSION, SCHEMA_NAME, SCHEMA_VERSION};
 use crate::validate;
 
 /// Datasets with at least this many elements also get the shuffle and deflate filters (built
@@ -135,7 +135,10 @@ fn vlen(s: &str) -> AttrValue {
 fn encode(p: &Profile) -> Result<Vec<u8>, hdf5_pure::Error> {
     let mut fb = FileBuilder::new();
     fb.set_attr(schema::ATTR_SCHEMA, vlen(SCHEMA_NAME));
-    fb.set_attr(schema::ATTR_SCHEMA_VERSION, AttrValue::I64(SCHEMA_VERSION));
+    fb.set_attr(
+        schema::ATTR_SCHEMA_VERSION,
+        AttrValue::I64(version_needed(p)),
+    );
     fb.set_attr(schema::ATTR_SYSTEM, vlen(&p.system));
     fb.set_attr(schema::ATTR_DESCRIPTION, vlen(&p.description));
     fb.set_attr(
@@ -194,6 +197,23 @@ fn encode(p: &Profile) -> Result<Vec<u8>, hdf5_pure::Error> {
     fb.finish()
 }
 
+/// The oldest schema version that holds `p`: 2 when a quantile table has an exact tail, else 1
+/// (so profiles without tails stay readable by builds that only know version 1).
+fn version_needed(p: &Profile) -> i64 {
+    let has_tail =
+        |d: Option<&Distribution>| matches!(d, Some(Distribution::Quantiles { tail: Some(_), .. }));
+    let placements = std::iter::once(&p.near).chain(p.far.as_ref());
+    let any = placements
+        .flat_map(|pl| [&pl.latency, &pl.bandwidth, &pl.overhead, &pl.gap])
+        .any(|d| has_tail(d.as_ref()))
+        || has_tail(p.os_noise.process.as_ref().map(|pr| &pr.duration_ps));
+    if any {
+        schema::TAIL_SCHEMA_VERSION
+    } else {
+        MIN_SCHEMA_VERSION
+    }
+}
+
 fn placement_group(mut g: GroupBuilder, p: &Placement) -> hdf5_pure::FinishedGroup {
     let b = &p.params;
     g.set_attr(schema::ATTR_L, AttrValue::F64(b.l_ps));
@@ -224,9 +244,17 @@ fn distribution_group(
 ) -> hdf5_pure::FinishedGroup {
     match d {
         Distribution::Samples(s) => f64_dataset(&mut g, &schema::samples_name(unit), s),
-        Distribution::Quantiles { probs, values } => {
+        Distribution::Quantiles {
+            probs,
+            values,
+            tail,
+        } => {
             f64_dataset(&mut g, schema::PROBS, probs);
             f64_dataset(&mut g, &schema::values_name(unit), values);
+            if let Some(t) = tail {
+                f64_dataset(&mut g, &schema::tail_name(unit), &t.values);
+                g.set_attr(schema::ATTR_SAMPLE_COUNT, AttrValue::U64(t.sample_count));
+            }
         }
     }
     g.finish()
@@ -270,6 +298,8 @@ fn u64_dataset(g: &mut GroupBuilder, name: &str, data: &[u64]) {
 struct Reader<'a> {
     path: &'a Path,
     file: File,
+    /// The file's `schema_version` (once checked).
+    version: i64,
 }
 
 /// The attributes of one object: decoded values, and the datatype of every attribute message
@@ -293,10 +323,14 @@ fn decode(path: &Path, bytes: Vec<u8>) -> Result<Profile, ProfileError> {
             format!("the file is truncated: it has {len} bytes, but its superblock says it ends at byte {end}"),
         ));
     }
-    let r = Reader { path, file };
+    let mut r = Reader {
+        path,
+        file,
+        version: 0,
+    };
     let root = r.file.root();
     let attrs = r.attrs(&root, "/")?;
-    r.check_schema(&attrs)?;
+    r.version = r.check_schema(&attrs)?;
 
     let system = r.req_str(&attrs, "/", schema::ATTR_SYSTEM)?;
     let description = r.req_str(&attrs, "/", schema::ATTR_DESCRIPTION)?;
@@ -375,7 +409,8 @@ impl Reader<'_> {
         }
     }
 
-    fn check_schema(&self, attrs: &Attrs) -> Result<(), ProfileError> {
+    /// Checks the schema name and returns the (supported) schema version.
+    fn check_schema(&self, attrs: &Attrs) -> Result<i64, ProfileError> {
         let found = match self.attr(attrs, schema::ATTR_SCHEMA)? {
             None => Some("absent".to_string()),
             Some(v) if v.as_str() == Some(SCHEMA_NAME) => None,
@@ -391,14 +426,17 @@ impl Reader<'_> {
         let v = self
             .attr(attrs, schema::ATTR_SCHEMA_VERSION)?
             .ok_or_else(|| self.missing_attr("/", schema::ATTR_SCHEMA_VERSION))?;
-        if v.as_i64() != Some(SCHEMA_VERSION) {
-            return Err(ProfileError::UnsupportedVersion {
+        match v.as_i64() {
+            Some(version) if (MIN_SCHEMA_VERSION..=SCHEMA_VERSION).contains(&version) => {
+                Ok(version)
+            }
+            _ => Err(ProfileError::UnsupportedVersion {
                 path: self.path.to_path_buf(),
                 found: describe(v),
+                oldest: MIN_SCHEMA_VERSION,
                 expected: SCHEMA_VERSION,
-            });
+            }),
         }
-        Ok(())
     }
 
     /// Opens the group at absolute schema path `gpath`; `None` if absent.
@@ -611,12 +649,36 @@ impl Reader<'_> {
         };
         let sname = schema::samples_name(unit);
         let vname = schema::values_name(unit);
+        let tname = schema::tail_name(unit);
         let samples = self.f64_dataset(&g, gpath, &sname)?;
         let probs = self.f64_dataset(&g, gpath, schema::PROBS)?;
         let values = self.f64_dataset(&g, gpath, &vname)?;
+        let tail = self.f64_dataset(&g, gpath, &tname)?;
+        let missing = |name: &str| ProfileError::MissingDataset {
+            path: self.path.to_path_buf(),
+            dataset: format!("{gpath}/{name}"),
+        };
         match (samples, probs, values) {
+            (Some(_), _, _) if tail.is_some() => Err(self.invalid(
+                gpath,
+                format!(
+                    "holds both `{sname}` and `{tname}`; an exact tail belongs to a quantile table (`{}` and `{vname}`)",
+                    schema::PROBS
+                ),
+            )),
             (Some(s), None, None) => Ok(Some(Distribution::Samples(s))),
-            (None, Some(probs), Some(values)) => Ok(Some(Distribution::Quantiles { probs, values })),
+            (None, Some(probs), Some(values)) => {
+                let tail = match tail {
+                    None => None,
+                    Some(t) => Some(self.exact_tail(&g, gpath, &tname, t)?),
+                };
+                Ok(Some(Distribution::Quantiles {
+                    probs,
+                    values,
+                    tail,
+                }))
+            }
+            (None, None, None) if tail.is_some() => Err(missing(schema::PROBS)),
             (None, None, None) => Err(self.invalid(
                 gpath,
                 format!(
@@ -624,14 +686,8 @@ impl Reader<'_> {
                     schema::PROBS
                 ),
             )),
-            (None, Some(_), None) => Err(ProfileError::MissingDataset {
-                path: self.path.to_path_buf(),
-                dataset: format!("{gpath}/{vname}"),
-            }),
-            (None, None, Some(_)) => Err(ProfileError::MissingDataset {
-                path: self.path.to_path_buf(),
-                dataset: format!("{gpath}/{}", schema::PROBS),
-            }),
+            (None, Some(_), None) => Err(missing(&vname)),
+            (None, None, Some(_)) => Err(missing(schema::PROBS)),
             (Some(_), _, _) => Err(self.invalid(
                 gpath,
                 format!(
@@ -639,6 +695,32 @@ impl Reader<'_> {
                 ),
             )),
         }
+    }
+
+    /// The exact tail `values` of the quantile table in `g`, with its `sample_count`.
+    fn exact_tail(
+        &self,
+        g: &Group,
+        gpath: &str,
+        tname: &str,
+        values: Vec<f64>,
+    ) -> Result<ExactTail, ProfileError> {
+        if self.version < schema::TAIL_SCHEMA_VERSION {
+            return Err(self.invalid(
+                format!("{gpath}/{tname}"),
+                format!(
+                    "is an exact tail, which needs schema_version {} or later, but the file has schema_version {}",
+                    schema::TAIL_SCHEMA_VERSION,
+                    self.version
+                ),
+            ));
+        }
+        let a = self.attrs(g, gpath)?;
+        let sample_count = self.req_u64(&a, gpath, schema::ATTR_SAMPLE_COUNT)?;
+        Ok(ExactTail {
+            values,
+            sample_count,
+        })
     }
 
     fn placement(&self, gpath: &str, g: Group) -> Result<Placement, ProfileError> {

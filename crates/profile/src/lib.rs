@@ -2,7 +2,8 @@
 //!
 //! A noise profile (`aws.h5`) holds everything loggops-sim knows about one system: base
 //! LogGOPS parameters for messages within a switch (`near`) and across switches (`far`),
-//! measured latency and bandwidth distributions, OS-detour traces and a fitted detour process,
+//! measured latency and bandwidth distributions (raw samples, or compact quantile tables that
+//! may end in the exact largest samples), OS-detour traces and a fitted detour process,
 //! instance prices and provenance. [`model`] is the in-memory form; [`write_profile`] and
 //! [`read_profile`] store it as HDF5 following the schema in [`format`](mod@format) (also `SCHEMA.md`),
 //! which `h5py` reads and writes with plain datasets and attributes.
@@ -26,9 +27,11 @@
 //!             big_o_ps_per_byte: 0.0,
 //!             s_bytes: 65_536,
 //!         },
+//!         // 1000 samples: a table up to the 999th, then the largest kept exactly.
 //!         latency: Some(Distribution::Quantiles {
-//!             probs: vec![0.0, 0.5, 1.0],
-//!             values: vec![1_400_000.0, 1_500_000.0, 9_000_000.0],
+//!             probs: vec![0.0, 0.5, 0.999],
+//!             values: vec![1_400_000.0, 1_500_000.0, 2_000_000.0],
+//!             tail: Some(ExactTail { values: vec![9_000_000.0], sample_count: 1000 }),
 //!         }),
 //!         bandwidth: None,
 //!         bandwidth_block_bytes: 16 << 20,
@@ -57,10 +60,10 @@ mod validate;
 pub use error::{Invalid, ProfileError};
 pub use h5::{read_profile, read_profile_from_bytes, write_profile};
 pub use model::*;
-pub use schema::{SCHEMA_NAME, SCHEMA_VERSION};
+pub use schema::{MIN_SCHEMA_VERSION, SCHEMA_NAME, SCHEMA_VERSION};
 pub use validate::validate;
 
-/// The HDF5 schema of noise profiles, version 1 (the text of `SCHEMA.md`).
+/// The HDF5 schema of noise profiles, versions 1 and 2 (the text of `SCHEMA.md`).
 pub mod format {
     #![doc = include_str!("../SCHEMA.md")]
 }

@@ -9,10 +9,57 @@
 pub enum Distribution {
     /// Raw samples in measurement order (units given by the field that holds the distribution).
     Samples(Vec<f64>),
-    /// `values[i]` is the `probs[i]` quantile. `probs` is strictly increasing, starts at 0.0 and
-    /// ends at 1.0 (so min and max are kept); `values` is non-decreasing. Sampling interpolates
-    /// linearly between neighbouring points (inverse-CDF).
-    Quantiles { probs: Vec<f64>, values: Vec<f64> },
+    /// `values[i]` is the `probs[i]` quantile. `probs` is strictly increasing and starts at 0.0;
+    /// `values` is non-decreasing. Sampling interpolates linearly between neighbouring points
+    /// (inverse-CDF).
+    ///
+    /// Without `tail`, `probs` ends at 1.0 (so min and max are kept). With an [`ExactTail`] of
+    /// K samples out of N, the table covers the probabilities `[0, (N−K)/N]` (`probs` ends at
+    /// [`ExactTail::body_mass`]) and the K largest samples follow as point masses of
+    /// probability 1/N each, so extreme outliers are drawn exactly as often, and exactly as
+    /// large, as in the measurement.
+    Quantiles {
+        probs: Vec<f64>,
+        values: Vec<f64>,
+        tail: Option<ExactTail>,
+    },
+}
+
+impl Distribution {
+    /// A quantile table without an exact tail (`probs` from 0 to 1).
+    pub fn quantiles(probs: Vec<f64>, values: Vec<f64>) -> Distribution {
+        Distribution::Quantiles {
+            probs,
+            values,
+            tail: None,
+        }
+    }
+}
+
+/// The K largest samples of a quantile table's source, kept exactly.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExactTail {
+    /// The K largest samples in increasing order (K >= 1); each has probability
+    /// `1 / sample_count`. The first is at least the table's last value.
+    pub values: Vec<f64>,
+    /// Number of samples N the table and tail were built from (N > K).
+    pub sample_count: u64,
+}
+
+impl ExactTail {
+    /// Probability mass of the interpolated part, `(N − K) / N` in float64 (one correctly
+    /// rounded division; `(N - K) / N` in Python gives the same value). The table's last
+    /// probability must equal it within [`ExactTail::body_mass_tolerance`].
+    pub fn body_mass(&self) -> f64 {
+        self.sample_count.saturating_sub(self.values.len() as u64) as f64 / self.sample_count as f64
+    }
+
+    /// How far the table's last probability may be from [`ExactTail::body_mass`]: 10⁻⁶ of one
+    /// sample's probability 1/N, at least 4 float64 epsilons (so `1 - K/N`, rounded twice, is
+    /// accepted too).
+    pub fn body_mass_tolerance(&self) -> f64 {
+        (1e-6 / self.sample_count as f64).max(4.0 * f64::EPSILON)
+    }
 }
 
 /// Base LogGOPS parameters of one placement.

@@ -1,10 +1,17 @@
-//! Names of the HDF5 objects of schema version 1 (see `SCHEMA.md`). Shared by the reader, the
-//! writer and the validator so that error messages use exactly the names found in files.
+//! Names of the HDF5 objects of schema versions 1 and 2 (see `SCHEMA.md`). Shared by the
+//! reader, the writer and the validator so that error messages use exactly the names found in
+//! files.
 
 /// Value of the root attribute `schema`.
 pub const SCHEMA_NAME: &str = "loggops-sim noise profile";
-/// Value of the root attribute `schema_version` this build reads and writes.
-pub const SCHEMA_VERSION: i64 = 1;
+/// The newest `schema_version` this build reads and writes. Version 2 adds exact tails to
+/// quantile tables (`tail_<unit>` + `sample_count`); everything else is as in version 1.
+pub const SCHEMA_VERSION: i64 = 2;
+/// The oldest `schema_version` this build reads. The writer writes version 1 for profiles
+/// without exact tails, so older builds keep reading them.
+pub const MIN_SCHEMA_VERSION: i64 = 1;
+/// The first version with exact tails.
+pub(crate) const TAIL_SCHEMA_VERSION: i64 = 2;
 
 /// Unit suffix of a distribution's value datasets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,6 +49,13 @@ pub(crate) fn values_name(unit: Unit) -> String {
 pub(crate) fn samples_name(unit: Unit) -> String {
     format!("samples_{}", unit.suffix())
 }
+
+pub(crate) fn tail_name(unit: Unit) -> String {
+    format!("tail_{}", unit.suffix())
+}
+
+/// Attribute of a distribution group with an exact tail: the number of samples N.
+pub(crate) const ATTR_SAMPLE_COUNT: &str = "sample_count";
 
 /// The distributions of a placement group: (subgroup name, unit).
 pub(crate) const LATENCY: (&str, Unit) = ("latency", Unit::Ps);

@@ -3,7 +3,7 @@
 //! written or accepted. Messages name the HDF5 object the rule is about.
 
 use crate::error::Invalid;
-use crate::model::{BaseParams, DetourTrace, Distribution, Placement, Profile};
+use crate::model::{BaseParams, DetourTrace, Distribution, ExactTail, Placement, Profile};
 use crate::schema::{self, Unit};
 
 /// Checks every rule of the schema on an in-memory profile. The first broken rule is reported.
@@ -110,7 +110,11 @@ pub(crate) fn distribution(group: &str, unit: Unit, d: &Distribution) -> Result<
             }
             values_finite_non_negative(&ds, unit, s)
         }
-        Distribution::Quantiles { probs, values } => {
+        Distribution::Quantiles {
+            probs,
+            values,
+            tail,
+        } => {
             let pds = format!("{group}/{}", schema::PROBS);
             let vds = format!("{group}/{}", schema::values_name(unit));
             if probs.is_empty() {
@@ -175,31 +179,98 @@ pub(crate) fn distribution(group: &str, unit: Unit, d: &Distribution) -> Result<
                 ));
             }
             let last = probs[probs.len() - 1];
-            if last != 1.0 {
-                return Err(Invalid::new(
-                    &pds,
-                    format!("ends at {last}, expected 1 (the table must keep the maximum)"),
-                ));
-            }
-            values_finite_non_negative(&vds, unit, values)?;
-            let name = schema::values_name(unit);
-            for i in 1..values.len() {
-                if values[i] < values[i - 1] {
+            let Some(tail) = tail else {
+                if last != 1.0 {
                     return Err(Invalid::new(
-                        &vds,
+                        &pds,
                         format!(
-                            "{name}[{i}] = {} {u} is below {name}[{}] = {} {u}; quantile values must be non-decreasing",
-                            values[i],
-                            i - 1,
-                            values[i - 1],
-                            u = unit.short()
+                            "ends at {last}, expected 1 (the table must keep the maximum, or end where an exact tail `{}` begins)",
+                            schema::tail_name(unit)
                         ),
                     ));
                 }
-            }
-            Ok(())
+                values_finite_non_negative(&vds, unit, values)?;
+                return non_decreasing(&vds, unit, values, "quantile values");
+            };
+            values_finite_non_negative(&vds, unit, values)?;
+            non_decreasing(&vds, unit, values, "quantile values")?;
+            exact_tail(group, unit, probs, values, tail)
         }
     }
+}
+
+/// Checks an exact tail and how the table joins it.
+fn exact_tail(
+    group: &str,
+    unit: Unit,
+    probs: &[f64],
+    values: &[f64],
+    tail: &ExactTail,
+) -> Result<(), Invalid> {
+    let tname = schema::tail_name(unit);
+    let tds = format!("{group}/{tname}");
+    let k = tail.values.len();
+    let n = tail.sample_count;
+    if k == 0 {
+        return Err(Invalid::new(
+            tds,
+            "is empty, expected at least 1 sample (leave the dataset out for a table without an exact tail)",
+        ));
+    }
+    if n <= k as u64 {
+        return Err(Invalid::new(
+            schema::attr_object(group, schema::ATTR_SAMPLE_COUNT),
+            format!(
+                "is {n} samples, but {tds} holds {k}; expected more samples than the exact tail holds (the interpolated table covers the rest)"
+            ),
+        ));
+    }
+    values_finite_non_negative(&tds, unit, &tail.values)?;
+    non_decreasing(&tds, unit, &tail.values, "tail samples")?;
+    let pds = format!("{group}/{}", schema::PROBS);
+    let last = probs[probs.len() - 1];
+    let body = tail.body_mass();
+    if (last - body).abs() > tail.body_mass_tolerance() {
+        return Err(Invalid::new(
+            pds,
+            format!(
+                "ends at {last}, expected (N - K)/N = ({n} - {k})/{n} = {body}: the table covers the probabilities below the {k} exact tail samples of {n}"
+            ),
+        ));
+    }
+    let vname = schema::values_name(unit);
+    let top = values[values.len() - 1];
+    if tail.values[0] < top {
+        return Err(Invalid::new(
+            tds,
+            format!(
+                "{tname}[0] = {} {u} is below the table's last value {vname}[{}] = {top} {u}; the exact tail must continue the table",
+                tail.values[0],
+                values.len() - 1,
+                u = unit.short()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn non_decreasing(ds: &str, unit: Unit, v: &[f64], what: &str) -> Result<(), Invalid> {
+    let name = ds.rsplit('/').next().unwrap_or(ds);
+    for i in 1..v.len() {
+        if v[i] < v[i - 1] {
+            return Err(Invalid::new(
+                ds,
+                format!(
+                    "{name}[{i}] = {} {u} is below {name}[{}] = {} {u}; {what} must be non-decreasing",
+                    v[i],
+                    i - 1,
+                    v[i - 1],
+                    u = unit.short()
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn values_finite_non_negative(ds: &str, unit: Unit, v: &[f64]) -> Result<(), Invalid> {

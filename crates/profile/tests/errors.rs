@@ -30,8 +30,19 @@ fn read_err(path: &Path) -> String {
 
 /// Applies `edit` to a fresh full profile and returns the read error.
 fn after_edit(edit: impl FnOnce(&File) -> Result<(), hdf5_pure::Error>) -> String {
+    edit_profile(&full_profile(), edit)
+}
+
+/// Applies `edit` to a fresh profile with exact tails ([`tail_profile`]) and returns the read
+/// error.
+fn after_tail_edit(edit: impl FnOnce(&File) -> Result<(), hdf5_pure::Error>) -> String {
+    edit_profile(&tail_profile(), edit)
+}
+
+fn edit_profile(p: &Profile, edit: impl FnOnce(&File) -> Result<(), hdf5_pure::Error>) -> String {
     let dir = tempfile::tempdir().unwrap();
-    let path = write_full(dir.path(), "p.h5");
+    let path = dir.path().join("p.h5");
+    write_profile(&path, p).unwrap();
     {
         let f = File::open_rw(&path).unwrap();
         edit(&f).unwrap();
@@ -85,8 +96,98 @@ fn incomplete_and_invalid_profiles() {
     let nan = f64::NAN;
     let cases: Vec<(&str, String)> = vec![
         (
-            "schema_version 2",
+            "schema_version 3",
+            after_edit(set_attr("/", "schema_version", AttrValue::I64(3))),
+        ),
+        (
+            "schema_version 2 without exact tails",
             after_edit(set_attr("/", "schema_version", AttrValue::I64(2))),
+        ),
+        (
+            "schema_version 0",
+            after_edit(set_attr("/", "schema_version", AttrValue::I64(0))),
+        ),
+        (
+            "exact tail in a schema_version 1 file",
+            after_tail_edit(set_attr("/", "schema_version", AttrValue::I64(1))),
+        ),
+        (
+            "exact tail without sample_count",
+            after_tail_edit(remove_attr("near/latency", "sample_count")),
+        ),
+        (
+            "sample_count as float",
+            after_tail_edit(set_attr(
+                "near/latency",
+                "sample_count",
+                AttrValue::F64(1000.0),
+            )),
+        ),
+        (
+            "sample_count not above the tail",
+            after_tail_edit(set_attr("near/latency", "sample_count", AttrValue::U64(3))),
+        ),
+        (
+            "table does not end at (N - K)/N",
+            after_tail_edit(replace_f64(
+                "near/latency",
+                "probs",
+                vec![0.0, 0.001, 0.5, 0.999],
+            )),
+        ),
+        (
+            "table ends at 1 before an exact tail",
+            after_tail_edit(replace_f64(
+                "near/latency",
+                "probs",
+                vec![0.0, 0.001, 0.5, 1.0],
+            )),
+        ),
+        (
+            "exact tail below the table",
+            after_tail_edit(replace_f64(
+                "near/latency",
+                "tail_ps",
+                vec![1.0, 90_000_000.0, 620_000_000.25],
+            )),
+        ),
+        (
+            "exact tail decreasing",
+            after_tail_edit(replace_f64(
+                "near/latency",
+                "tail_ps",
+                vec![40_000_000.5, 620_000_000.25, 90_000_000.0],
+            )),
+        ),
+        (
+            "exact tail NaN",
+            after_tail_edit(replace_f64(
+                "os_noise/process/duration",
+                "tail_ps",
+                vec![nan],
+            )),
+        ),
+        (
+            "exact tail empty",
+            after_tail_edit(replace_f64("near/latency", "tail_ps", vec![])),
+        ),
+        (
+            "exact tail without a table",
+            after_tail_edit(|f| {
+                let g = f.group("near/latency")?;
+                g.delete("probs")?;
+                g.delete("values_ps")
+            }),
+        ),
+        (
+            "exact tail next to raw samples",
+            after_tail_edit(|f| {
+                f.group("far/latency")?
+                    .create_dataset("tail_ps", |b| {
+                        b.with_f64_data(&[1.0]);
+                    })
+                    .map(drop)
+            }),
         ),
         (
             "schema_version as string",

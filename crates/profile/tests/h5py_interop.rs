@@ -59,16 +59,28 @@ fn expected_flat(p: &Profile) -> Value {
         m.insert(k, v);
     };
     put("/@schema".into(), json!("loggops-sim noise profile"));
-    put("/@schema_version".into(), json!(1));
+    // Version 2 only when a table has an exact tail.
+    put(
+        "/@schema_version".into(),
+        json!(if has_tail(p) { 2 } else { 1 }),
+    );
     put("/@system".into(), json!(p.system));
     put("/@description".into(), json!(p.description));
     put("/@nodes_per_switch".into(), json!(p.nodes_per_switch));
     fn dist(put: &mut dyn FnMut(String, Value), g: &str, unit: &str, d: &Distribution) {
         match d {
             Distribution::Samples(s) => put(format!("{g}/samples_{unit}"), json!(s)),
-            Distribution::Quantiles { probs, values } => {
+            Distribution::Quantiles {
+                probs,
+                values,
+                tail,
+            } => {
                 put(format!("{g}/probs"), json!(probs));
                 put(format!("{g}/values_{unit}"), json!(values));
+                if let Some(t) = tail {
+                    put(format!("{g}/tail_{unit}"), json!(t.values));
+                    put(format!("{g}@sample_count"), json!(t.sample_count));
+                }
             }
         }
     }
@@ -179,6 +191,14 @@ fn h5py_reads_every_field_of_a_minimal_profile() {
 }
 
 #[test]
+fn h5py_reads_a_profile_with_exact_tails() {
+    if !have_h5py() {
+        return;
+    }
+    h5py_reads(&tail_profile());
+}
+
+#[test]
 fn h5py_reads_a_big_compressed_profile() {
     if !have_h5py() {
         return;
@@ -207,6 +227,7 @@ fn handmade(tool_version: String) -> Profile {
             latency: Some(Distribution::Quantiles {
                 probs: vec![0.0, 0.5, 0.99, 1.0],
                 values: vec![1.9e6, 2.0e6, 3.5e6, 9.0e6],
+                tail: None,
             }),
             bandwidth: Some(Distribution::Samples(vec![80.5, 81.0, 79.75])),
             bandwidth_block_bytes: 16 << 20,
@@ -216,7 +237,14 @@ fn handmade(tool_version: String) -> Profile {
         far: Some(Placement {
             params: params(3_000_000.0),
             latency: Some(Distribution::Samples(far_samples)),
-            bandwidth: None,
+            bandwidth: Some(Distribution::Quantiles {
+                probs: vec![0.0, 0.5, 1.0 - 2.0 / 200.0],
+                values: vec![80.0, 81.0, 85.5],
+                tail: Some(ExactTail {
+                    values: vec![90.0, 300.0],
+                    sample_count: 200,
+                }),
+            }),
             bandwidth_block_bytes: 16 << 20,
             overhead: None,
             gap: None,
@@ -352,6 +380,7 @@ fn schema_md_h5py_example_loads() {
         Some(Distribution::Quantiles {
             probs: vec![0.0, 0.5, 0.99, 1.0],
             values: vec![1.9e6, 2.0e6, 3.5e6, 9.0e6],
+            tail: None,
         })
     );
     assert_eq!(

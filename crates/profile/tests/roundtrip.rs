@@ -19,6 +19,12 @@ fn full_profile_round_trips() {
 }
 
 #[test]
+fn profile_with_exact_tails_round_trips() {
+    let p = tail_profile();
+    assert_eq!(round_trip(&p), p);
+}
+
+#[test]
 fn minimal_profile_round_trips() {
     let p = minimal_profile();
     assert_eq!(round_trip(&p), p);
@@ -63,6 +69,7 @@ fn invalid_profile_is_not_written() {
     p.near.latency = Some(Distribution::Quantiles {
         probs: vec![0.0, 0.5, 1.0],
         values: vec![3.0, 2.0, 4.0],
+        tail: None,
     });
     let err = write_profile(&path, &p).unwrap_err();
     assert_eq!(

@@ -30,12 +30,14 @@ pub fn full_profile() -> Profile {
                     40_000_000.5,
                     120_000_000.0,
                 ],
+                tail: None,
             }),
             bandwidth: Some(Distribution::Samples(vec![80.5, 80.25, 81.0, 95.125])),
             bandwidth_block_bytes: 16 << 20,
             overhead: Some(Distribution::Quantiles {
                 probs: vec![0.0, 1.0],
                 values: vec![1_000_000.0, 1_000_000.0],
+                tail: None,
             }),
             gap: Some(Distribution::Samples(vec![333_000.0])),
         },
@@ -45,6 +47,7 @@ pub fn full_profile() -> Profile {
             bandwidth: Some(Distribution::Quantiles {
                 probs: vec![0.0, 0.25, 1.0],
                 values: vec![82.0, 83.5, 400.0],
+                tail: None,
             }),
             bandwidth_block_bytes: 1 << 20,
             overhead: None,
@@ -74,6 +77,7 @@ pub fn full_profile() -> Profile {
                 duration_ps: Distribution::Quantiles {
                     probs: vec![0.0, 0.9, 1.0],
                     values: vec![1_000_000.0, 2_000_000.0, 50_000_000.0],
+                    tail: None,
                 },
             }),
         },
@@ -113,6 +117,42 @@ pub fn minimal_profile() -> Profile {
         prices: Prices::default(),
         provenance: Provenance::default(),
     }
+}
+
+/// The full profile with exact tails: near latency (3 tail samples of 1000) and the detour
+/// process durations (1 of 10); schema version 2.
+pub fn tail_profile() -> Profile {
+    let mut p = full_profile();
+    p.near.latency = Some(Distribution::Quantiles {
+        probs: vec![0.0, 0.001, 0.5, 0.997],
+        values: vec![14_000_000.0, 14_100_000.0, 15_000_000.0, 40_000_000.5],
+        tail: Some(ExactTail {
+            values: vec![40_000_000.5, 90_000_000.0, 620_000_000.25],
+            sample_count: 1000,
+        }),
+    });
+    p.os_noise.process.as_mut().unwrap().duration_ps = Distribution::Quantiles {
+        probs: vec![0.0, 0.5, 0.9],
+        values: vec![1_000_000.0, 1_500_000.0, 2_000_000.0],
+        tail: Some(ExactTail {
+            values: vec![50_000_000.0],
+            sample_count: 10,
+        }),
+    };
+    p
+}
+
+/// True when some quantile table of `p` has an exact tail.
+pub fn has_tail(p: &Profile) -> bool {
+    let t =
+        |d: &Option<Distribution>| matches!(d, Some(Distribution::Quantiles { tail: Some(_), .. }));
+    std::iter::once(&p.near)
+        .chain(p.far.as_ref())
+        .any(|pl| t(&pl.latency) || t(&pl.bandwidth) || t(&pl.overhead) || t(&pl.gap))
+        || p.os_noise
+            .process
+            .as_ref()
+            .is_some_and(|pr| t(&Some(pr.duration_ps.clone())))
 }
 
 /// Deterministic pseudo-random numbers (xorshift64*), for realistic-looking bulk data.
@@ -155,7 +195,7 @@ pub fn dense_tail_table(n: usize, base: f64, rng: &mut Rng) -> Distribution {
     let mut probs = probs;
     probs[0] = 0.0;
     probs[n - 1] = 1.0;
-    Distribution::Quantiles { probs, values }
+    Distribution::quantiles(probs, values)
 }
 
 /// Two 2000-point tables per placement and one 50,000-detour trace.

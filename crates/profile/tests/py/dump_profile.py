@@ -6,8 +6,9 @@ Usage: dump_profile.py PROFILE.h5
 Keys are `<group>@<attribute>` for attributes (the root group is `/`) and the absolute path
 for datasets. Checks what a file written by loggops-sim must satisfy for h5py users: every
 string attribute comes back as `str` (variable-length UTF-8), numeric datasets are 1-D
-float64 or uint64, numeric attributes are numpy scalars, and the schema attributes are
-right. Exits with status 1 and a message on stderr when a check fails.
+float64 or uint64, numeric attributes are numpy scalars, the schema attributes are right,
+and every exact tail (schema version 2) is consistent with its table. Exits with status 1
+and a message on stderr when a check fails.
 """
 import json
 import sys
@@ -51,8 +52,8 @@ def main():
         if f.attrs.get("schema") != "loggops-sim noise profile":
             fail(f"root attribute schema is {f.attrs.get('schema')!r}")
         version = f.attrs.get("schema_version")
-        if not isinstance(version, np.integer) or int(version) != 1:
-            fail(f"root attribute schema_version is {version!r}, expected integer 1")
+        if not isinstance(version, np.integer) or int(version) not in (1, 2):
+            fail(f"root attribute schema_version is {version!r}, expected integer 1 or 2")
 
         def visit_attrs(name, obj):
             for k, v in obj.attrs.items():
@@ -69,8 +70,34 @@ def main():
                 out[path] = obj[()].tolist()
             visit_attrs(path, obj)
 
+        def check_tail(name, obj):
+            # An exact tail (schema version 2): `tail_<unit>` next to `probs`/`values_<unit>`,
+            # `sample_count` = N on the group, and the table ends at probability (N - K)/N.
+            if not isinstance(obj, h5py.Group):
+                return
+            tails = [k for k in obj.keys() if k.startswith("tail_")]
+            if not tails:
+                return
+            where = "/" + name
+            if int(version) < 2:
+                fail(f"{where} has an exact tail in a schema_version {int(version)} file")
+            n = obj.attrs.get("sample_count")
+            if not isinstance(n, np.integer):
+                fail(f"{where}@sample_count is {n!r}, expected an integer")
+            tail = obj[tails[0]][()]
+            probs = obj["probs"][()]
+            k = len(tail)
+            if not 0 < k < int(n):
+                fail(f"{where}: {k} tail samples of sample_count {int(n)}")
+            if abs(probs[-1] - (int(n) - k) / int(n)) > max(1e-6 / int(n), 4 * np.finfo(float).eps):
+                fail(f"{where}/probs ends at {probs[-1]!r}, expected (N - K)/N = {(int(n) - k) / int(n)!r}")
+            unit = tails[0][len("tail_"):]
+            if tail[0] < obj["values_" + unit][-1] or np.any(np.diff(tail) < 0):
+                fail(f"{where}/{tails[0]} does not continue values_{unit} in increasing order")
+
         visit_attrs("/", f)
         f.visititems(visit)
+        f.visititems(check_tail)
     for required in ("/near", "/provenance"):
         if not any(k == required or k.startswith(required + "@") for k in out):
             fail(f"missing group {required}")

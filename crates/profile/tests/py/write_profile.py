@@ -13,7 +13,7 @@ import numpy as np
 out, libver = sys.argv[1], sys.argv[2]
 with h5py.File(out, "w", libver=libver) as f:
     f.attrs["schema"] = "loggops-sim noise profile"
-    f.attrs["schema_version"] = 1
+    f.attrs["schema_version"] = 2   # 2: the far bandwidth table has an exact tail
     f.attrs["system"] = "handmade"
     f.attrs["description"] = "written by h5py – ünïcode"
     f.attrs["nodes_per_switch"] = 8
@@ -38,6 +38,13 @@ with h5py.File(out, "w", libver=libver) as f:
     far.attrs["L_ps"] = 3_000_000.0
     flat = far.create_group("latency")
     flat.create_dataset("samples_ps", data=np.linspace(2.9e6, 4.0e6, 5000), compression="gzip")
+    # A quantile table of 200 samples whose 2 largest are kept exactly (schema version 2). The
+    # table ends at 1 - K/N (rounded twice; (N - K)/N is the exact form, both are accepted).
+    fbw = far.create_group("bandwidth")
+    fbw["probs"] = np.array([0.0, 0.5, 1 - 2 / 200])
+    fbw["values_ps_per_byte"] = np.array([80.0, 81.0, 85.5])
+    fbw["tail_ps_per_byte"] = np.array([90.0, 300.0])
+    fbw.attrs["sample_count"] = 200
 
     os_noise = f.create_group("os_noise")
     t0 = os_noise.create_group("trace_0")
