@@ -13,7 +13,7 @@ use loggops_profile::{BaseParams, Profile};
 use loggops_report::{Cell, CellSamples, CostModel, Format, Labels};
 use rayon::prelude::*;
 
-use crate::cli::{FormatArg, RunArgs};
+use crate::cli::{FormatArg, Reps, RunArgs};
 use crate::schedule::{self, with_program};
 
 /// Applies explicit `-L -o -g -G -O -S` flags to both placements of the profile.
@@ -91,9 +91,6 @@ pub fn monte_carlo(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Resu
     let mut profile = loggops_profile::read_profile(path)?;
     override_params(args, &mut profile)?;
     let modes = modes(&args.noise_mode)?;
-    if args.reps == 0 {
-        bail!("--reps 0: at least one repetition is needed");
-    }
     let nodes: Vec<Option<u32>> = if args.nodes.is_empty() {
         vec![None]
     } else {
@@ -119,7 +116,11 @@ pub fn monte_carlo(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Resu
     let bar = if args.quiet || !std::io::stderr().is_terminal() {
         ProgressBar::hidden()
     } else {
-        let b = ProgressBar::new(noisy_cells as u64 * args.reps as u64);
+        let per_cell = match args.reps {
+            Reps::Fixed(n) => n,
+            Reps::Auto => Reps::AUTO_FIRST,
+        };
+        let b = ProgressBar::new(noisy_cells as u64 * per_cell as u64);
         b.set_style(
             ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} reps ({per_sec}, eta {eta}) {msg}")
                 .expect("valid template"),
@@ -163,17 +164,35 @@ pub fn monte_carlo(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Resu
                     },
                 )?;
                 bar.set_message(format!("{ranks} nodes, {mode}"));
-                let reps = args.reps as u64;
-                pool.install(|| {
-                    (0..reps)
-                        .into_par_iter()
-                        .map(|rep| {
-                            let t = with_program!(&sched, |p| one_run(p, &model, args.seed, rep));
-                            bar.inc(1);
-                            t
-                        })
-                        .collect::<Result<Vec<u64>>>()
-                })?
+                let run = |range: std::ops::Range<u64>| {
+                    pool.install(|| {
+                        range
+                            .into_par_iter()
+                            .map(|rep| {
+                                let t =
+                                    with_program!(&sched, |p| one_run(p, &model, args.seed, rep));
+                                bar.inc(1);
+                                t
+                            })
+                            .collect::<Result<Vec<u64>>>()
+                    })
+                };
+                match args.reps {
+                    Reps::Fixed(n) => run(0..n as u64)?,
+                    Reps::Auto => {
+                        // Checkpoints 32, 64, ..., 1000: the same repetitions whatever the
+                        // thread count, so the stopping point is reproducible.
+                        let mut samples = run(0..Reps::AUTO_FIRST as u64)?;
+                        while samples.len() < Reps::AUTO_MAX as usize
+                            && !loggops_report::precise(&samples, Reps::AUTO_PRECISION)
+                        {
+                            let next = (2 * samples.len()).min(Reps::AUTO_MAX as usize);
+                            bar.inc_length((next - samples.len()) as u64);
+                            samples.extend(run(samples.len() as u64..next as u64)?);
+                        }
+                        samples
+                    }
+                }
             };
             let labels = Labels::new(
                 workload.clone(),

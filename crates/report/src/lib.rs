@@ -81,7 +81,7 @@ pub use csv::{to_csv_string, write_csv, write_samples_csv};
 pub use fmt::{fmt_bytes, fmt_pct, fmt_ratio, fmt_time_ps, fmt_time_ps_f64, fmt_usd};
 pub use json::{to_json_string, write_json, JSON_SCHEMA};
 pub use record::CELL_COLUMNS;
-pub use stats::{quantile_sorted, Interval, MedianCi, StatsError, Summary};
+pub use stats::{precise, quantile_sorted, Interval, MedianCi, StatsError, Summary};
 pub use table::{render_table, write_table};
 
 use std::io::{self, Write};

@@ -284,6 +284,36 @@ impl Summary {
     }
 }
 
+/// 0-based indices of the order statistics bounding an approximate 95 % confidence interval of
+/// the `q` quantile of `n` samples (normal approximation of the binomial, widened outwards).
+fn quantile_ci_indices(n: usize, q: f64) -> (usize, usize) {
+    let m = n as f64 * q;
+    let d = 1.96 * (n as f64 * q * (1.0 - q)).sqrt();
+    let last = n as i64 - 1;
+    let lo = ((m - d).floor() as i64 - 1).clamp(0, last) as usize;
+    let hi = ((m + d).ceil() as i64).clamp(0, last) as usize;
+    (lo, hi)
+}
+
+/// Whether `samples` pin down their mean, median and 95th percentile: the 95 % confidence
+/// interval of each (Student t for the mean, order statistics for the quantiles) has a
+/// half-width of at most `rel` times the median. The stopping rule of `--reps auto`.
+pub fn precise(samples: &[u64], rel: f64) -> bool {
+    let n = samples.len();
+    if n < 8 {
+        return false;
+    }
+    let mut sorted = samples.to_vec();
+    sorted.sort_unstable();
+    let s = Summary::from_sorted(&sorted);
+    let tol = rel * s.median;
+    let quantile_ok = |q: f64| {
+        let (lo, hi) = quantile_ci_indices(n, q);
+        (sorted[hi] - sorted[lo]) as f64 / 2.0 <= tol
+    };
+    s.mean_ci95.is_some_and(|ci| ci.half_width() <= tol) && quantile_ok(0.5) && quantile_ok(0.95)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -470,5 +500,32 @@ mod tests {
                 prop_assert!((f - v).abs() <= 1e-9 * v.max(1.0));
             }
         }
+    }
+
+    #[test]
+    fn precision_rule_of_auto_repetitions() {
+        // Constant or nearly constant samples are precise at once.
+        assert!(precise(&[1_000_000; 32], 0.005));
+        let quiet: Vec<u64> = (0..32).map(|i| 1_000_000 + i * 100).collect();
+        assert!(precise(&quiet, 0.005));
+        // A spread of ±10 % is not, at 32 samples.
+        let noisy: Vec<u64> = (0..32).map(|i| 900_000 + (i * 7919 % 32) * 6_250).collect();
+        assert!(!precise(&noisy, 0.005));
+        // A rare slow mode (5 of 100 runs 3× slower) keeps the p95 uncertain.
+        let bimodal: Vec<u64> = (0..100)
+            .map(|i| {
+                if i % 20 == 0 {
+                    3_000_000
+                } else {
+                    1_000_000 + i
+                }
+            })
+            .collect();
+        assert!(!precise(&bimodal, 0.005));
+        // Too few samples never stop.
+        assert!(!precise(&[5; 7], 0.005));
+        // The order-statistic ranks bracket the quantile.
+        assert_eq!(quantile_ci_indices(100, 0.5), (39, 60));
+        assert_eq!(quantile_ci_indices(32, 0.95), (26, 31));
     }
 }
