@@ -180,6 +180,12 @@ fn json_output_has_integer_picoseconds() {
 
 #[test]
 fn monte_carlo_results_do_not_depend_on_the_thread_count() {
+    for reps in ["200", "auto"] {
+        thread_count_independent(reps);
+    }
+}
+
+fn thread_count_independent(reps: &'static str) {
     let args = |t: &'static str| {
         vec![
             "--goal",
@@ -191,7 +197,7 @@ fn monte_carlo_results_do_not_depend_on_the_thread_count() {
             "--noise-mode",
             "os,net,os+net",
             "--reps",
-            "200",
+            reps,
             "--seed",
             "42",
             "--format",
@@ -206,10 +212,16 @@ fn monte_carlo_results_do_not_depend_on_the_thread_count() {
     assert!(one.status.success(), "{}", stderr(&one));
     assert_eq!(stdout(&one), stdout(&two));
     let v: serde_json::Value = serde_json::from_slice(&one.stdout).unwrap();
-    assert_eq!(
-        v.as_array()
-            .map(|a| a.len())
-            .or_else(|| v["cells"].as_array().map(|a| a.len())),
-        Some(6)
-    );
+    let cells = v
+        .as_array()
+        .or_else(|| v["cells"].as_array())
+        .expect("a list of cells");
+    assert_eq!(cells.len(), 6);
+    if reps == "auto" {
+        // Every cell stops at a checkpoint: 32, 64, ..., 512 or 1000 repetitions.
+        for c in cells {
+            let n = c["n"].as_u64().expect("n");
+            assert!([32, 64, 128, 256, 512, 1000].contains(&n), "n = {n}");
+        }
+    }
 }
