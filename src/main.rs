@@ -26,7 +26,7 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             let _ = std::io::stdout().flush();
-            let msg = format!("{err:#}");
+            let msg = chain_message(&err);
             // Parser errors already start with `file:line:col: error:`.
             if msg.lines().next().is_some_and(|l| l.contains(": error: ")) {
                 eprintln!("{msg}");
@@ -36,6 +36,23 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// The error and its causes joined with `: `, like `{:#}`, but without a cause whose text the
+/// message already contains (library errors often embed their source's text).
+fn chain_message(err: &anyhow::Error) -> String {
+    let mut msg = String::new();
+    for cause in err.chain() {
+        let text = cause.to_string();
+        if msg.contains(&text) {
+            continue;
+        }
+        if !msg.is_empty() {
+            msg.push_str(": ");
+        }
+        msg.push_str(&text);
+    }
+    msg
 }
 
 fn dispatch(cli: cli::Cli) -> anyhow::Result<ExitCode> {

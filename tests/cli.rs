@@ -39,6 +39,29 @@ fn zero_nodes() {
 }
 
 #[test]
+fn missing_profile_is_named_once() {
+    insta::assert_snapshot!(err_of(&[
+        "--goal",
+        "goal/ring_512MiB.goal",
+        "--nodes",
+        "4",
+        "--noise",
+        "no/such/profile.h5",
+    ]));
+}
+
+#[test]
+fn bad_repetition_counts() {
+    insta::assert_snapshot!(err_of(&["--goal", "goal/ring_512MiB.goal", "--reps", "0"]));
+    insta::assert_snapshot!(err_of(&[
+        "--goal",
+        "goal/ring_512MiB.goal",
+        "--reps",
+        "many"
+    ]));
+}
+
+#[test]
 fn parametric_schedule_needs_nodes() {
     insta::assert_snapshot!(err_of(&["--goal", "goal/ring_512MiB.goal"]));
 }
