@@ -342,6 +342,16 @@ impl<T: Copy> Arena<T> {
     }
 }
 
+/// The three kinds of per-rank clocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Clock {
+    /// When a CPU is next free (`nexto`).
+    Cpu,
+    /// When a NIC may next send (`nextgs`) / receive (`nextgr`).
+    Send,
+    Recv,
+}
+
 /// What the engine touches for a rank on almost every event, in half a cache line: the clocks
 /// of CPU 0 and NIC 0 (others live in [`Sim::extra`]) and the heads of the match queues.
 #[derive(Clone, Copy, Debug)]
@@ -355,6 +365,25 @@ struct RankState {
     /// Heads of the posted-receive and unexpected-message lists.
     rq: u32,
     uq: u32,
+}
+
+impl RankState {
+    #[inline(always)]
+    fn clock(&self, kind: Clock) -> &Time {
+        match kind {
+            Clock::Cpu => &self.o,
+            Clock::Send => &self.gs,
+            Clock::Recv => &self.gr,
+        }
+    }
+    #[inline(always)]
+    fn clock_mut(&mut self, kind: Clock) -> &mut Time {
+        match kind {
+            Clock::Cpu => &mut self.o,
+            Clock::Send => &mut self.gs,
+            Clock::Recv => &mut self.gr,
+        }
+    }
 }
 
 #[inline]
@@ -512,69 +541,57 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
 
     // --- clocks ------------------------------------------------------------------------------
 
-    /// Index in `extra` of CPU `c` ≥ 1 / send NIC `n` ≥ 1 / receive NIC `n` ≥ 1 of rank `h`.
+    /// Position in `extra` of clock `i` ≥ 1 of `kind` of rank `h` (CPUs 1.., then send NICs
+    /// 1.., then receive NICs 1..); index 0 lives in the rank's hot [`RankState`].
     #[inline]
-    fn xo(&self, h: usize, c: u8) -> usize {
-        h * self.xstride + c as usize - 1
+    fn extra_index(&self, h: usize, kind: Clock, i: u8) -> usize {
+        let first = match kind {
+            Clock::Cpu => 0,
+            Clock::Send => self.ncpu - 1,
+            Clock::Recv => self.ncpu - 1 + self.nnic - 1,
+        };
+        h * self.xstride + first + i as usize - 1
     }
-    #[inline]
-    fn xgs(&self, h: usize, n: u8) -> usize {
-        h * self.xstride + self.ncpu - 1 + n as usize - 1
+    #[inline(always)]
+    fn clock(&self, h: usize, kind: Clock, i: u8) -> Time {
+        if i == 0 {
+            *self.rs[h].clock(kind)
+        } else {
+            self.extra[self.extra_index(h, kind, i)]
+        }
     }
-    #[inline]
-    fn xgr(&self, h: usize, n: u8) -> usize {
-        h * self.xstride + self.ncpu - 1 + self.nnic - 1 + n as usize - 1
+    #[inline(always)]
+    fn set_clock(&mut self, h: usize, kind: Clock, i: u8, v: Time) {
+        if i == 0 {
+            *self.rs[h].clock_mut(kind) = v
+        } else {
+            let j = self.extra_index(h, kind, i);
+            self.extra[j] = v
+        }
     }
-    #[inline]
+    #[inline(always)]
     fn o(&self, h: usize, c: u8) -> Time {
-        if c == 0 {
-            self.rs[h].o
-        } else {
-            self.extra[self.xo(h, c)]
-        }
+        self.clock(h, Clock::Cpu, c)
     }
-    #[inline]
+    #[inline(always)]
     fn set_o(&mut self, h: usize, c: u8, v: Time) {
-        if c == 0 {
-            self.rs[h].o = v
-        } else {
-            let i = self.xo(h, c);
-            self.extra[i] = v
-        }
+        self.set_clock(h, Clock::Cpu, c, v)
     }
-    #[inline]
+    #[inline(always)]
     fn gs(&self, h: usize, n: u8) -> Time {
-        if n == 0 {
-            self.rs[h].gs
-        } else {
-            self.extra[self.xgs(h, n)]
-        }
+        self.clock(h, Clock::Send, n)
     }
-    #[inline]
+    #[inline(always)]
     fn set_gs(&mut self, h: usize, n: u8, v: Time) {
-        if n == 0 {
-            self.rs[h].gs = v
-        } else {
-            let i = self.xgs(h, n);
-            self.extra[i] = v
-        }
+        self.set_clock(h, Clock::Send, n, v)
     }
-    #[inline]
+    #[inline(always)]
     fn gr(&self, h: usize, n: u8) -> Time {
-        if n == 0 {
-            self.rs[h].gr
-        } else {
-            self.extra[self.xgr(h, n)]
-        }
+        self.clock(h, Clock::Recv, n)
     }
-    #[inline]
+    #[inline(always)]
     fn set_gr(&mut self, h: usize, n: u8, v: Time) {
-        if n == 0 {
-            self.rs[h].gr = v
-        } else {
-            let i = self.xgr(h, n);
-            self.extra[i] = v
-        }
+        self.set_clock(h, Clock::Recv, n, v)
     }
 
     // --- arithmetic -------------------------------------------------------------------------
