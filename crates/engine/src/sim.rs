@@ -256,10 +256,10 @@ impl<T: Copy> Arena<T> {
         }
     }
 
+    /// Stores `node` in a recycled slot (or a new one) and returns its index.
     #[inline]
-    fn push_back(&mut self, head: &mut u32, tail: &mut u32, item: T) {
-        let node = Node { item, next: NIL };
-        let i = if self.free != NIL {
+    fn alloc(&mut self, node: Node<T>) -> u32 {
+        if self.free != NIL {
             let i = self.free;
             self.free = self.nodes[i as usize].next;
             self.nodes[i as usize] = node;
@@ -267,7 +267,12 @@ impl<T: Copy> Arena<T> {
         } else {
             self.nodes.push(node);
             (self.nodes.len() - 1) as u32
-        };
+        }
+    }
+
+    #[inline]
+    fn push_back(&mut self, head: &mut u32, tail: &mut u32, item: T) {
+        let i = self.alloc(Node { item, next: NIL });
         if *tail == NIL {
             *head = i;
         } else {
@@ -296,16 +301,7 @@ impl<T: Copy> Arena<T> {
     #[inline]
     fn insert_after(&mut self, tail: &mut u32, at: u32, item: T) {
         let next = self.nodes[at as usize].next;
-        let node = Node { item, next };
-        let i = if self.free != NIL {
-            let i = self.free;
-            self.free = self.nodes[i as usize].next;
-            self.nodes[i as usize] = node;
-            i
-        } else {
-            self.nodes.push(node);
-            (self.nodes.len() - 1) as u32
-        };
+        let i = self.alloc(Node { item, next });
         self.nodes[at as usize].next = i;
         if next == NIL {
             *tail = i;
@@ -569,31 +565,6 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
             self.extra[j] = v
         }
     }
-    #[inline(always)]
-    fn o(&self, h: usize, c: u8) -> Time {
-        self.clock(h, Clock::Cpu, c)
-    }
-    #[inline(always)]
-    fn set_o(&mut self, h: usize, c: u8, v: Time) {
-        self.set_clock(h, Clock::Cpu, c, v)
-    }
-    #[inline(always)]
-    fn gs(&self, h: usize, n: u8) -> Time {
-        self.clock(h, Clock::Send, n)
-    }
-    #[inline(always)]
-    fn set_gs(&mut self, h: usize, n: u8, v: Time) {
-        self.set_clock(h, Clock::Send, n, v)
-    }
-    #[inline(always)]
-    fn gr(&self, h: usize, n: u8) -> Time {
-        self.clock(h, Clock::Recv, n)
-    }
-    #[inline(always)]
-    fn set_gr(&mut self, h: usize, n: u8, v: Time) {
-        self.set_clock(h, Clock::Recv, n, v)
-    }
-
     // --- arithmetic -------------------------------------------------------------------------
 
     #[inline]
@@ -761,9 +732,9 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
     /// Start time LogGOPSim gives a freed op: its CPU's clock (and the NIC send clock for sends).
     #[inline]
     fn start_time(&self, host: u32, op: &Op) -> Time {
-        let o = self.o(host as usize, op.cpu);
+        let o = self.clock(host as usize, Clock::Cpu, op.cpu);
         if op.kind == OpKind::Send {
-            o.max(self.gs(host as usize, op.nic))
+            o.max(self.clock(host as usize, Clock::Send, op.nic))
         } else {
             o
         }
@@ -968,7 +939,7 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
         let h = host as usize;
         match op.kind {
             OpKind::Calc => {
-                let o = self.o(h, op.cpu);
+                let o = self.clock(h, Clock::Cpu, op.cpu);
                 if o <= t {
                     let end = self.add(t, op.size);
                     let noise = if N::ACTIVE {
@@ -977,7 +948,7 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
                         0
                     };
                     let v = self.add(end, noise);
-                    self.set_o(h, op.cpu, v);
+                    self.set_clock(h, Clock::Cpu, op.cpu, v);
                     self.mark(host, id, DepKind::Start);
                     self.mark(host, id, DepKind::Done);
                 } else {
@@ -994,7 +965,9 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
                         ranks: self.ranks,
                     });
                 }
-                let ready = self.o(h, op.cpu).max(self.gs(h, op.nic));
+                let ready =
+                    self.clock(h, Clock::Cpu, op.cpu)
+                        .max(self.clock(h, Clock::Send, op.nic));
                 if ready <= t {
                     self.mark(host, id, DepKind::Start);
                     let (lat, o, g, gap) = if N::ACTIVE {
@@ -1013,10 +986,10 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
                     let ob = self.overhead_bytes(op.size);
                     let v = self.add(t_o, ob);
                     let v = self.add(v, noise);
-                    self.set_o(h, op.cpu, v);
+                    self.set_clock(h, Clock::Cpu, op.cpu, v);
                     let v = self.add(t, g);
                     let v = self.add(v, gap);
-                    self.set_gs(h, op.nic, v);
+                    self.set_clock(h, Clock::Send, op.nic, v);
                     let mut arrival = self.add(t_o, lat);
                     if op.size > self.p.s {
                         for _ in 0..self.p.rndv_extra_latencies {
@@ -1060,10 +1033,10 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
     /// cannot be free before (LogGOPSim indexes them with the receive's CPU and NIC).
     #[inline]
     fn release_sender(&mut self, s: usize, cpu: u8, nic: u8, t: Time) {
-        let o = self.o(s, cpu).max(t);
-        self.set_o(s, cpu, o);
-        let g = self.gs(s, nic).max(t);
-        self.set_gs(s, nic, g);
+        let o = self.clock(s, Clock::Cpu, cpu).max(t);
+        self.set_clock(s, Clock::Cpu, cpu, o);
+        let g = self.clock(s, Clock::Send, nic).max(t);
+        self.set_clock(s, Clock::Send, nic, g);
     }
 
     fn post(&mut self, h: usize, src: u32, tag: u32, id: u32) {
@@ -1156,7 +1129,9 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
         let host = op.peer;
         let h = host as usize;
         // LogGOPSim charges the message to the receiver's CPU and NIC with the *sender's* indices.
-        let ready = self.o(h, op.cpu).max(self.gr(h, op.nic));
+        let ready = self
+            .clock(h, Clock::Cpu, op.cpu)
+            .max(self.clock(h, Clock::Recv, op.nic));
         if ready <= t {
             let (o, g, gap) = if N::ACTIVE {
                 let c = self
@@ -1176,10 +1151,10 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
             let ob = self.overhead_bytes(op.size);
             let v = self.add(t_o, noise);
             let v = self.add(v, ob.max(gap));
-            self.set_o(h, op.cpu, v);
+            self.set_clock(h, Clock::Cpu, op.cpu, v);
             let v = self.add(t, g);
             let v = self.add(v, gap);
-            self.set_gr(h, op.nic, v);
+            self.set_clock(h, Clock::Recv, op.nic, v);
             if let Some(recv) = self.match_posted(host, sender, op.tag) {
                 if op.size > self.p.s {
                     self.mark(sender, send_id, DepKind::Done);
@@ -1207,7 +1182,7 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
         let finish: Vec<Time> = (0..self.ranks as usize)
             .map(|h| {
                 (0..self.ncpu as u8)
-                    .map(|c| self.o(h, c))
+                    .map(|c| self.clock(h, Clock::Cpu, c))
                     .max()
                     .unwrap_or(0)
             })
