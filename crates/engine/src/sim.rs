@@ -6,9 +6,13 @@
 //!   consecutive `ts` range they would have had, processed in order while nothing else comes
 //!   first; the initial roots of a rank are a lazy batch that is never materialised in stable
 //!   order (a ring rank has ~2P roots);
-//! * the posted-receive queue stores runs of consecutive posts with equal (src, tag) as one entry;
+//! * the posted-receive queue stores a run of consecutive posts whose op ids form an arithmetic
+//!   progression as one entry (its (src, tag) stored once when equal, else read back from the
+//!   program), so a ring rank's 2(P−1) receives or a dissemination rank's ⌈log2 P⌉ are one entry;
 //! * dependency counters are dense for explicit schedules and sparse (only partially satisfied
-//!   ops) for generated ones.
+//!   ops, one slot per rank plus a map) for generated ones;
+//! * what nearly every event reads of a rank (clocks of CPU 0 and NIC 0, queue heads) shares
+//!   one 32-byte [`RankState`], because noisy runs visit ranks in random order.
 //!
 //! None of this changes the order in which anything happens, so results equal LogGOPSim's.
 
