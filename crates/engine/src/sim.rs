@@ -12,7 +12,7 @@
 //! * dependency counters are dense for explicit schedules and sparse (only partially satisfied
 //!   ops, one slot per rank plus a map) for generated ones;
 //! * what nearly every event reads of a rank (clocks of CPU 0 and NIC 0, queue heads) shares
-//!   one 32-byte [`RankState`], because noisy runs visit ranks in random order.
+//!   one 32-byte `RankState`, because noisy runs visit ranks in random order.
 //!
 //! None of this changes the order in which anything happens, so results equal LogGOPSim's.
 
