@@ -8,11 +8,43 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use loggops_engine::{Noise, Params};
 use loggops_noise::rng::CounterRng;
-use loggops_noise::{NoiseConfig, NoiseMode, NoiseModel};
+use loggops_noise::{NoiseConfig, NoiseMode, NoiseModel, NoiseRun};
 use loggops_profile::*;
 use std::hint::black_box;
 
 const RANKS: u32 = 16_384;
+
+/// Draws from `s` at a golden-ratio sequence of quantiles.
+fn bench_draws(c: &mut Criterion, name: &str, s: &loggops_noise::Sampler) {
+    let mut u = 0.0f64;
+    c.bench_function(name, |b| {
+        b.iter(|| {
+            u += 0.6180339887498949;
+            if u >= 1.0 {
+                u -= 1.0;
+            }
+            black_box(s.sample(u))
+        })
+    });
+}
+
+/// One 16-byte message of a noisy dissemination: send + receive costs and the two CPU windows.
+fn bench_message(c: &mut Criterion, name: &str, run: &mut NoiseRun, p: &Params) {
+    let mut i = 0u32;
+    c.bench_function(name, |b| {
+        b.iter(|| {
+            i = i.wrapping_add(1);
+            let src = i % RANKS;
+            let dst = (src + (1 << (i % 14))) % RANKS;
+            let t = (i / RANKS) as u64 * 2_000_000;
+            let s = run.send_costs(p, src, dst, i / RANKS, 16);
+            let d1 = run.os_detour(src, t, t + s.o);
+            let r = run.recv_costs(p, src, dst, i / RANKS, 16);
+            let d2 = run.os_detour(dst, t + s.latency, t + s.latency + r.o);
+            black_box((s, r, d1, d2))
+        })
+    });
+}
 
 fn profile(distinct: bool) -> Profile {
     let mut s = CounterRng::new(1, 0).stream(0);
@@ -106,16 +138,7 @@ fn bench(c: &mut Criterion) {
         "ps",
     )
     .unwrap();
-    let mut u = 0.0f64;
-    c.bench_function("latency sampler draw", |b| {
-        b.iter(|| {
-            u += 0.6180339887498949;
-            if u >= 1.0 {
-                u -= 1.0;
-            }
-            black_box(lat.sample(u))
-        })
-    });
+    bench_draws(c, "latency sampler draw", &lat);
     let mut run = osnet.instance(7, 0, RANKS);
     let mut i = 0u32;
     c.bench_function("send_costs 16B os+net", |b| {
@@ -174,20 +197,12 @@ fn bench(c: &mut Criterion) {
             black_box(run.os_detour(i % RANKS, t, t + 10_000_000_000))
         })
     });
-    // One message of a noisy run: send + recv + the two CPU windows.
-    c.bench_function("per message os+net (send+recv+2 os_detour)", |b| {
-        b.iter(|| {
-            i = i.wrapping_add(1);
-            let src = i % RANKS;
-            let dst = (src + (1 << (i % 14))) % RANKS;
-            let t = (i / RANKS) as u64 * 2_000_000;
-            let s = run.send_costs(&p, src, dst, i / RANKS, 16);
-            let d1 = run.os_detour(src, t, t + s.o);
-            let r = run.recv_costs(&p, src, dst, i / RANKS, 16);
-            let d2 = run.os_detour(dst, t + s.latency, t + s.latency + r.o);
-            black_box((s, r, d1, d2))
-        })
-    });
+    bench_message(
+        c,
+        "per message os+net (send+recv+2 os_detour)",
+        &mut run,
+        &p,
+    );
     let alps = concat!(env!("CARGO_MANIFEST_DIR"), "/../../calibration/alps.h5");
     match loggops_profile::read_profile(alps) {
         Ok(prof) => {
@@ -207,15 +222,7 @@ fn bench(c: &mut Criterion) {
                 "ps",
             )
             .unwrap();
-            c.bench_function("alps: latency quantile-table draw (exact tail)", |b| {
-                b.iter(|| {
-                    u += 0.6180339887498949;
-                    if u >= 1.0 {
-                        u -= 1.0;
-                    }
-                    black_box(lat.sample(u))
-                })
-            });
+            bench_draws(c, "alps: latency quantile-table draw (exact tail)", &lat);
             // The same distribution with its exact tail folded into the table as ordinary
             // points (the representation before exact tails): the cost of the tail branch.
             if let Some(Distribution::Quantiles {
@@ -241,29 +248,14 @@ fn bench(c: &mut Criterion) {
                     "ps",
                 )
                 .unwrap();
-                c.bench_function("alps: latency draw, tail folded into the table", |b| {
-                    b.iter(|| {
-                        u += 0.6180339887498949;
-                        if u >= 1.0 {
-                            u -= 1.0;
-                        }
-                        black_box(folded.sample(u))
-                    })
-                });
+                bench_draws(c, "alps: latency draw, tail folded into the table", &folded);
             }
-            c.bench_function("alps: per message os+net (send+recv+2 os_detour)", |b| {
-                b.iter(|| {
-                    i = i.wrapping_add(1);
-                    let src = i % RANKS;
-                    let dst = (src + (1 << (i % 14))) % RANKS;
-                    let t = (i / RANKS) as u64 * 2_000_000;
-                    let s = run.send_costs(&p, src, dst, i / RANKS, 16);
-                    let d1 = run.os_detour(src, t, t + s.o);
-                    let r = run.recv_costs(&p, src, dst, i / RANKS, 16);
-                    let d2 = run.os_detour(dst, t + s.latency, t + s.latency + r.o);
-                    black_box((s, r, d1, d2))
-                })
-            });
+            bench_message(
+                c,
+                "alps: per message os+net (send+recv+2 os_detour)",
+                &mut run,
+                &p,
+            );
             c.bench_function("alps: instance 16384 ranks", |b| {
                 let mut rep = 0;
                 b.iter(|| {
