@@ -226,10 +226,10 @@ impl DetourTable {
         self.detour_at_hinted(phase, &mut hint, t0, len)
     }
 
-    /// [`Self::detour_at`] with a per-rank search hint (any value is correct; the result does
-    /// not depend on it, only the speed).
+    /// The trace position `a` of absolute time `t0` for a rank with `phase`, and the number of
+    /// detours starting at or before it (updating the rank's search `hint`).
     #[inline]
-    pub fn detour_at_hinted(&self, phase: u64, hint: &mut u32, t0: Time, len: u64) -> u64 {
+    fn locate(&self, phase: u64, hint: &mut u32, t0: Time) -> (usize, u64) {
         let t = if t0 < self.period {
             t0
         } else {
@@ -241,6 +241,14 @@ impl DetourTable {
         }
         let i = self.count_le_hinted(a, *hint as usize);
         *hint = i as u32;
+        (i, a)
+    }
+
+    /// [`Self::detour_at`] with a per-rank search hint (any value is correct; the result does
+    /// not depend on it, only the speed).
+    #[inline]
+    pub fn detour_at_hinted(&self, phase: u64, hint: &mut u32, t0: Time, len: u64) -> u64 {
+        let (i, a) = self.locate(phase, hint, t0);
         self.detour_from(i, a, len)
     }
 
@@ -257,17 +265,7 @@ impl DetourTable {
         t0: Time,
         len: u64,
     ) -> (u64, [u64; 2]) {
-        let t = if t0 < self.period {
-            t0
-        } else {
-            t0 % self.period
-        };
-        let mut a = t + phase;
-        if a >= self.period {
-            a -= self.period;
-        }
-        let i = self.count_le_hinted(a, *hint as usize);
-        *hint = i as u32;
+        let (i, a) = self.locate(phase, hint, t0);
         (self.detour_from(i, a, len), self.quiet_stretch(i, a, t0))
     }
 
