@@ -2,6 +2,9 @@
 //! paper (written to HDF5 and read back), the loaded VM, and bad input. Tests that read
 //! `shared/` skip with a message when it is absent.
 
+mod common;
+use common::selfish_run;
+
 use std::path::{Path, PathBuf};
 
 use loggops_calibrate::stats::{quantiles, QuantileTable};
@@ -76,20 +79,6 @@ fn pingpong(size: u64, blocks: &[&[f64]]) -> String {
     s
 }
 
-const PREAMBLE: &str = "# Benchmark Method: selfish\n# Compute-Cycle Duration: 1000 usec\n# Number of Cycles/Detours: 8\n# Sysname : Linux\n# Nodename: n1\n# Release : 6\n# Version : #1\n# Machine : Linux\n# Selfish Benchmark\n# Minimal cycle length [ns]: 40.5 \n# Number of iterations (recorded+unrecorded): 1000 \n# Threshold: [% minimal cycle length]: 900 \n# \n# Time [ns]\tselfish duration [ns]\n";
-
-fn selfish_run(rows: &[(f64, f64)], period_s: Option<f64>) -> String {
-    let mut s = String::from(PREAMBLE);
-    for (a, b) in rows {
-        s.push_str(&format!("{a:.2}\t{b:.2}\n"));
-    }
-    if let Some(p) = period_s {
-        s.push_str("# CPU overhead due to noise: 0.50%\n");
-        s.push_str(&format!("# Measurement period: {p:.2} s\n"));
-    }
-    s
-}
-
 const TOY_PARAMS: &str = "provider,instance,placement,L_us,o_us,g_us,G_us_per_byte,S_bytes_eager_threshold,nodes_per_switch_in_simulate_py,implied_bw_Gbps\n\
 Toy,Metal,Same Rack,1.5,0.2,3,0.0001,65536,4,80.0\n\
 Toy,Metal,Different Racks,2.5,0.2,3,0.00015,65536,4,53.3\n\
@@ -100,6 +89,18 @@ toy,metal,-,\"2x8C, 3 GHz\",64,1.0,3.0,100\n\
 toy,small,s1,1C,4,,0.5,10\n";
 
 /// Hand-made captures of a toy system in `t`.
+/// Building from `inp` fails because the eager threshold S is the one parameter missing.
+fn assert_only_s_missing(inp: &CalibrateInputs) {
+    let e = build_profile(inp).unwrap_err();
+    let CalibError::MissingParams { missing, .. } = &e else {
+        panic!("{e}")
+    };
+    assert_eq!(
+        missing,
+        &vec!["near S (eager threshold, bytes)".to_string()]
+    );
+}
+
 fn toy_inputs(t: &Tmp) -> CalibrateInputs {
     // Two runs of 10 rows; 2 warm-up rows each, 16 samples kept.
     let lat = t.file(
@@ -519,14 +520,7 @@ fn missing_parameters() {
         big_o_ps_per_byte: None,
         s_bytes: None,
     };
-    let e = build_profile(&inp).unwrap_err();
-    let CalibError::MissingParams { missing, .. } = &e else {
-        panic!("{e}")
-    };
-    assert_eq!(
-        missing,
-        &vec!["near S (eager threshold, bytes)".to_string()]
-    );
+    assert_only_s_missing(&inp);
 }
 
 #[test]
@@ -979,14 +973,7 @@ fn vm_under_load_warns_about_heavy_tails() {
     inp.os_noise = Some(d.join("ng_osnoise.out"));
     inp.loggp = Some(d.join("ng_loggp.out"));
     // The LogGP fit gives L, o, g and G but not S.
-    let e = build_profile(&inp).unwrap_err();
-    let CalibError::MissingParams { missing, .. } = &e else {
-        panic!("{e}")
-    };
-    assert_eq!(
-        missing,
-        &vec!["near S (eager threshold, bytes)".to_string()]
-    );
+    assert_only_s_missing(&inp);
     inp.params.explicit.s_bytes = Some(4096);
     let (p, r) = build_profile(&inp).unwrap();
     let lat = &r.near.latency;

@@ -1,0 +1,18 @@
+//! Helpers shared by the calibration test files.
+
+/// The header selfish (Netgauge `-x noise`) writes before its detour rows.
+const PREAMBLE: &str = "# Benchmark Method: selfish\n# Compute-Cycle Duration: 1000 usec\n# Number of Cycles/Detours: 8\n# Sysname : Linux\n# Nodename: n1\n# Release : 6\n# Version : #1\n# Machine : Linux\n# Selfish Benchmark\n# Minimal cycle length [ns]: 40.5 \n# Number of iterations (recorded+unrecorded): 1000 \n# Threshold: [% minimal cycle length]: 900 \n# \n# Time [ns]\tselfish duration [ns]\n";
+
+/// One selfish run: the header, `(time, duration)` rows in ns and, optionally, the trailer
+/// with the measurement period.
+pub fn selfish_run(rows: &[(f64, f64)], period_s: Option<f64>) -> String {
+    let mut s = String::from(PREAMBLE);
+    for (a, b) in rows {
+        s.push_str(&format!("{a:.2}\t{b:.2}\n"));
+    }
+    if let Some(p) = period_s {
+        s.push_str("# CPU overhead due to noise: 0.50%\n");
+        s.push_str(&format!("# Measurement period: {p:.2} s\n"));
+    }
+    s
+}
