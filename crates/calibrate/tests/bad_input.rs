@@ -1,46 +1,16 @@
 //! Hand-made inputs, good and bad: every error message and warning is pinned by a snapshot.
 
 mod common;
-use common::selfish_run;
+use common::{selfish_run, Tmp};
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use loggops_calibrate::{
     detect, read_capture, read_loggp, read_pingpong, read_pingpong_from, read_quanta, read_selfish,
     read_selfish_from, read_summary, read_sysjitter_raw, CalibError, Format, PingPongOptions,
     QuantumOptions, WarningKind,
 };
-
-struct Tmp {
-    dir: tempfile::TempDir,
-}
-
-impl Tmp {
-    fn new() -> Tmp {
-        Tmp {
-            dir: tempfile::tempdir().unwrap(),
-        }
-    }
-
-    fn file(&self, name: &str, content: &[u8]) -> PathBuf {
-        let p = self.dir.path().join(name);
-        std::fs::write(&p, content).unwrap();
-        p
-    }
-
-    fn xz(&self, name: &str, content: &[u8]) -> PathBuf {
-        let mut enc = liblzma::write::XzEncoder::new(Vec::new(), 6);
-        enc.write_all(content).unwrap();
-        self.file(name, &enc.finish().unwrap())
-    }
-
-    /// The message with the temporary directory replaced by `<tmp>`.
-    fn msg(&self, e: impl ToString) -> String {
-        e.to_string()
-            .replace(&*self.dir.path().display().to_string(), "<tmp>")
-    }
-}
 
 fn pingpong_text(size: u64, blocks: usize, per_block: usize) -> String {
     let mut s = String::new();
@@ -313,13 +283,13 @@ fn unknown_format() {
     let t = Tmp::new();
     let p = t.file("x.csv", b"time,value\n1,2\n3,4\n");
     insta::assert_snapshot!("unknown_format", t.msg(detect(&p).unwrap_err()));
-    let gz = t.file("x.gz", &[0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3]);
+    let gz = t.file("x.gz", [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3]);
     insta::assert_snapshot!("gzip", t.msg(detect(&gz).unwrap_err()));
-    let bin = t.file("x.bin", &[0, 159, 146, 150, 255, 0, 10]);
+    let bin = t.file("x.bin", [0, 159, 146, 150, 255, 0, 10]);
     insta::assert_snapshot!("binary", t.msg(detect(&bin).unwrap_err()));
     insta::assert_snapshot!(
         "missing_file",
-        t.msg(detect(t.dir.path().join("nope.out")).unwrap_err())
+        t.msg(detect(t.path().join("nope.out")).unwrap_err())
     );
     assert_eq!(
         "pingpong".parse::<Format>().unwrap(),
@@ -571,5 +541,5 @@ fn read_capture_dispatches() {
 }
 
 fn assert_path_is_tmp(p: &Path, t: &Tmp) {
-    assert!(p.starts_with(t.dir.path()));
+    assert!(p.starts_with(t.path()));
 }

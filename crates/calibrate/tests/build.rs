@@ -3,7 +3,7 @@
 //! `shared/` skip with a message when it is absent.
 
 mod common;
-use common::selfish_run;
+use common::{selfish_run, Tmp};
 
 use std::path::{Path, PathBuf};
 
@@ -44,30 +44,6 @@ fn table(d: &Distribution) -> QuantileTable {
     }
 }
 
-struct Tmp {
-    dir: tempfile::TempDir,
-}
-
-impl Tmp {
-    fn new() -> Tmp {
-        Tmp {
-            dir: tempfile::tempdir().unwrap(),
-        }
-    }
-
-    fn file(&self, name: &str, content: &str) -> PathBuf {
-        let p = self.dir.path().join(name);
-        std::fs::write(&p, content).unwrap();
-        p.canonicalize().unwrap()
-    }
-
-    /// A message with the temporary directory replaced by `<tmp>`.
-    fn msg(&self, e: impl ToString) -> String {
-        let dir = self.dir.path().canonicalize().unwrap();
-        e.to_string().replace(&*dir.display().to_string(), "<tmp>")
-    }
-}
-
 fn pingpong(size: u64, blocks: &[&[f64]]) -> String {
     let mut s = String::new();
     for b in blocks {
@@ -105,7 +81,7 @@ fn toy_inputs(t: &Tmp) -> CalibrateInputs {
     // Two runs of 10 rows; 2 warm-up rows each, 16 samples kept.
     let lat = t.file(
         "lat.out",
-        &pingpong(
+        pingpong(
             1,
             &[
                 &[9.0, 9.0, 1.0, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 50.0],
@@ -115,7 +91,7 @@ fn toy_inputs(t: &Tmp) -> CalibrateInputs {
     );
     let bw = t.file(
         "bw.out",
-        &pingpong(
+        pingpong(
             65536,
             &[&[
                 200.0, 200.0, 100.0, 100.0, 101.0, 102.0, 103.0, 104.0, 105.0, 106.0,
@@ -310,7 +286,7 @@ fn toy_profile_exact() {
     );
 
     // Provenance: absolute sources in a fixed order, the given date and command, notes.
-    let dir = t.dir.path().canonicalize().unwrap();
+    let dir = t.path().canonicalize().unwrap();
     let src = |f: &str| dir.join(f).display().to_string();
     assert_eq!(
         p.provenance.sources,
@@ -330,7 +306,7 @@ fn toy_profile_exact() {
     assert_eq!(p.description, "a toy system");
 
     // Round trip through HDF5.
-    let out = t.dir.path().join("toy.h5");
+    let out = t.path().join("toy.h5");
     write_profile(&out, &p).unwrap();
     assert_eq!(read_profile(&out).unwrap(), p);
 
@@ -492,13 +468,13 @@ fn tables_exact() {
     );
     let bad = t.file(
         "bad2.csv",
-        &TOY_PARAMS.replace("Toy,Small,Same Rack,30,", "Toy,Small,Same Rack,-3,"),
+        TOY_PARAMS.replace("Toy,Small,Same Rack,30,", "Toy,Small,Same Rack,-3,"),
     );
     insta::assert_snapshot!(
         "params_negative",
         t.msg(read_params_table(&bad, "Toy", "Small", "Same Rack").unwrap_err())
     );
-    let bad = t.file("bad3.csv", &TOY_PRICES.replace(",,0.5,", ",cheap,0.5,"));
+    let bad = t.file("bad3.csv", TOY_PRICES.replace(",,0.5,", ",cheap,0.5,"));
     insta::assert_snapshot!(
         "prices_not_a_number",
         t.msg(read_prices_table(&bad, "toy", "small").unwrap_err())
@@ -539,7 +515,7 @@ fn bad_captures() {
         t.msg(build_profile(&inp).unwrap_err())
     );
     let mut inp = toy_inputs(&t);
-    inp.bandwidth = t.dir.path().join("nope.out");
+    inp.bandwidth = t.path().join("nope.out");
     insta::assert_snapshot!(
         "missing_bandwidth_file",
         t.msg(build_profile(&inp).unwrap_err())
