@@ -126,6 +126,12 @@ pub trait Program: Sync {
     fn total_ops(&self) -> u64 {
         (0..self.num_ranks()).map(|r| self.num_ops(r) as u64).sum()
     }
+    /// Whether `root(rank, k)` already lists the roots in LogGOPSim's type order (sends, then
+    /// receives, then calcs), so that the stable order of the initial batch is the root order
+    /// itself and the engine walks it once instead of once per type. `false` is always correct.
+    fn roots_in_type_order(&self, _rank: u32) -> bool {
+        false
+    }
 }
 
 impl<P: Program + ?Sized> Program for &P {
@@ -164,5 +170,8 @@ impl<P: Program + ?Sized> Program for &P {
     }
     fn total_ops(&self) -> u64 {
         (**self).total_ops()
+    }
+    fn roots_in_type_order(&self, rank: u32) -> bool {
+        (**self).roots_in_type_order(rank)
     }
 }

@@ -201,7 +201,8 @@ struct Batch {
     ops: Vec<u32>,
     /// Next position in `ops`, or in the lazy root walk.
     pos: u32,
-    /// Lazy stable-order walk over the roots: current type pass (1..=3) and root index.
+    /// Lazy stable-order walk over the roots: current type pass (1..=3, or 0 for one walk
+    /// when the program lists its roots in type order; > 3 when done) and root index.
     lazy_pass: u8,
     lazy_k: u32,
     lazy: bool,
@@ -828,7 +829,11 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
             let slot = self.new_batch(Batch {
                 host,
                 lazy: true,
-                lazy_pass: 1,
+                lazy_pass: if self.prog.roots_in_type_order(host) {
+                    0
+                } else {
+                    1
+                },
                 ..Default::default()
             });
             self.push(0, ts, K_BATCH, host, slot);
@@ -854,6 +859,15 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
                 b.pos = 0;
             } else {
                 let n = prog.num_roots(host);
+                if b.lazy_pass == 0 {
+                    // Already in type order: one walk, each root decoded only when it runs.
+                    let op = prog.root(host, b.lazy_k);
+                    b.lazy_k += 1;
+                    if b.lazy_k == n {
+                        b.lazy_pass = 4;
+                    }
+                    return Some(op);
+                }
                 while b.lazy_pass <= 3 {
                     let pass = b.lazy_pass as usize;
                     if pass == 1 || b.lazy_left[pass] > 0 {
@@ -929,12 +943,14 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
         Ok(self.finish())
     }
 
-    #[inline]
+    #[inline(always)]
     fn check(&mut self, host: u32, op: u32) -> Result<(), EngineError> {
         if self.overflow {
             return Err(EngineError::Overflow { rank: host, op });
         }
-        self.flush_freed();
+        if !self.freed.is_empty() {
+            self.flush_freed();
+        }
         Ok(())
     }
 

@@ -110,6 +110,8 @@ pub struct ExplicitProgram {
     dep_off: Vec<u32>,
     edges: Vec<u32>,
     roots: Vec<u32>,
+    /// Every rank's roots are in LogGOPSim's type order (sends, receives, calcs).
+    roots_in_type_order: bool,
     /// `num_ranks + 1` entries.
     base: Vec<RankBase>,
 }
@@ -258,6 +260,9 @@ impl Program for ExplicitProgram {
     fn has_start_dependents(&self) -> bool {
         self.edges.iter().any(|e| e & START != 0)
     }
+    fn roots_in_type_order(&self, _rank: u32) -> bool {
+        self.roots_in_type_order
+    }
 }
 
 impl PartialEq for ExplicitProgram {
@@ -392,6 +397,7 @@ impl ProgramBuilder {
                 dep_off: Vec::new(),
                 edges: Vec::new(),
                 roots: Vec::new(),
+                roots_in_type_order: true,
                 base: vec![RankBase::default()],
             },
             shape_ids: HashMap::default(),
@@ -545,6 +551,7 @@ impl ProgramBuilder {
             self.depc[(d & !START) as usize] += 1;
         }
         let op_base = p.depcount.len() as u64;
+        let root_base = p.roots.len();
         for (i, &c) in self.depc.iter().enumerate() {
             if c >= DEPCOUNT_OVERFLOW as u32 {
                 p.depcount.push(DEPCOUNT_OVERFLOW);
@@ -556,6 +563,8 @@ impl ProgramBuilder {
                 p.roots.push(i as u32);
             }
         }
+        let kind = |&i: &u32| p.shapes[p.op_shape.get(op_base as usize + i as usize)].kind;
+        p.roots_in_type_order &= p.roots[root_base..].is_sorted_by_key(kind);
         p.base.push(RankBase {
             op: p.depcount.len() as u64,
             edge: p.edges.len() as u64,

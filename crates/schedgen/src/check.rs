@@ -268,6 +268,11 @@ pub fn validate<P: Program>(p: &P) -> Result<(), String> {
                 show(&roots)
             ));
         }
+        if p.roots_in_type_order(rank) && !roots.is_sorted_by_key(|&r| p.op(rank, r).kind) {
+            return Err(format!(
+                "rank {rank}: roots_in_type_order() but the roots are not ordered send, recv, calc"
+            ));
+        }
     }
     Ok(())
 }

@@ -181,6 +181,8 @@ struct Template {
     dep_off: Vec<u32>,
     deps: Vec<u32>,
     roots: Vec<u32>,
+    /// The roots are in type order (see [`Program::roots_in_type_order`]).
+    roots_in_type_order: bool,
 }
 
 /// Largest op count per rank decoded into a [`Template`].
@@ -196,7 +198,9 @@ impl Template {
             dep_off: vec![0],
             deps: Vec::new(),
             roots: (0..g.num_roots(0)).map(|k| g.root(0, k)).collect(),
+            roots_in_type_order: false,
         };
+        t.roots_in_type_order = t.roots.is_sorted_by_key(|&r| g.op(0, r).kind);
         for id in 0..n {
             t.ops.push(g.op(0, id));
             t.depcount.push(g.depcount(0, id));
@@ -591,6 +595,14 @@ struct Tree {
     dup: u32,
 }
 
+/// `(a + b) mod p` for `a, b < p` (no division).
+#[inline(always)]
+fn wrap_add(a: u32, b: u32, p: u32) -> u32 {
+    let x = a as u64 + b as u64;
+    let p = p as u64;
+    (if x >= p { x - p } else { x }) as u32
+}
+
 /// `x mod p` (non-negative). Callers pass `-p < x < 2p`, which needs no division.
 #[inline]
 fn modp(x: i64, p: u32) -> u32 {
@@ -672,15 +684,115 @@ impl Program for Generated {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn op(&self, rank: u32, id: u32) -> Op {
+        // The engine asks for ops several times per event: the template and the ring (the
+        // patterns of the large runs) are decoded inline, the rest out of line.
         if let Some(t) = &self.tmpl {
             let mut op = t.ops[id as usize];
             if op.kind != OpKind::Calc {
-                op.peer = modp(rank as i64 + op.peer as i64, self.p);
+                op.peer = wrap_add(rank, op.peer, self.p);
             }
             return op;
         }
+        if self.pattern == Collective::AllreduceRing {
+            return if id.is_multiple_of(2) {
+                Op::send(self.chunk, wrap_add(rank, 1, self.p), self.tag(0))
+            } else {
+                Op::recv(self.chunk, wrap_add(rank, self.p - 1, self.p), self.tag(0))
+            };
+        }
+        self.op_general(rank, id)
+    }
+
+    #[inline]
+    fn depcount(&self, rank: u32, id: u32) -> u32 {
+        if let Some(t) = &self.tmpl {
+            return t.depcount[id as usize];
+        }
+        if self.pattern == Collective::AllreduceRing {
+            return (id.is_multiple_of(2) && id >= 2) as u32;
+        }
+        self.depcount_general(rank, id)
+    }
+
+    #[inline]
+    fn num_roots(&self, rank: u32) -> u32 {
+        if let Some(t) = &self.tmpl {
+            return t.roots.len() as u32;
+        }
+        if self.pattern == Collective::AllreduceRing && self.rounds > 0 {
+            return self.rounds + 1;
+        }
+        self.num_roots_general(rank)
+    }
+
+    #[inline]
+    fn root(&self, rank: u32, k: u32) -> u32 {
+        if let Some(t) = &self.tmpl {
+            return t.roots[k as usize];
+        }
+        if self.pattern == Collective::AllreduceRing {
+            return if k == 0 { 0 } else { 2 * k - 1 };
+        }
+        self.root_general(rank, k)
+    }
+
+    fn roots_in_type_order(&self, _rank: u32) -> bool {
+        if let Some(t) = &self.tmpl {
+            return t.roots_in_type_order;
+        }
+        // Send 0 then receives; a tree rank's roots are all of one type or a single op.
+        matches!(
+            self.pattern,
+            Collective::Dissemination
+                | Collective::AllreduceRing
+                | Collective::AllreduceRecdoub
+                | Collective::BinomialTreeBcast
+                | Collective::BinomialTreeReduce
+        )
+    }
+
+    #[inline(always)]
+    fn for_each_dependent<F: FnMut(u32)>(&self, rank: u32, id: u32, kind: DepKind, mut f: F) {
+        if kind == DepKind::Start {
+            return; // Schedgen's collectives use `requires` only.
+        }
+        if let Some(t) = &self.tmpl {
+            let (a, b) = (t.dep_off[id as usize], t.dep_off[id as usize + 1]);
+            t.deps[a as usize..b as usize].iter().for_each(|&d| f(d));
+            return;
+        }
+        if self.pattern == Collective::AllreduceRing {
+            if id % 2 == 1 && id + 1 < 2 * self.rounds {
+                f(id + 1);
+            }
+            return;
+        }
+        self.dependents_general(rank, id, &mut f)
+    }
+
+    fn dense_counters(&self) -> bool {
+        false
+    }
+    fn has_start_dependents(&self) -> bool {
+        false // Schedgen's collectives use `requires` only.
+    }
+
+    fn total_ops(&self) -> u64 {
+        match self.pattern {
+            Collective::BinomialTreeBcast | Collective::BinomialTreeReduce => {
+                (0..self.p).map(|r| self.num_ops(r) as u64).sum()
+            }
+            _ => self.p as u64 * self.num_ops(0) as u64,
+        }
+    }
+}
+
+impl Generated {
+    /// [`Program::op`] of the patterns without a fast path.
+    #[inline(never)]
+    fn op_general(&self, rank: u32, id: u32) -> Op {
         let p = self.p;
         let d = self.size;
         let r = rank as i64;
@@ -779,11 +891,8 @@ impl Program for Generated {
         }
     }
 
-    #[inline]
-    fn depcount(&self, rank: u32, id: u32) -> u32 {
-        if let Some(t) = &self.tmpl {
-            return t.depcount[id as usize];
-        }
+    #[inline(never)]
+    fn depcount_general(&self, rank: u32, id: u32) -> u32 {
         match self.pattern {
             Collective::Dissemination
             | Collective::AllreduceRing
@@ -829,11 +938,7 @@ impl Program for Generated {
         }
     }
 
-    #[inline]
-    fn num_roots(&self, rank: u32) -> u32 {
-        if let Some(t) = &self.tmpl {
-            return t.roots.len() as u32;
-        }
+    fn num_roots_general(&self, rank: u32) -> u32 {
         let m = self.steps();
         match self.pattern {
             Collective::Dissemination
@@ -875,11 +980,8 @@ impl Program for Generated {
         }
     }
 
-    #[inline]
-    fn root(&self, rank: u32, k: u32) -> u32 {
-        if let Some(t) = &self.tmpl {
-            return t.roots[k as usize];
-        }
+    #[inline(never)]
+    fn root_general(&self, rank: u32, k: u32) -> u32 {
         match self.pattern {
             // Roots: send 0 and every receive (odd ids).
             Collective::Dissemination
@@ -928,16 +1030,8 @@ impl Program for Generated {
         }
     }
 
-    #[inline]
-    fn for_each_dependent<F: FnMut(u32)>(&self, rank: u32, id: u32, kind: DepKind, mut f: F) {
-        if kind == DepKind::Start {
-            return; // Schedgen's collectives use `requires` only.
-        }
-        if let Some(t) = &self.tmpl {
-            let (a, b) = (t.dep_off[id as usize], t.dep_off[id as usize + 1]);
-            t.deps[a as usize..b as usize].iter().for_each(|&d| f(d));
-            return;
-        }
+    #[inline(never)]
+    fn dependents_general(&self, rank: u32, id: u32, f: &mut dyn FnMut(u32)) {
         let m = self.steps();
         match self.pattern {
             Collective::Dissemination
@@ -1012,22 +1106,6 @@ impl Program for Generated {
                     }
                 }
             }
-        }
-    }
-
-    fn dense_counters(&self) -> bool {
-        false
-    }
-    fn has_start_dependents(&self) -> bool {
-        false // Schedgen's collectives use `requires` only.
-    }
-
-    fn total_ops(&self) -> u64 {
-        match self.pattern {
-            Collective::BinomialTreeBcast | Collective::BinomialTreeReduce => {
-                (0..self.p).map(|r| self.num_ops(r) as u64).sum()
-            }
-            _ => self.p as u64 * self.num_ops(0) as u64,
         }
     }
 }
