@@ -5,7 +5,8 @@
 //! * ops freed together with the same start time are one queue entry (a *batch*) holding the
 //!   consecutive `ts` range they would have had, processed in order while nothing else comes
 //!   first; the initial roots of a rank are a lazy batch that is never materialised in stable
-//!   order (a ring rank has ~2P roots);
+//!   order (a ring rank has ~2P roots), and when the program lists them in type order already
+//!   they are just a queue entry holding the next root's index;
 //! * the posted-receive queue stores a run of consecutive posts whose op ids form an arithmetic
 //!   progression as one entry (its (src, tag) stored once when equal, else read back from the
 //!   program), so a ring rank's 2(P−1) receives or a dissemination rank's ⌈log2 P⌉ are one entry;
@@ -156,6 +157,9 @@ const HOST_MASK: u32 = (1 << KIND_SHIFT) - 1;
 const K_OP: u32 = 0;
 const K_MSG: u32 = 1;
 const K_BATCH: u32 = 2;
+/// A rank's initial roots, already in type order (see [`Program::roots_in_type_order`]): the
+/// entry's item is the index of the next root to run; nothing is allocated for it.
+const K_ROOTS: u32 = 3;
 
 /// One entry of the event queue: 24 bytes. `tag` packs the kind (2 bits) and the rank; `item`
 /// is the op id (op events), the sender's op id (message events, `tag` holding the sender), or
@@ -201,8 +205,7 @@ struct Batch {
     ops: Vec<u32>,
     /// Next position in `ops`, or in the lazy root walk.
     pos: u32,
-    /// Lazy stable-order walk over the roots: current type pass (1..=3, or 0 for one walk
-    /// when the program lists its roots in type order; > 3 when done) and root index.
+    /// Lazy stable-order walk over the roots: current type pass (1..=3) and root index.
     lazy_pass: u8,
     lazy_k: u32,
     lazy: bool,
@@ -746,11 +749,10 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
     }
 
     /// Enqueues the ops freed during the last event, host by host, each host's ops by type.
+    #[inline(always)]
     fn flush_freed(&mut self) {
-        if self.freed.is_empty() {
-            return;
-        }
         if self.freed.len() == 1 {
+            // The common case, inline: one op freed.
             let (host, op) = self.freed[0];
             self.freed.clear();
             self.enqueued[host as usize] += 1;
@@ -758,8 +760,13 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
             let ts = self.ts;
             self.ts += 1;
             self.push(t, ts, K_OP, host, op);
-            return;
+        } else if !self.freed.is_empty() {
+            self.flush_freed_many();
         }
+    }
+
+    #[inline(never)]
+    fn flush_freed_many(&mut self) {
         let mut freed = std::mem::take(&mut self.freed);
         if freed.len() > 1 && freed.windows(2).any(|w| w[0].0 != w[1].0) {
             freed.sort_by_key(|&(h, _)| h); // stable: keeps release order within a host
@@ -826,14 +833,14 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
                 self.push(0, ts, K_OP, host, op);
                 continue;
             }
+            if self.order == Order::Stable && self.prog.roots_in_type_order(host) {
+                self.push(0, ts, K_ROOTS, host, 0);
+                continue;
+            }
             let slot = self.new_batch(Batch {
                 host,
                 lazy: true,
-                lazy_pass: if self.prog.roots_in_type_order(host) {
-                    0
-                } else {
-                    1
-                },
+                lazy_pass: 1,
                 ..Default::default()
             });
             self.push(0, ts, K_BATCH, host, slot);
@@ -859,15 +866,6 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
                 b.pos = 0;
             } else {
                 let n = prog.num_roots(host);
-                if b.lazy_pass == 0 {
-                    // Already in type order: one walk, each root decoded only when it runs.
-                    let op = prog.root(host, b.lazy_k);
-                    b.lazy_k += 1;
-                    if b.lazy_k == n {
-                        b.lazy_pass = 4;
-                    }
-                    return Some(op);
-                }
                 while b.lazy_pass <= 3 {
                     let pass = b.lazy_pass as usize;
                     if pass == 1 || b.lazy_left[pass] > 0 {
@@ -916,8 +914,26 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
             match kind {
                 K_OP => self.op_event(ev.time, ev.ts, host, ev.item)?,
                 K_MSG => self.msg_event(ev.time, ev.ts, host, ev.item)?,
+                K_ROOTS => {
+                    // Roots in type order, from root `item` on, while nothing else comes first.
+                    let n = self.prog.num_roots(host);
+                    let (mut k, mut ts) = (ev.item, ev.ts);
+                    loop {
+                        let op = self.prog.root(host, k);
+                        self.op_event(ev.time, ts, host, op)?;
+                        k += 1;
+                        ts += 1;
+                        if k == n {
+                            break;
+                        }
+                        if self.heap.has_before(ev.time, ts) {
+                            self.push(ev.time, ts, K_ROOTS, host, k);
+                            break;
+                        }
+                    }
+                }
                 _ => {
-                    // A batch: process its ops in ts order while nothing else comes first.
+                    // K_BATCH, a batch: process its ops in ts order while nothing else comes first.
                     let slot = ev.item;
                     let mut ts = ev.ts;
                     while let Some(op) = self.batch_next(slot) {
@@ -948,9 +964,7 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
         if self.overflow {
             return Err(EngineError::Overflow { rank: host, op });
         }
-        if !self.freed.is_empty() {
-            self.flush_freed();
-        }
+        self.flush_freed();
         Ok(())
     }
 
