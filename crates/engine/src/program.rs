@@ -132,6 +132,12 @@ pub trait Program: Sync {
     fn roots_in_type_order(&self, _rank: u32) -> bool {
         false
     }
+    /// Every op's `depcount` as one byte, rank after rank in op order, `255` standing for
+    /// "255 or more" (the engine then asks [`Program::depcount`]); lets the engine set up dense
+    /// counters with one copy. `None` (the default) makes it ask op by op.
+    fn depcount_bytes(&self) -> Option<&[u8]> {
+        None
+    }
 }
 
 impl<P: Program + ?Sized> Program for &P {
@@ -173,5 +179,8 @@ impl<P: Program + ?Sized> Program for &P {
     }
     fn roots_in_type_order(&self, rank: u32) -> bool {
         (**self).roots_in_type_order(rank)
+    }
+    fn depcount_bytes(&self) -> Option<&[u8]> {
+        (**self).depcount_bytes()
     }
 }

@@ -482,11 +482,15 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
             let mut left = Vec::new();
             let mut big = HashMap::new();
             let mut acc = 0u64;
+            let bytes = prog.depcount_bytes();
+            if let Some(b) = bytes {
+                left = b.to_vec();
+            }
             for r in 0..ranks {
                 base.push(acc);
                 let n = prog.num_ops(r);
                 acc += n as u64;
-                left.extend((0..n).map(|i| {
+                let count = |i: u32, big: &mut HashMap<u64, u32>| {
                     let c = prog.depcount(r, i);
                     if c >= u8::MAX as u32 {
                         big.insert((r as u64) << 32 | i as u64, c);
@@ -494,7 +498,17 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
                     } else {
                         c as u8
                     }
-                }));
+                };
+                match bytes {
+                    // Copied above; only the saturated entries need the exact count.
+                    Some(b) => {
+                        let ops = &b[(acc - n as u64) as usize..acc as usize];
+                        for (i, _) in ops.iter().enumerate().filter(|(_, &c)| c == u8::MAX) {
+                            count(i as u32, &mut big);
+                        }
+                    }
+                    None => left.extend((0..n).map(|i| count(i, &mut big))),
+                }
             }
             base.push(acc);
             Counters::Dense { base, left, big }
@@ -1081,6 +1095,7 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
         self.set_clock(s, Clock::Send, nic, g);
     }
 
+    #[inline(always)]
     fn post(&mut self, h: usize, src: u32, tag: u32, id: u32) {
         let tail = self.tails[h][0];
         if tail != NIL {

@@ -29,6 +29,8 @@ pub const MAX_OPS_PER_RANK: u32 = START;
 /// Largest cpu or nic index: the [`Program`] trait reports `max + 1` as a `u8`.
 pub const MAX_CPU_NIC_INDEX: u8 = 254;
 const DEPCOUNT_OVERFLOW: u8 = u8::MAX;
+// `depcount_bytes` hands the array to the engine, which reads 255 as "ask `depcount`".
+const _: () = assert!(DEPCOUNT_OVERFLOW == u8::MAX);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 struct Shape {
@@ -164,7 +166,7 @@ impl ExplicitProgram {
             + self.base.capacity() * std::mem::size_of::<RankBase>()
     }
 
-    #[inline]
+    #[inline(always)]
     fn global(&self, rank: u32, id: u32) -> usize {
         let b = &self.base[rank as usize];
         debug_assert!(
@@ -175,7 +177,7 @@ impl ExplicitProgram {
     }
 
     /// The dependents of `id` (both kinds, completion first; bit 31 marks start edges).
-    #[inline]
+    #[inline(always)]
     fn dependents(&self, rank: u32, id: u32) -> &[u32] {
         let b = &self.base[rank as usize];
         let pos = (b.op + rank as u64 + id as u64) as usize;
@@ -198,7 +200,7 @@ impl Program for ExplicitProgram {
         let r = rank as usize;
         (self.base[r + 1].op - self.base[r].op) as u32
     }
-    #[inline]
+    #[inline(always)]
     fn op(&self, rank: u32, id: u32) -> Op {
         let s = self.shapes[self.op_shape.get(self.global(rank, id))];
         let peer = match s.kind {
@@ -220,7 +222,7 @@ impl Program for ExplicitProgram {
             nic: s.nic,
         }
     }
-    #[inline]
+    #[inline(always)]
     fn depcount(&self, rank: u32, id: u32) -> u32 {
         let g = self.global(rank, id);
         match self.depcount[g] {
@@ -238,11 +240,11 @@ impl Program for ExplicitProgram {
         let r = rank as usize;
         (self.base[r + 1].root - self.base[r].root) as u32
     }
-    #[inline]
+    #[inline(always)]
     fn root(&self, rank: u32, k: u32) -> u32 {
         self.roots[(self.base[rank as usize].root + k as u64) as usize]
     }
-    #[inline]
+    #[inline(always)]
     fn for_each_dependent<F: FnMut(u32)>(&self, rank: u32, id: u32, kind: DepKind, mut f: F) {
         let want = match kind {
             DepKind::Done => 0,
@@ -262,6 +264,10 @@ impl Program for ExplicitProgram {
     }
     fn roots_in_type_order(&self, _rank: u32) -> bool {
         self.roots_in_type_order
+    }
+    fn depcount_bytes(&self) -> Option<&[u8]> {
+        // The same encoding: DEPCOUNT_OVERFLOW is 255.
+        Some(&self.depcount)
     }
 }
 
@@ -693,6 +699,44 @@ mod tests {
             b.end_rank().unwrap();
         }
         b.finish()
+    }
+
+    #[test]
+    fn roots_in_type_order_is_known_per_program() {
+        assert!(ring(4).roots_in_type_order(0));
+        // A receive root before a send root: the engine must sort them.
+        let mut b = ProgramBuilder::new(2);
+        for r in 0..2 {
+            b.start_rank(r);
+            b.add_op(Op::recv(8, 1 - r, 0));
+            b.add_op(Op::send(8, 1 - r, 0));
+            b.end_rank().unwrap();
+        }
+        assert!(!b.finish().roots_in_type_order(1));
+    }
+
+    #[test]
+    fn dense_counters_start_from_the_depcount_bytes_with_exact_large_counts() {
+        // Rank r: 10 + r calcs, then 300 more that one last calc of 7 requires.
+        let mut b = ProgramBuilder::new(2);
+        for r in 0..2 {
+            b.start_rank(r);
+            for _ in 0..10 + r {
+                b.add_op(Op::calc(1));
+            }
+            let deps: Vec<u32> = (0..300).map(|_| b.add_op(Op::calc(1))).collect();
+            let last = b.add_op(Op::calc(7));
+            for d in deps {
+                b.add_dep(last, d, DepKind::Done);
+            }
+            b.end_rank().unwrap();
+        }
+        let p = b.finish();
+        assert_eq!(p.depcount(1, 311), 300);
+        assert_eq!(p.depcount_bytes().map(|b| b[10 + 301 + 311]), Some(u8::MAX));
+        let cfg = loggops_engine::Config::new(loggops_engine::Params::loggopsim_defaults_ps());
+        let out = loggops_engine::simulate(&p, &cfg, &mut loggops_engine::NoNoise).unwrap();
+        assert_eq!(out.finish, vec![10 + 300 + 7, 11 + 300 + 7]);
     }
 
     #[test]
