@@ -138,6 +138,12 @@ pub trait Program: Sync {
     fn depcount_bytes(&self) -> Option<&[u8]> {
         None
     }
+    /// `(n, stride)`: roots `k..k+n` of `rank` are receives with the same peer and tag whose
+    /// op ids are `root(rank, k) + i·stride`, so the engine can post them at once (a ring
+    /// rank's 2(P−1) receives). `(1, 0)`, the default, is always correct.
+    fn root_recv_run(&self, _rank: u32, _k: u32) -> (u32, u32) {
+        (1, 0)
+    }
 }
 
 impl<P: Program + ?Sized> Program for &P {
@@ -182,5 +188,8 @@ impl<P: Program + ?Sized> Program for &P {
     }
     fn depcount_bytes(&self) -> Option<&[u8]> {
         (**self).depcount_bytes()
+    }
+    fn root_recv_run(&self, rank: u32, k: u32) -> (u32, u32) {
+        (**self).root_recv_run(rank, k)
     }
 }

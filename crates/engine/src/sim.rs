@@ -936,15 +936,23 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
                     loop {
                         let id = self.prog.root(host, k);
                         let op = self.prog.op(host, id);
+                        let mut done = 1;
                         if op.kind == OpKind::Recv && !self.start_deps && self.rs[h].uq == NIL {
                             // What `op_event` does for such a receive, without the event
-                            // overhead: a ring rank has 2(P−1) of them.
-                            self.post(h, op.peer, op.tag, id);
+                            // overhead: a ring rank has 2(P−1) of them. A run of them is
+                            // posted at once when nothing in the queue comes between.
+                            let (run, stride) = self.prog.root_recv_run(host, k);
+                            if run > 1 && !self.heap.has_before(ev.time, ts + run as u64 - 1) {
+                                self.post_run(h, op.peer, op.tag, id, stride, run);
+                                done = run;
+                            } else {
+                                self.post(h, op.peer, op.tag, id);
+                            }
                         } else {
                             self.op_event(ev.time, ts, host, id)?;
                         }
-                        k += 1;
-                        ts += 1;
+                        k += done;
+                        ts += done as u64;
                         if k == n {
                             break;
                         }
@@ -1093,6 +1101,27 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
         self.set_clock(s, Clock::Cpu, cpu, o);
         let g = self.clock(s, Clock::Send, nic).max(t);
         self.set_clock(s, Clock::Send, nic, g);
+    }
+
+    /// Posts receives `first + i·stride`, `i < n`, all from `src` with `tag`, as `n` calls of
+    /// [`Self::post`] would.
+    fn post_run(&mut self, h: usize, src: u32, tag: u32, first: u32, stride: u32, n: u32) {
+        self.post(h, src, tag, first);
+        let last = &mut self.rq.nodes[self.tails[h][0] as usize].item;
+        let ends_at_first =
+            last.first as u64 + last.stride as u64 * (last.count as u64 - 1) == first as u64;
+        if ends_at_first
+            && (last.count == 1 || last.stride == stride)
+            && last.src == src
+            && last.tag == tag
+        {
+            last.stride = stride;
+            last.count += n - 1;
+        } else {
+            for i in 1..n {
+                self.post(h, src, tag, first + i * stride);
+            }
+        }
     }
 
     #[inline(always)]

@@ -1,6 +1,6 @@
 //! A small in-memory [`Program`] for tests, examples and tiny hand-made schedules.
 
-use crate::program::{DepKind, Op, Program};
+use crate::program::{DepKind, Op, OpKind, Program};
 
 /// Ops and dependencies held in plain vectors. Build with [`VecProgram::op`] and
 /// [`VecProgram::requires`] / [`VecProgram::irequires`].
@@ -12,6 +12,10 @@ pub struct VecProgram {
     depcount: Vec<Vec<u32>>,
     /// Ask the engine for sparse dependency counters, as generated schedules do.
     pub sparse_counters: bool,
+    /// Answer the optional hints ([`Program::roots_in_type_order`],
+    /// [`Program::root_recv_run`]) from the ops, as generated schedules do; otherwise give
+    /// their always-correct defaults.
+    pub hints: bool,
 }
 
 impl VecProgram {
@@ -22,6 +26,7 @@ impl VecProgram {
             deps: vec![Vec::new(); n],
             depcount: vec![Vec::new(); n],
             sparse_counters: false,
+            hints: false,
         }
     }
     /// Appends `op` to `rank` and returns its id.
@@ -90,6 +95,33 @@ impl Program for VecProgram {
             .nth(k as usize)
             .map(|(i, _)| i as u32)
             .expect("root index in range")
+    }
+    fn roots_in_type_order(&self, rank: u32) -> bool {
+        let roots = (0..self.num_roots(rank)).map(|k| self.op(rank, self.root(rank, k)).kind);
+        self.hints && roots.is_sorted()
+    }
+    fn root_recv_run(&self, rank: u32, k: u32) -> (u32, u32) {
+        let n = self.num_roots(rank);
+        if !self.hints || k + 1 >= n {
+            return (1, 0);
+        }
+        let (first, second) = (self.root(rank, k), self.root(rank, k + 1));
+        let (a, stride) = (self.op(rank, first), second - first);
+        let mut len = 1;
+        while k + len < n {
+            let id = self.root(rank, k + len);
+            let b = self.op(rank, id);
+            let same = b.kind == OpKind::Recv && (b.peer, b.tag) == (a.peer, a.tag);
+            if a.kind != OpKind::Recv || !same || id != first + len * stride {
+                break;
+            }
+            len += 1;
+        }
+        if len == 1 {
+            (1, 0)
+        } else {
+            (len, stride)
+        }
     }
     fn for_each_dependent<F: FnMut(u32)>(&self, rank: u32, id: u32, kind: DepKind, mut f: F) {
         for &(d, k) in &self.deps[rank as usize][id as usize] {

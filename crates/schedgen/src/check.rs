@@ -5,7 +5,7 @@
 //! place where they differ; [`validate`] checks the trait's contract. Both hold one rank's
 //! counters at a time.
 
-use loggops_engine::{DepKind, Op, Program};
+use loggops_engine::{DepKind, Op, OpKind, Program};
 
 /// One line of a schedule in file order (what Schedgen writes): an op, or a dependency
 /// between two ops of the current rank (ids, 0-based).
@@ -267,6 +267,34 @@ pub fn validate<P: Program>(p: &P) -> Result<(), String> {
                 show(&listed),
                 show(&roots)
             ));
+        }
+        // `root_recv_run`: pairs (j, j+1) of roots that are receives from the same (peer, tag);
+        // `same[j]` counts how many such pairs follow from j on with the same id step.
+        let ops: Vec<Op> = roots.iter().map(|&r| p.op(rank, r)).collect();
+        let pair = |j: usize| {
+            ops[j].kind == OpKind::Recv
+                && ops[j + 1].kind == OpKind::Recv
+                && (ops[j].peer, ops[j].tag) == (ops[j + 1].peer, ops[j + 1].tag)
+        };
+        let mut same = vec![0u32; roots.len()];
+        for j in (0..roots.len().saturating_sub(1)).rev() {
+            if pair(j) {
+                let step = roots[j + 1] - roots[j];
+                same[j] = 1;
+                if j + 2 < roots.len() && same[j + 1] > 0 && roots[j + 2] - roots[j + 1] == step {
+                    same[j] += same[j + 1];
+                }
+            }
+        }
+        for k in 0..roots.len() {
+            let (n, stride) = p.root_recv_run(rank, k as u32);
+            let ok = n == 1 || (n >= 1 && same[k] >= n - 1 && roots[k + 1] - roots[k] == stride);
+            if !ok {
+                return Err(format!(
+                    "rank {rank}: root_recv_run({k}) = ({n}, {stride}), but roots {k}.. are not \
+                     {n} receives from one (peer, tag) with ids {stride} apart"
+                ));
+            }
         }
         if p.roots_in_type_order(rank) && !roots.is_sorted_by_key(|&r| p.op(rank, r).kind) {
             return Err(format!(

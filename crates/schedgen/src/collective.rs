@@ -738,6 +738,15 @@ impl Program for Generated {
         self.root_general(rank, k)
     }
 
+    fn root_recv_run(&self, _rank: u32, k: u32) -> (u32, u32) {
+        // The ring's roots after send 0 are its receives 1, 3, …, all from the left neighbour.
+        if self.tmpl.is_none() && self.pattern == Collective::AllreduceRing && k >= 1 {
+            (self.rounds + 1 - k, 2)
+        } else {
+            (1, 0)
+        }
+    }
+
     fn roots_in_type_order(&self, _rank: u32) -> bool {
         if let Some(t) = &self.tmpl {
             return t.roots_in_type_order;
