@@ -740,7 +740,7 @@ impl Program for Generated {
 
     fn root_recv_run(&self, _rank: u32, k: u32) -> (u32, u32) {
         // The ring's roots after send 0 are its receives 1, 3, …, all from the left neighbour.
-        if self.tmpl.is_none() && self.pattern == Collective::AllreduceRing && k >= 1 {
+        if self.pattern == Collective::AllreduceRing && k >= 1 {
             (self.rounds + 1 - k, 2)
         } else {
             (1, 0)
