@@ -132,10 +132,10 @@ pub trait Program: Sync {
     fn roots_in_type_order(&self, _rank: u32) -> bool {
         false
     }
-    /// Every op's `depcount` as one byte, rank after rank in op order, `255` standing for
+    /// The `depcount` of every op of `rank` as one byte each, in op order, `255` standing for
     /// "255 or more" (the engine then asks [`Program::depcount`]); lets the engine set up dense
-    /// counters with one copy. `None` (the default) makes it ask op by op.
-    fn depcount_bytes(&self) -> Option<&[u8]> {
+    /// counters with one copy per rank. `None` (the default) makes it ask op by op.
+    fn depcount_bytes(&self, _rank: u32) -> Option<&[u8]> {
         None
     }
     /// `(n, stride)`: roots `k..k+n` of `rank` are receives with the same peer and tag whose
@@ -186,8 +186,8 @@ impl<P: Program + ?Sized> Program for &P {
     fn roots_in_type_order(&self, rank: u32) -> bool {
         (**self).roots_in_type_order(rank)
     }
-    fn depcount_bytes(&self) -> Option<&[u8]> {
-        (**self).depcount_bytes()
+    fn depcount_bytes(&self, rank: u32) -> Option<&[u8]> {
+        (**self).depcount_bytes(rank)
     }
     fn root_recv_run(&self, rank: u32, k: u32) -> (u32, u32) {
         (**self).root_recv_run(rank, k)

@@ -479,13 +479,9 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
         let nnic = prog.num_nics().max(1) as usize;
         let counters = if prog.dense_counters() {
             let mut base = Vec::with_capacity(ranks as usize + 1);
-            let mut left = Vec::new();
+            let mut left = Vec::with_capacity(prog.total_ops() as usize);
             let mut big = HashMap::new();
             let mut acc = 0u64;
-            let bytes = prog.depcount_bytes();
-            if let Some(b) = bytes {
-                left = b.to_vec();
-            }
             for r in 0..ranks {
                 base.push(acc);
                 let n = prog.num_ops(r);
@@ -499,11 +495,12 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
                         c as u8
                     }
                 };
-                match bytes {
-                    // Copied above; only the saturated entries need the exact count.
+                match prog.depcount_bytes(r) {
+                    // Copied; only the saturated entries need the exact count.
                     Some(b) => {
-                        let ops = &b[(acc - n as u64) as usize..acc as usize];
-                        for (i, _) in ops.iter().enumerate().filter(|(_, &c)| c == u8::MAX) {
+                        debug_assert_eq!(b.len(), n as usize);
+                        left.extend_from_slice(b);
+                        for (i, _) in b.iter().enumerate().filter(|(_, &c)| c == u8::MAX) {
                             count(i as u32, &mut big);
                         }
                     }

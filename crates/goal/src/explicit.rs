@@ -265,9 +265,11 @@ impl Program for ExplicitProgram {
     fn roots_in_type_order(&self, _rank: u32) -> bool {
         self.roots_in_type_order
     }
-    fn depcount_bytes(&self) -> Option<&[u8]> {
+    fn depcount_bytes(&self, rank: u32) -> Option<&[u8]> {
         // The same encoding: DEPCOUNT_OVERFLOW is 255.
-        Some(&self.depcount)
+        let b = &self.base;
+        let r = rank as usize;
+        Some(&self.depcount[b[r].op as usize..b[r + 1].op as usize])
     }
 }
 
@@ -733,7 +735,7 @@ mod tests {
         }
         let p = b.finish();
         assert_eq!(p.depcount(1, 311), 300);
-        assert_eq!(p.depcount_bytes().map(|b| b[10 + 301 + 311]), Some(u8::MAX));
+        assert_eq!(p.depcount_bytes(1).map(|b| b[311]), Some(u8::MAX));
         let cfg = loggops_engine::Config::new(loggops_engine::Params::loggopsim_defaults_ps());
         let out = loggops_engine::simulate(&p, &cfg, &mut loggops_engine::NoNoise).unwrap();
         assert_eq!(out.finish, vec![10 + 300 + 7, 11 + 300 + 7]);
