@@ -61,7 +61,14 @@ pub(crate) struct RadixQueue<E> {
     mask: u64,
     /// Scratch for the entries with the new minimum time.
     ties: Vec<E>,
+    /// One large emptied bucket allocation, handed to the next bucket that fills from empty:
+    /// lock-step runs move their whole front (one entry per rank) from bucket to bucket, and
+    /// without this every bucket would keep an allocation of that size.
+    spare: Vec<E>,
 }
+
+/// Emptied buckets keep allocations up to this many entries; larger ones go to `spare`.
+const KEEP_AT_MOST: usize = 1024;
 
 impl<E: QueueItem> RadixQueue<E> {
     pub fn new() -> Self {
@@ -71,6 +78,7 @@ impl<E: QueueItem> RadixQueue<E> {
             buckets: (0..64).map(|_| Vec::new()).collect(),
             mask: 0,
             ties: Vec::new(),
+            spare: Vec::new(),
         }
     }
 
@@ -95,7 +103,11 @@ impl<E: QueueItem> EventQueue<E> for RadixQueue<E> {
             self.insert_now(e);
         } else {
             let b = 63 - (t ^ self.last).leading_zeros() as usize;
-            self.buckets[b].push(e);
+            let bucket = &mut self.buckets[b];
+            if bucket.len() == bucket.capacity() && bucket.is_empty() {
+                *bucket = std::mem::take(&mut self.spare);
+            }
+            bucket.push(e);
             self.mask |= 1 << b;
         }
     }
@@ -140,7 +152,7 @@ impl<E: QueueItem> RadixQueue<E> {
                 bucket.sort_unstable_by_key(|e| e.ts());
             }
             let empty = std::mem::replace(&mut self.now, VecDeque::from(bucket));
-            self.buckets[b] = Vec::from(empty);
+            self.give_back(b, Vec::from(empty));
             return self.now.pop_front();
         }
         let mut ties = std::mem::take(&mut self.ties);
@@ -155,8 +167,7 @@ impl<E: QueueItem> RadixQueue<E> {
                 self.mask |= 1 << nb;
             }
         }
-        // Give the allocation back to the (now empty) bucket.
-        self.buckets[b] = bucket;
+        self.give_back(b, bucket);
         let first = if ties.len() == 1 {
             ties.pop()
         } else {
@@ -168,6 +179,19 @@ impl<E: QueueItem> RadixQueue<E> {
         };
         self.ties = ties;
         first
+    }
+
+    /// Returns an empty allocation to bucket `b` (or to `spare`, if large).
+    #[inline]
+    fn give_back(&mut self, b: usize, mut v: Vec<E>) {
+        debug_assert!(v.is_empty() && self.buckets[b].is_empty());
+        if v.capacity() > KEEP_AT_MOST {
+            if v.capacity() > self.spare.capacity() {
+                std::mem::swap(&mut v, &mut self.spare);
+            }
+            v = Vec::new();
+        }
+        self.buckets[b] = v;
     }
 }
 
@@ -194,6 +218,40 @@ mod tests {
         fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
             Some(self.cmp(o))
         }
+    }
+
+    /// A lock-step front of 5000 entries moves through ten different buckets: the emptied
+    /// buckets do not each keep an allocation of the front's size.
+    #[test]
+    fn lock_step_fronts_share_one_spare_allocation() {
+        let mut q = RadixQueue::new();
+        let (n, mut ts) = (5000u64, 0);
+        for _ in 0..n {
+            q.push(Item(1, ts));
+            ts += 1;
+        }
+        let mut time = 1;
+        for round in 0..10 {
+            let next = time + (1 << (3 * round + 2));
+            for _ in 0..n {
+                let e = q.pop().unwrap();
+                assert_eq!(e.0, time);
+                q.push(Item(next, ts));
+                ts += 1;
+            }
+            time = next;
+        }
+        let held: usize = q.buckets.iter().map(Vec::capacity).sum::<usize>()
+            + q.now.capacity()
+            + q.spare.capacity()
+            + q.ties.capacity();
+        // The front itself (in `now` or a bucket), one spare, small buckets.
+        assert!(held <= 3 * 8192, "queue holds {held} entries of capacity");
+        let mut left = 0;
+        while q.pop().is_some() {
+            left += 1;
+        }
+        assert_eq!(left, n);
     }
 
     /// A monotone random workload: each pop pushes 0-3 entries at or after the popped time,
