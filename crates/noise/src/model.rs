@@ -487,6 +487,11 @@ impl NoiseModel {
             } else {
                 Box::default()
             },
+            sent_gap: if i.net {
+                vec![(NO_OP, 0); num_ranks as usize].into()
+            } else {
+                Box::default()
+            },
             ranks,
             m: self.inner.clone(),
         }
@@ -610,8 +615,15 @@ pub struct NoiseRun {
     quiet: Box<[[u64; 2]]>,
     /// Per rank: trace phase and search hint (empty without trace replay).
     ranks: Box<[RankOs]>,
+    /// Per sending rank: `(send_op, gap_bytes)` of its latest message (`send_op` = [`NO_OP`]
+    /// before the first), so the receiver reuses the drawn gap instead of drawing it again;
+    /// empty without network noise.
+    sent_gap: Box<[(u32, Time)]>,
     m: Arc<Inner>,
 }
+
+/// Never an op id (ids are below `num_ops <= u32::MAX`).
+const NO_OP: u32 = u32::MAX;
 
 #[derive(Clone, Copy, Debug)]
 struct RankOs {
@@ -693,8 +705,10 @@ impl NoiseRun {
         (draw(&pl.o, co, pl.base.o), draw(&pl.g, cg, pl.base.g))
     }
 
-    /// The costs of message `(src, send_op)`; the latency is drawn only if `with_latency`.
+    /// The costs of message `(src, send_op)`; the latency is drawn only if `with_latency`, the
+    /// gap only if not `known`.
     #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
     fn costs(
         &self,
         src: u32,
@@ -703,6 +717,7 @@ impl NoiseRun {
         size: u64,
         side: usize,
         with_latency: bool,
+        known_gap: Option<Time>,
     ) -> MsgCosts {
         let pl = self.place(src, dst);
         let bytes = size.saturating_sub(1);
@@ -721,8 +736,9 @@ impl NoiseRun {
             }
             _ => pl.base.l,
         };
-        let gap_bytes = match &pl.bw {
-            Some(s) if bytes > 0 => self.gap(pl, s, row, bytes),
+        let gap_bytes = match (&pl.bw, known_gap) {
+            (_, Some(gap)) => gap,
+            (Some(s), None) if bytes > 0 => self.gap(pl, s, row, bytes),
             _ => Self::base_gap(pl, bytes),
         };
         let (o, g) = self.o_g(pl, row, side);
@@ -782,14 +798,24 @@ impl Noise for NoiseRun {
 
     #[inline]
     fn send_costs(&mut self, _p: &Params, src: u32, dst: u32, send_op: u32, size: u64) -> MsgCosts {
-        self.costs(src, dst, send_op, size, 0, true)
+        let c = self.costs(src, dst, send_op, size, 0, true, None);
+        if let Some(slot) = self.sent_gap.get_mut(src as usize) {
+            *slot = (send_op, c.gap_bytes);
+        }
+        c
     }
 
     /// As [`Self::send_costs`] at the receiver, except that the latency is not drawn (the engine
     /// uses it only at the send): `latency` is the placement's base L.
     #[inline]
     fn recv_costs(&mut self, _p: &Params, src: u32, dst: u32, send_op: u32, size: u64) -> MsgCosts {
-        self.costs(src, dst, send_op, size, 1, false)
+        // The sender's draw, unless the sender has sent again since (then it is drawn again:
+        // the same counter gives the same value).
+        let known = match self.sent_gap.get(src as usize) {
+            Some(&(op, gap)) if op == send_op => Some(gap),
+            _ => None,
+        };
+        self.costs(src, dst, send_op, size, 1, false, known)
     }
 
     #[inline]

@@ -373,6 +373,32 @@ fn send_and_recv_agree_regardless_of_call_order() {
     assert_eq!(sends, later);
 }
 
+/// The receiver reuses the gap its sender drew for its latest message and draws the others
+/// again: both give the send's value, and nothing else changes.
+#[test]
+fn receives_reuse_the_latest_send_draw_or_draw_again_alike() {
+    let m = model(NoiseMode::OsNet);
+    let mut a = m.instance(5, 2, 4);
+    let mut fresh = m.instance(5, 2, 4);
+    for size in [8, 4096, 20 * MIB] {
+        // Rank 1 sends ops 10 and 11 before either is received: 11 is its latest.
+        let s10 = a.send_costs(&P, 1, 2, 10, size);
+        let s11 = a.send_costs(&P, 1, 3, 11, size);
+        let r11 = a.recv_costs(&P, 1, 3, 11, size);
+        let r10 = a.recv_costs(&P, 1, 2, 10, size);
+        assert_eq!(
+            (r10.gap_bytes, r11.gap_bytes),
+            (s10.gap_bytes, s11.gap_bytes)
+        );
+        assert_eq!(r10, fresh.recv_costs(&P, 1, 2, 10, size));
+        assert_eq!(r11, fresh.recv_costs(&P, 1, 3, 11, size));
+        // Same op id from another rank: no mix-up.
+        let s0 = a.send_costs(&P, 0, 2, 11, size);
+        assert_eq!(a.recv_costs(&P, 1, 3, 11, size), r11);
+        assert_eq!(a.recv_costs(&P, 0, 2, 11, size).gap_bytes, s0.gap_bytes);
+    }
+}
+
 #[test]
 fn determinism_across_instances_and_repetitions() {
     let m = model(NoiseMode::OsNet);
