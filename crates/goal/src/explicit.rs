@@ -1,26 +1,39 @@
 //! [`ExplicitProgram`]: a materialised GOAL schedule in compact arrays, and its
 //! [`ProgramBuilder`].
 //!
-//! Layout (all ranks concatenated; `g` = global op index = first op of the rank + id):
+//! Ranks whose data is identical share one copy. Peers are stored relative to the rank, so in
+//! collectives (dissemination, ring allreduce, …) most or all ranks are the same: each rank
+//! points at a storage *slot*, and a rank equal to an earlier one (every array below compared
+//! exactly, after a hash lookup) reuses that rank's slot instead of adding one.
+//!
+//! Layout (all slots concatenated; `g` = stored op index = first op of the slot + id):
+//! * `rank_slot`: per rank the `u32` index of its slot; `slots`: `num_slots + 1` starts
+//!   `(op, edge, root)` as `u64`, so slot `s` spans `slots[s]..slots[s + 1]` in each array.
 //! * `shapes`: the distinct op "shapes" `(kind, peer relative to the rank, tag, size, cpu, nic)`;
 //!   collectives repeat a handful of shapes, so each op stores only a shape index (`u16` while
 //!   fewer than 65536 shapes exist, then `u32`).
-//! * `depcount[g]`: `u8`; the value 255 means "look it up in a sorted overflow table".
-//! * dependents as one CSR per rank: `dep_off` holds `num_ops + 1` `u32` offsets per rank into
-//!   the rank's slice of `edges`; an edge is the dependent's id, with bit 31 set for `irequires`
-//!   (start) edges. Per op, completion (`requires`) dependents come first, then start dependents,
-//!   each in declaration order — the layout of txt2bin's appendix.
-//! * `roots`: per rank the ids with no dependencies, ascending.
+//! * `depcount[g]`: `u8`; the value 255 means "look it up in a sorted overflow table" keyed by
+//!   `g` (so shared slots share their entries too).
+//! * dependents as one CSR per slot: `dep_off` holds `num_ops + 1` `u32` offsets per slot into
+//!   the slot's part of `edges` (slot `s`'s offsets start at `slots[s].op + s`); an edge is the
+//!   dependent's id, with bit 31 set for `irequires` (start) edges. Per op, completion
+//!   (`requires`) dependents come first, then start dependents, each in declaration order — the
+//!   layout of txt2bin's appendix.
+//! * `roots`: per slot the ids with no dependencies, ascending.
 //!
-//! Ring allreduce files (4(P−1) ops, 2(P−1)−1 edges and 2P−1 roots per rank) need about 11 bytes
-//! per op, against ≈43 bytes per op for LogGOPSim's binary format.
+//! A rank of its own costs its data plus 4 + 24 bytes; a shared rank costs 4 bytes. Ring
+//! allreduce files (4(P−1) ops, 2(P−1)−1 edges and 2P−1 roots per rank, all ranks alike) thus
+//! need one rank's data, against ≈43 bytes per op for LogGOPSim's binary format; distinct ranks
+//! need about 11 bytes per op.
 
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
+use std::hash::Hasher;
 
 use loggops_engine::{DepKind, Op, OpKind, Program, ANY};
 
 use crate::error::{BuildError, CycleEdge};
-use crate::fxhash::FxBuildHasher;
+use crate::fxhash::{FxBuildHasher, FxHasher};
 
 /// Edge flag: the dependent waits for the start (`irequires`), not the completion.
 const START: u32 = 1 << 31;
@@ -84,11 +97,42 @@ impl ShapeIndex {
             ShapeIndex::Wide(v) => v.shrink_to_fit(),
         }
     }
+    fn truncate(&mut self, len: usize) {
+        match self {
+            ShapeIndex::Narrow(v) => v.truncate(len),
+            ShapeIndex::Wide(v) => v.truncate(len),
+        }
+    }
+    /// Whether entries `a..a + n` equal entries `b..b + n`.
+    fn ranges_eq(&self, a: usize, b: usize, n: usize) -> bool {
+        match self {
+            ShapeIndex::Narrow(v) => v[a..a + n] == v[b..b + n],
+            ShapeIndex::Wide(v) => v[a..a + n] == v[b..b + n],
+        }
+    }
+    /// Hashes entries `start..start + n` (alike for both widths, so that a rank built after the
+    /// switch to `u32` still finds its twin built before it).
+    fn hash_range(&self, start: usize, n: usize, h: &mut FxHasher) {
+        match self {
+            ShapeIndex::Narrow(v) => hash_u32s(v[start..start + n].iter().map(|&x| x as u32), h),
+            ShapeIndex::Wide(v) => hash_u32s(v[start..start + n].iter().copied(), h),
+        }
+    }
 }
 
-/// Where each rank's data starts in the flat arrays.
+/// Feeds `v` to `h` two values at a time.
+fn hash_u32s(mut v: impl Iterator<Item = u32>, h: &mut FxHasher) {
+    while let Some(a) = v.next() {
+        match v.next() {
+            Some(b) => h.write_u64(a as u64 | (b as u64) << 32),
+            None => h.write_u32(a),
+        }
+    }
+}
+
+/// Where a slot's data starts in the flat arrays (`dep_off` starts at `op` + slot index).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct RankBase {
+struct SlotBase {
     op: u64,
     edge: u64,
     root: u64,
@@ -106,16 +150,21 @@ pub struct ExplicitProgram {
     shapes: Vec<Shape>,
     op_shape: ShapeIndex,
     depcount: Vec<u8>,
-    /// `(global op index, depcount)` for depcounts >= 255, ascending.
+    /// `(stored op index, depcount)` for depcounts >= 255, ascending.
     depcount_big: Vec<(u64, u32)>,
-    /// Per rank `num_ops + 1` offsets; rank r's slice starts at `base[r].op + r`.
+    /// Per slot `num_ops + 1` offsets; slot s's offsets start at `slots[s].op + s`.
     dep_off: Vec<u32>,
     edges: Vec<u32>,
     roots: Vec<u32>,
     /// Every rank's roots are in LogGOPSim's type order (sends, receives, calcs).
     roots_in_type_order: bool,
-    /// `num_ranks + 1` entries.
-    base: Vec<RankBase>,
+    /// Per rank: its slot.
+    rank_slot: Vec<u32>,
+    /// `num_slots + 1` entries.
+    slots: Vec<SlotBase>,
+    /// Over all ranks (shared slots counted once per rank).
+    total_ops: u64,
+    total_edges: u64,
 }
 
 impl ExplicitProgram {
@@ -149,9 +198,14 @@ impl ExplicitProgram {
         self.shapes.len()
     }
 
-    /// Total number of dependency edges (`requires` and `irequires`).
+    /// Total number of dependency edges (`requires` and `irequires`) over all ranks.
     pub fn num_edges(&self) -> u64 {
-        self.edges.len() as u64
+        self.total_edges
+    }
+
+    /// Number of distinct ranks stored (ranks identical to an earlier one share its storage).
+    pub fn num_distinct_ranks(&self) -> u32 {
+        (self.slots.len() - 1) as u32
     }
 
     /// Heap memory held by this program, in bytes.
@@ -163,14 +217,56 @@ impl ExplicitProgram {
             + self.dep_off.capacity() * 4
             + self.edges.capacity() * 4
             + self.roots.capacity() * 4
-            + self.base.capacity() * std::mem::size_of::<RankBase>()
+            + self.rank_slot.capacity() * 4
+            + self.slots.capacity() * std::mem::size_of::<SlotBase>()
+    }
+
+    /// Whether slots `a` and `b` hold the same rank data.
+    fn same_slots(&self, a: u32, b: u32) -> bool {
+        let (a, b) = (a as usize, b as usize);
+        let (a0, a1, b0, b1) = (
+            self.slots[a],
+            self.slots[a + 1],
+            self.slots[b],
+            self.slots[b + 1],
+        );
+        let n = a1.op - a0.op;
+        if n != b1.op - b0.op || a1.edge - a0.edge != b1.edge - b0.edge {
+            return false;
+        }
+        if a1.root - a0.root != b1.root - b0.root {
+            return false;
+        }
+        let (n, ao, bo) = (n as usize, a0.op as usize, b0.op as usize);
+        let range = |lo: u64, hi: u64| lo as usize..hi as usize;
+        // Overflow entries relative to the slot's first op.
+        let big = |s0: SlotBase, s1: SlotBase| {
+            let lo = self.depcount_big.partition_point(|&(g, _)| g < s0.op);
+            let hi = self.depcount_big.partition_point(|&(g, _)| g < s1.op);
+            self.depcount_big[lo..hi]
+                .iter()
+                .map(move |&(g, c)| (g - s0.op, c))
+        };
+        self.op_shape.ranges_eq(ao, bo, n)
+            && self.depcount[ao..ao + n] == self.depcount[bo..bo + n]
+            && self.dep_off[ao + a..ao + a + n + 1] == self.dep_off[bo + b..bo + b + n + 1]
+            && self.edges[range(a0.edge, a1.edge)] == self.edges[range(b0.edge, b1.edge)]
+            && self.roots[range(a0.root, a1.root)] == self.roots[range(b0.root, b1.root)]
+            && big(a0, a1).eq(big(b0, b1))
     }
 
     #[inline(always)]
+    fn slot(&self, rank: u32) -> usize {
+        self.rank_slot[rank as usize] as usize
+    }
+
+    /// Stored index of op `id` of `rank`.
+    #[inline(always)]
     fn global(&self, rank: u32, id: u32) -> usize {
-        let b = &self.base[rank as usize];
+        let s = self.slot(rank);
+        let b = &self.slots[s];
         debug_assert!(
-            (id as u64) < self.base[rank as usize + 1].op - b.op,
+            (id as u64) < self.slots[s + 1].op - b.op,
             "op id out of range"
         );
         (b.op + id as u64) as usize
@@ -179,10 +275,11 @@ impl ExplicitProgram {
     /// The dependents of `id` (both kinds, completion first; bit 31 marks start edges).
     #[inline(always)]
     fn dependents(&self, rank: u32, id: u32) -> &[u32] {
-        let b = &self.base[rank as usize];
-        let pos = (b.op + rank as u64 + id as u64) as usize;
-        let (s, e) = (self.dep_off[pos] as u64, self.dep_off[pos + 1] as u64);
-        &self.edges[(b.edge + s) as usize..(b.edge + e) as usize]
+        let s = self.slot(rank);
+        let b = &self.slots[s];
+        let pos = (b.op + s as u64 + id as u64) as usize;
+        let (lo, hi) = (self.dep_off[pos] as u64, self.dep_off[pos + 1] as u64);
+        &self.edges[(b.edge + lo) as usize..(b.edge + hi) as usize]
     }
 }
 
@@ -197,8 +294,8 @@ impl Program for ExplicitProgram {
         self.num_nics
     }
     fn num_ops(&self, rank: u32) -> u32 {
-        let r = rank as usize;
-        (self.base[r + 1].op - self.base[r].op) as u32
+        let s = self.slot(rank);
+        (self.slots[s + 1].op - self.slots[s].op) as u32
     }
     #[inline(always)]
     fn op(&self, rank: u32, id: u32) -> Op {
@@ -237,12 +334,12 @@ impl Program for ExplicitProgram {
         }
     }
     fn num_roots(&self, rank: u32) -> u32 {
-        let r = rank as usize;
-        (self.base[r + 1].root - self.base[r].root) as u32
+        let s = self.slot(rank);
+        (self.slots[s + 1].root - self.slots[s].root) as u32
     }
     #[inline(always)]
     fn root(&self, rank: u32, k: u32) -> u32 {
-        self.roots[(self.base[rank as usize].root + k as u64) as usize]
+        self.roots[(self.slots[self.slot(rank)].root + k as u64) as usize]
     }
     #[inline(always)]
     fn for_each_dependent<F: FnMut(u32)>(&self, rank: u32, id: u32, kind: DepKind, mut f: F) {
@@ -257,7 +354,12 @@ impl Program for ExplicitProgram {
         }
     }
     fn total_ops(&self) -> u64 {
-        self.depcount.len() as u64
+        self.total_ops
+    }
+    fn dense_counters(&self) -> bool {
+        // Also with at most one dependency per op (the engine's sparse map would stay empty):
+        // the dense counters let a stalled run name every op that never ran.
+        true
     }
     fn has_start_dependents(&self) -> bool {
         self.edges.iter().any(|e| e & START != 0)
@@ -267,9 +369,8 @@ impl Program for ExplicitProgram {
     }
     fn depcount_bytes(&self, rank: u32) -> Option<&[u8]> {
         // The same encoding: DEPCOUNT_OVERFLOW is 255.
-        let b = &self.base;
-        let r = rank as usize;
-        Some(&self.depcount[b[r].op as usize..b[r + 1].op as usize])
+        let s = self.slot(rank);
+        Some(&self.depcount[self.slots[s].op as usize..self.slots[s + 1].op as usize])
     }
 }
 
@@ -384,6 +485,8 @@ pub struct ProgramBuilder {
     max_nic: u8,
     /// `(on, dependent | START)` in declaration order, for the current rank.
     pending: Vec<(u32, u32)>,
+    /// Hash of a slot's data → the first slot with that hash (a candidate to share).
+    slot_of_hash: HashMap<u64, u32, FxBuildHasher>,
     // Reused scratch buffers.
     counts: Vec<u32>,
     depc: Vec<u32>,
@@ -406,9 +509,13 @@ impl ProgramBuilder {
                 edges: Vec::new(),
                 roots: Vec::new(),
                 roots_in_type_order: true,
-                base: vec![RankBase::default()],
+                rank_slot: Vec::new(),
+                slots: vec![SlotBase::default()],
+                total_ops: 0,
+                total_edges: 0,
             },
             shape_ids: HashMap::default(),
+            slot_of_hash: HashMap::default(),
             current: None,
             next_rank: 0,
             rank_ops: 0,
@@ -523,13 +630,16 @@ impl ProgramBuilder {
         self.pending.push((on, dependent | flag));
     }
 
-    /// Closes the current rank: lays out its dependents, depcounts and roots, and checks that
-    /// every op can run (no dependency cycle). On a cycle the rank is still committed and the
-    /// error names the declarations that form the cycle.
+    /// Closes the current rank: lays out its dependents, depcounts and roots, checks that
+    /// every op can run (no dependency cycle), and shares the storage of an earlier identical
+    /// rank if there is one. On a cycle the rank is still committed and the error names the
+    /// declarations that form the cycle.
     pub fn end_rank(&mut self) -> Result<(), BuildError> {
         let rank = self.current.take().expect("end_rank without start_rank");
         let n = self.rank_ops as usize;
         let p = &mut self.p;
+        let start = *p.slots.last().expect("slot starts");
+        let big_base = p.depcount_big.len();
         // Counting sort of the edges by (on, kind): completion dependents first, then start.
         self.counts.clear();
         self.counts.resize(2 * n + 1, 0);
@@ -558,7 +668,7 @@ impl ProgramBuilder {
             *slot += 1;
             self.depc[(d & !START) as usize] += 1;
         }
-        let op_base = p.depcount.len() as u64;
+        let op_base = start.op;
         let root_base = p.roots.len();
         for (i, &c) in self.depc.iter().enumerate() {
             if c >= DEPCOUNT_OVERFLOW as u32 {
@@ -573,11 +683,8 @@ impl ProgramBuilder {
         }
         let kind = |&i: &u32| p.shapes[p.op_shape.get(op_base as usize + i as usize)].kind;
         p.roots_in_type_order &= p.roots[root_base..].is_sorted_by_key(kind);
-        p.base.push(RankBase {
-            op: p.depcount.len() as u64,
-            edge: p.edges.len() as u64,
-            root: p.roots.len() as u64,
-        });
+        p.total_ops += n as u64;
+        p.total_edges += m as u64;
         self.next_rank += 1;
 
         // Kahn's algorithm: every op must become executable.
@@ -597,6 +704,7 @@ impl ProgramBuilder {
                 }
             }
         }
+        self.commit_rank(start, big_base);
         if done < n {
             return Err(BuildError::Cycle {
                 rank,
@@ -604,6 +712,48 @@ impl ProgramBuilder {
             });
         }
         Ok(())
+    }
+
+    /// Makes the rank just laid out (its data starts at `start` and `depcount_big[big_base..]`)
+    /// a new slot, or, if an earlier slot holds the same data, drops it and points the rank at
+    /// that slot.
+    fn commit_rank(&mut self, start: SlotBase, big_base: usize) {
+        let p = &mut self.p;
+        let slot = p.slots.len() - 1;
+        let n = (p.depcount.len() as u64 - start.op) as usize;
+        let off = start.op as usize + slot;
+        // The depcounts, overflow entries and roots follow from the ops and the edges.
+        let mut h = FxHasher::default();
+        h.write_usize(n);
+        p.op_shape.hash_range(start.op as usize, n, &mut h);
+        hash_u32s(p.dep_off[off..].iter().copied(), &mut h);
+        hash_u32s(p.edges[start.edge as usize..].iter().copied(), &mut h);
+        p.slots.push(SlotBase {
+            op: p.depcount.len() as u64,
+            edge: p.edges.len() as u64,
+            root: p.roots.len() as u64,
+        });
+        let slot = slot as u32;
+        let shared = match self.slot_of_hash.entry(h.finish()) {
+            Entry::Occupied(e) => Some(*e.get()).filter(|&c| p.same_slots(c, slot)),
+            Entry::Vacant(e) => {
+                e.insert(slot);
+                None
+            }
+        };
+        match shared {
+            Some(c) => {
+                p.slots.pop();
+                p.op_shape.truncate(start.op as usize);
+                p.depcount.truncate(start.op as usize);
+                p.depcount_big.truncate(big_base);
+                p.dep_off.truncate(off);
+                p.edges.truncate(start.edge as usize);
+                p.roots.truncate(start.root as usize);
+                p.rank_slot.push(c);
+            }
+            None => p.rank_slot.push(slot),
+        }
     }
 
     /// Finishes the program.
@@ -620,6 +770,7 @@ impl ProgramBuilder {
             self.next_rank, self.p.num_ranks,
             "finish() before all ranks were built"
         );
+        self.slot_of_hash = HashMap::default();
         let p = &mut self.p;
         p.num_cpus = self.max_cpu + 1;
         p.num_nics = self.max_nic + 1;
@@ -630,7 +781,8 @@ impl ProgramBuilder {
         p.dep_off.shrink_to_fit();
         p.edges.shrink_to_fit();
         p.roots.shrink_to_fit();
-        p.base.shrink_to_fit();
+        p.rank_slot.shrink_to_fit();
+        p.slots.shrink_to_fit();
         self.p
     }
 }
@@ -843,17 +995,26 @@ mod tests {
 
     #[test]
     fn many_shapes_switch_to_wide_indices() {
-        let mut b = ProgramBuilder::new(1);
-        b.start_rank(0);
-        for i in 0..70_000u64 {
-            b.add_op(Op::calc(i % 66_000));
+        // Ranks 0 and 2 alike, around rank 1's switch to wide indices.
+        let mut b = ProgramBuilder::new(3);
+        for r in 0..3 {
+            b.start_rank(r);
+            let n = if r == 1 { 70_000 } else { 3 };
+            for i in 0..n {
+                b.add_op(Op::calc(i % 66_000));
+            }
+            b.end_rank().unwrap();
         }
-        b.end_rank().unwrap();
         let p = b.finish();
         assert_eq!(p.num_shapes(), 66_000);
-        assert_eq!(p.op(0, 65_999), Op::calc(65_999));
-        assert_eq!(p.op(0, 66_001), Op::calc(1));
-        assert_eq!(p.op(0, 69_999), Op::calc(69_999 % 66_000));
+        assert_eq!(p.op(1, 65_999), Op::calc(65_999));
+        assert_eq!(p.op(1, 66_001), Op::calc(1));
+        assert_eq!(p.op(1, 69_999), Op::calc(69_999 % 66_000));
+        assert_eq!(p.num_distinct_ranks(), 2);
+        assert_eq!(
+            (p.num_ops(2), p.op(2, 2), p.root(2, 2)),
+            (3, Op::calc(2), 2)
+        );
     }
 
     #[test]
@@ -865,5 +1026,412 @@ mod tests {
         }
         let p = b.finish();
         assert_eq!((p.num_ops(1), p.num_roots(2), p.total_ops()), (0, 0, 0));
+    }
+
+    /// Schedgen-style dissemination: in round k rank r sends to r + 2^k and receives from
+    /// r − 2^k; round k's send requires round k − 1's receive (every depcount is 0 or 1).
+    fn dissemination<B: FnMut(u32, Op) -> u32, D: FnMut(u32, u32, u32)>(
+        p: u32,
+        mut add: B,
+        mut dep: D,
+    ) {
+        for r in 0..p {
+            let mut last = None;
+            let mut d = 1;
+            while d < p {
+                let s = add(r, Op::send(8, (r + d) % p, 0));
+                let v = add(r, Op::recv(8, (r + p - d) % p, 0));
+                if let Some(l) = last {
+                    dep(r, s, l);
+                }
+                last = Some(v);
+                d *= 2;
+            }
+        }
+    }
+
+    fn built_dissemination(p: u32, calc_per_rank: impl Fn(u32) -> Option<u64>) -> ExplicitProgram {
+        let mut ops: Vec<Vec<Op>> = vec![Vec::new(); p as usize];
+        let mut deps: Vec<Vec<(u32, u32)>> = vec![Vec::new(); p as usize];
+        dissemination(
+            p,
+            |r, op| {
+                ops[r as usize].push(op);
+                ops[r as usize].len() as u32 - 1
+            },
+            |r, a, b| deps[r as usize].push((a, b)),
+        );
+        let mut b = ProgramBuilder::new(p);
+        for r in 0..p {
+            b.start_rank(r);
+            for &op in &ops[r as usize] {
+                b.add_op(op);
+            }
+            if let Some(c) = calc_per_rank(r) {
+                b.add_op(Op::calc(c));
+            }
+            for &(a, on) in &deps[r as usize] {
+                b.add_dep(a, on, DepKind::Done);
+            }
+            b.end_rank().unwrap();
+        }
+        b.finish()
+    }
+
+    fn vec_dissemination(p: u32) -> loggops_engine::testing::VecProgram {
+        let v = std::cell::RefCell::new(loggops_engine::testing::VecProgram::new(p));
+        dissemination(
+            p,
+            |r, op| loggops_engine::testing::VecProgram::op(&mut v.borrow_mut(), r, op),
+            |r, a, b| v.borrow_mut().requires(r, a, b),
+        );
+        v.into_inner()
+    }
+
+    fn simulate<P: Program>(p: &P) -> loggops_engine::Outcome {
+        let cfg = loggops_engine::Config::new(loggops_engine::Params::loggopsim_defaults_ps());
+        loggops_engine::simulate(p, &cfg, &mut loggops_engine::NoNoise).unwrap()
+    }
+
+    #[test]
+    fn identical_ranks_share_storage() {
+        let p = built_dissemination(1024, |_| None);
+        assert_eq!(p.num_distinct_ranks(), 1);
+        assert_eq!(first_difference(&p, &vec_dissemination(1024)), None);
+        assert_eq!((p.total_ops(), p.num_edges()), (1024 * 20, 1024 * 9));
+        assert_eq!((p.num_ops(1023), p.num_roots(517)), (20, 11));
+        assert_eq!(p.op(1000, 18), Op::send(8, (1000 + 512) % 1024, 0));
+        assert_eq!(p.op(3, 19), Op::recv(8, 3 + 1024 - 512, 0));
+        // One rank's data (20 shapes, 20 ops, 21 offsets, 9 edges, 11 roots), two slot starts
+        // and one slot index per rank.
+        let one_rank = 20 * 3 + (21 + 9 + 11) * 4;
+        let records = 2 * std::mem::size_of::<SlotBase>() + 1024 * 4;
+        let shapes = 20 * std::mem::size_of::<Shape>();
+        assert_eq!(p.heap_bytes(), shapes + one_rank + records);
+        assert_eq!(simulate(&p), simulate(&vec_dissemination(1024)));
+
+        // A calc that differs per rank: nothing is shared, the answers are those of the ops.
+        let q = built_dissemination(1024, |r| Some(r as u64));
+        assert_eq!(q.num_distinct_ranks(), 1024);
+        assert_eq!(q.op(700, 20), Op::calc(700));
+        assert_eq!(q.num_roots(700), 12);
+        assert!(q.heap_bytes() > 1024 * one_rank);
+        // Every second rank alike: two slots.
+        let h = built_dissemination(1024, |r| Some((r % 2) as u64));
+        assert_eq!(h.num_distinct_ranks(), 2);
+        assert_eq!((h.op(701, 20), h.op(702, 20)), (Op::calc(1), Op::calc(0)));
+    }
+
+    /// A stalled run names every op that never ran, also when ranks share storage and no op
+    /// has two dependencies.
+    #[test]
+    fn stalled_shared_ranks_name_the_ops_that_never_ran() {
+        let mut b = ProgramBuilder::new(4);
+        for r in 0..4 {
+            b.start_rank(r);
+            let recv = b.add_op(Op::recv(16, (r + 1) % 4, 3));
+            let calc = b.add_op(Op::calc(5));
+            b.add_dep(calc, recv, DepKind::Done);
+            b.end_rank().unwrap();
+        }
+        let p = b.finish();
+        assert_eq!(p.num_distinct_ranks(), 1);
+        let out = simulate(&p);
+        assert_eq!(out.leftovers.len(), 4);
+        for (r, l) in out.leftovers.iter().enumerate() {
+            assert_eq!(
+                (l.rank, l.never_ran, &l.never_ran_ops[..]),
+                (r as u32, 1, &[1][..])
+            );
+            assert_eq!(l.posted.len(), 1);
+        }
+    }
+
+    #[test]
+    fn shared_ranks_keep_exact_large_depcounts() {
+        // Rank r: 10 calcs, 300 more that a last calc requires (rank 2: one of them twice).
+        let mut b = ProgramBuilder::new(5);
+        for r in 0..5 {
+            b.start_rank(r);
+            for _ in 0..10 {
+                b.add_op(Op::calc(1));
+            }
+            let deps: Vec<u32> = (0..300).map(|_| b.add_op(Op::calc(1))).collect();
+            let last = b.add_op(Op::calc(7));
+            for &d in &deps {
+                b.add_dep(last, d, DepKind::Done);
+            }
+            if r == 2 {
+                b.add_dep(last, deps[0], DepKind::Done);
+            }
+            b.end_rank().unwrap();
+        }
+        let p = b.finish();
+        assert_eq!(p.num_distinct_ranks(), 2);
+        assert!(p.dense_counters());
+        for r in 0..5 {
+            assert_eq!(
+                p.depcount(r, 310),
+                if r == 2 { 301 } else { 300 },
+                "rank {r}"
+            );
+            assert_eq!(p.depcount(r, 309), 0);
+            let bytes = p.depcount_bytes(r).unwrap();
+            assert_eq!((bytes.len(), bytes[310], bytes[309]), (311, u8::MAX, 0));
+        }
+        assert_eq!(simulate(&p).finish, vec![10 + 300 + 7; 5]);
+        assert_eq!(p, ExplicitProgram::from_program(&p).unwrap());
+    }
+
+    #[test]
+    fn identical_ranks_with_a_cycle_are_both_reported() {
+        let mut b = ProgramBuilder::new(3);
+        for r in 0..3 {
+            b.start_rank(r);
+            b.add_op(Op::calc(1));
+            b.add_op(Op::calc(1));
+            if r < 2 {
+                b.add_dep(0, 1, DepKind::Done);
+                b.add_dep(1, 0, DepKind::Start);
+            }
+            assert_eq!(b.end_rank().is_err(), r < 2, "rank {r}");
+        }
+        let p = b.finish();
+        assert_eq!(p.num_distinct_ranks(), 2);
+        assert_eq!((p.num_roots(1), p.num_roots(2)), (0, 2));
+        assert_eq!(p.depcount(1, 1), 1);
+    }
+
+    /// splitmix64.
+    struct Rng(u64);
+
+    impl Rng {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            (z ^ (z >> 31)) % n
+        }
+    }
+
+    /// A rank with peers relative to the rank; `order` is a topological order of the ops and
+    /// every declaration `(dependent, on, kind)` has `on` before `dependent` in it.
+    #[derive(Clone, Debug)]
+    struct RelRank {
+        ops: Vec<Op>,
+        order: Vec<u32>,
+        deps: Vec<(u32, u32, DepKind)>,
+    }
+
+    impl RelRank {
+        fn random_op(rng: &mut Rng, p: u32) -> Op {
+            let peer = rng.below(p as u64) as u32;
+            let tag = rng.below(3) as u32;
+            let op = match rng.below(3) {
+                0 => Op::send(rng.below(4), peer, tag),
+                1 if rng.below(4) == 0 => Op::recv(rng.below(4), ANY, ANY),
+                1 => Op::recv(rng.below(4), peer, tag),
+                _ => Op::calc(rng.below(4)),
+            };
+            op.on_cpu(rng.below(2) as u8).on_nic(rng.below(2) as u8)
+        }
+
+        fn random(rng: &mut Rng, p: u32) -> RelRank {
+            let mut ops: Vec<Op> = (0..rng.below(8)).map(|_| Self::random_op(rng, p)).collect();
+            if rng.below(2) == 0 {
+                // A receive for every send, so that copies of this rank match each other.
+                for k in 0..ops.len() {
+                    if ops[k].kind == OpKind::Send {
+                        let s = ops[k];
+                        ops.push(Op::recv(s.size, (p - s.peer) % p, s.tag));
+                    }
+                }
+            }
+            let n = ops.len() as u32;
+            let mut order: Vec<u32> = (0..n).collect();
+            for i in (1..order.len()).rev() {
+                order.swap(i, rng.below(i as u64 + 1) as usize);
+            }
+            let mut r = RelRank {
+                ops,
+                order,
+                deps: Vec::new(),
+            };
+            for _ in 0..rng.below(3 * n as u64 + 1) {
+                r.add_random_dep(rng);
+            }
+            if n >= 2 && rng.below(6) == 0 {
+                let d = r.deps.len();
+                r.add_random_dep(rng);
+                let copies = 253 + rng.below(50);
+                for _ in 0..copies {
+                    r.deps.push(r.deps[d]);
+                }
+            }
+            r
+        }
+
+        fn add_random_dep(&mut self, rng: &mut Rng) {
+            let n = self.ops.len() as u64;
+            if n < 2 {
+                return;
+            }
+            let i = rng.below(n - 1) as usize;
+            let j = i + 1 + rng.below(n - 1 - i as u64) as usize;
+            let kind = if rng.below(3) == 0 {
+                DepKind::Start
+            } else {
+                DepKind::Done
+            };
+            let at = rng.below(self.deps.len() as u64 + 1) as usize;
+            self.deps.insert(at, (self.order[j], self.order[i], kind));
+        }
+
+        /// Changes one thing (which may leave the schedule as it was, e.g. swapping two
+        /// declarations on different ops).
+        fn mutate(&mut self, rng: &mut Rng, p: u32) {
+            let (n, m) = (self.ops.len() as u64, self.deps.len() as u64);
+            match rng.below(7) {
+                0 if n > 0 => self.ops[rng.below(n) as usize].size += 1,
+                1 if n > 0 => self.ops[rng.below(n) as usize] = Self::random_op(rng, p),
+                2 if m > 0 => {
+                    self.deps.remove(rng.below(m) as usize);
+                }
+                3 if m > 0 => {
+                    let d = &mut self.deps[rng.below(m) as usize];
+                    d.2 = match d.2 {
+                        DepKind::Done => DepKind::Start,
+                        DepKind::Start => DepKind::Done,
+                    };
+                }
+                4 if m > 1 => {
+                    let i = rng.below(m - 1) as usize;
+                    self.deps.swap(i, i + 1);
+                }
+                5 => {
+                    self.order.push(self.ops.len() as u32);
+                    self.ops.push(Self::random_op(rng, p));
+                }
+                _ => self.add_random_dep(rng),
+            }
+        }
+
+        fn absolute(&self, rank: u32, p: u32) -> Vec<Op> {
+            let abs = |mut op: Op| {
+                if op.kind != OpKind::Calc && op.peer != ANY {
+                    op.peer = (rank + op.peer) % p;
+                }
+                op
+            };
+            self.ops.iter().map(|&op| abs(op)).collect()
+        }
+
+        /// What the program answers about the rank: ops (relative) and per op its completion
+        /// and start dependents in declaration order.
+        fn canonical(&self) -> Vec<(Op, Vec<u32>, Vec<u32>)> {
+            let mut c: Vec<_> = self.ops.iter().map(|&op| (op, vec![], vec![])).collect();
+            for &(d, on, kind) in &self.deps {
+                match kind {
+                    DepKind::Done => c[on as usize].1.push(d),
+                    DepKind::Start => c[on as usize].2.push(d),
+                }
+            }
+            c
+        }
+    }
+
+    #[test]
+    fn random_programs_with_copied_and_altered_ranks_answer_like_their_declarations() {
+        use loggops_engine::testing::VecProgram;
+        // How often: 1 < distinct ranks < P; a shared overflow entry; shared ranks with
+        // dependencies; leftovers; a complete run.
+        let mut seen = [0u32; 5];
+        for seed in 0..2000 {
+            let rng = &mut Rng(seed);
+            let p = 1 + rng.below(9) as u32;
+            let templates: Vec<RelRank> = (0..1 + rng.below(3))
+                .map(|_| RelRank::random(rng, p))
+                .collect();
+            let ranks: Vec<RelRank> = (0..p)
+                .map(|_| {
+                    let t = &templates[rng.below(templates.len() as u64) as usize];
+                    match rng.below(4) {
+                        0 | 1 => t.clone(),
+                        2 => {
+                            let mut r = t.clone();
+                            r.mutate(rng, p);
+                            r
+                        }
+                        _ => RelRank::random(rng, p),
+                    }
+                })
+                .collect();
+            let mut b = ProgramBuilder::new(p);
+            let mut v = VecProgram::new(p);
+            for (r, rel) in (0..p).zip(&ranks) {
+                b.start_rank(r);
+                for op in rel.absolute(r, p) {
+                    assert_eq!(b.add_op(op), VecProgram::op(&mut v, r, op));
+                }
+                for &(d, on, kind) in &rel.deps {
+                    b.add_dep(d, on, kind);
+                    match kind {
+                        DepKind::Done => v.requires(r, d, on),
+                        DepKind::Start => v.irequires(r, d, on),
+                    }
+                }
+                b.end_rank().unwrap();
+            }
+            let e = b.finish();
+            let ctx = format!("seed {seed}: {ranks:?}");
+            assert_eq!(first_difference(&e, &v), None, "{ctx}");
+            let mut distinct = Vec::new();
+            for rel in &ranks {
+                let c = rel.canonical();
+                if !distinct.contains(&c) {
+                    distinct.push(c);
+                }
+            }
+            assert_eq!(e.num_distinct_ranks() as usize, distinct.len(), "{ctx}");
+            for r in 0..p {
+                let bytes = e.depcount_bytes(r).unwrap();
+                assert_eq!(bytes.len() as u32, v.num_ops(r), "{ctx}");
+                for (i, &c) in bytes.iter().enumerate() {
+                    let d = v.depcount(r, i as u32);
+                    assert_eq!(c as u32, d.min(255), "{ctx} rank {r} op {i}");
+                }
+                v.hints = true;
+                if e.roots_in_type_order(r) {
+                    assert!(v.roots_in_type_order(r), "{ctx} rank {r}");
+                }
+                v.hints = false;
+            }
+            let edges: u64 = ranks.iter().map(|r| r.deps.len() as u64).sum();
+            assert_eq!((e.total_ops(), e.num_edges()), (v.total_ops(), edges));
+            assert!(e.dense_counters(), "{ctx}");
+            assert_eq!(e.has_start_dependents(), v.has_start_dependents());
+            let again = ExplicitProgram::from_program(&e).unwrap();
+            assert_eq!(again, e);
+            assert_eq!(again.num_distinct_ranks(), e.num_distinct_ranks());
+            let a = simulate(&e);
+            assert_eq!(a, simulate(&v), "{ctx}");
+            let d = e.num_distinct_ranks();
+            seen[0] += (d > 1 && d < p) as u32;
+            let big: usize = (0..p)
+                .map(|r| {
+                    (0..e.num_ops(r))
+                        .filter(|&i| e.depcount(r, i) >= 255)
+                        .count()
+                })
+                .sum();
+            seen[1] += (e.depcount_big.len() < big) as u32;
+            seen[2] += (d < p && e.num_edges() > 0) as u32;
+            seen[3] += (!a.leftovers.is_empty()) as u32;
+            seen[4] += (a.leftovers.is_empty() && e.total_ops() > 0) as u32;
+        }
+        // The cases were all met: partly shared programs, shared overflow entries, shared ranks
+        // with dependencies, and runs with and without leftovers.
+        assert!(seen.iter().all(|&k| k >= 20), "{seen:?}");
     }
 }

@@ -7,8 +7,9 @@
 //! * [`binary`]: txt2bin's binary format, read with full validation and written byte-identically.
 //! * [`write`]: GOAL text in Schedgen's style.
 //! * [`explicit`]: [`ExplicitProgram`], the compact [`Program`](loggops_engine::Program) the
-//!   readers produce (≈11 bytes per op on ring allreduce files), and the [`ProgramBuilder`]
-//!   generators use.
+//!   readers produce (identical ranks share one copy, so a collective's file costs about one
+//!   rank's data; distinct ranks about 11 bytes per op), and the [`ProgramBuilder`] generators
+//!   use.
 //! * [`units`]: `512MiB` / `2.5us` parsing shared with the CLI and the generators.
 //!
 //! ```
