@@ -5,7 +5,7 @@
 //!   txt2bin accepts (without its whitespace bug), with size and time units as extensions and
 //!   precise errors (file, line, column, caret, expected/found).
 //! * [`binary`]: txt2bin's binary format, read with full validation and written byte-identically.
-//! * [`write`]: GOAL text in Schedgen's style.
+//! * [`write`](mod@write): GOAL text in Schedgen's style.
 //! * [`explicit`]: [`ExplicitProgram`], the compact [`Program`](loggops_engine::Program) the
 //!   readers produce (identical ranks share one copy, so a collective's file costs about one
 //!   rank's data; distinct ranks about 11 bytes per op), and the [`ProgramBuilder`] generators
