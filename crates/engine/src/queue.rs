@@ -122,7 +122,7 @@ impl<E: QueueItem> EventQueue<E> for RadixQueue<E> {
         } else {
             let b = 63 - (t ^ self.last).leading_zeros() as usize;
             let bucket = &mut self.buckets[b];
-            if bucket.len() == bucket.capacity() && bucket.is_empty() {
+            if bucket.capacity() == 0 {
                 *bucket = std::mem::take(&mut self.spare);
             }
             bucket.push(e);
@@ -147,8 +147,8 @@ impl<E: QueueItem> EventQueue<E> for RadixQueue<E> {
 }
 
 impl<E: QueueItem> RadixQueue<E> {
-    /// Moves the entries with the next smallest time out of the lowest non-empty bucket and
-    /// returns the first of them (by ts).
+    /// Refills `now` from the lowest non-empty bucket (its entries of the smallest time, or all
+    /// of them, sorted, if it is small) and returns the first.
     #[inline(never)]
     fn refill(&mut self) -> Option<E> {
         if self.mask == 0 {
