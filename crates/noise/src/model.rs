@@ -482,13 +482,13 @@ impl NoiseModel {
             far_differs: i.far_differs,
             net: i.net,
             og: i.og,
-            quiet: if use_quiet {
-                vec![[0, 0]; ranks.len()].into()
-            } else {
-                Box::default()
-            },
-            sent_gap: if i.net {
-                vec![(NO_OP, 0); num_ranks as usize].into()
+            hot: if use_quiet || i.net {
+                let h = RankHot {
+                    quiet: [0, 0],
+                    sent_gap: 0,
+                    sent_op: NO_OP,
+                };
+                vec![h; num_ranks as usize].into()
             } else {
                 Box::default()
             },
@@ -610,16 +610,23 @@ pub struct NoiseRun {
     far_differs: bool,
     net: bool,
     og: bool,
-    /// Per rank: `[lo, hi)`, the absolute times of its current quiet stretch (`[0, 0)` until
-    /// the first lookup); empty when not used.
-    quiet: Box<[[u64; 2]]>,
+    /// Per rank, what nearly every message touches (one cache line holds two ranks); empty
+    /// without trace replay and network noise.
+    hot: Box<[RankHot]>,
     /// Per rank: trace phase and search hint (empty without trace replay).
     ranks: Box<[RankOs]>,
-    /// Per sending rank: `(send_op, gap_bytes)` of its latest message (`send_op` = [`NO_OP`]
-    /// before the first), so the receiver reuses the drawn gap instead of drawing it again;
-    /// empty without network noise.
-    sent_gap: Box<[(u32, Time)]>,
     m: Arc<Inner>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct RankHot {
+    /// `[lo, hi)`, the absolute times of the rank's current quiet stretch (`[0, 0)` until the
+    /// first lookup, and always without trace replay).
+    quiet: [u64; 2],
+    /// `gap_bytes` of the rank's latest message as a sender, and its send op ([`NO_OP`] before
+    /// the first): the receiver reuses the drawn gap instead of drawing it again.
+    sent_gap: Time,
+    sent_op: u32,
 }
 
 /// Never an op id (ids are below `num_ops <= u32::MAX`).
@@ -762,7 +769,7 @@ impl NoiseRun {
                 let t = os.table.as_ref().expect("cyclic replay has a trace");
                 let r = &mut self.ranks[rank as usize];
                 let (d, q) = t.detour_at_quiet(r.phase, &mut r.hint, t0, len);
-                self.quiet[rank as usize] = q;
+                self.hot[rank as usize].quiet = q;
                 d
             }
             OsReplay::ThenProcess => {
@@ -776,7 +783,7 @@ impl NoiseRun {
                     let r = &mut self.ranks[rank as usize];
                     let (mut n, q) =
                         t.detour_at_quiet(r.phase, &mut r.hint, t0, len.min(period - t0));
-                    self.quiet[rank as usize] = [q[0], q[1].min(period)];
+                    self.hot[rank as usize].quiet = [q[0], q[1].min(period)];
                     if len > period - t0 {
                         n += p.detour(&self.rng, stream, period, period, len - (period - t0));
                     }
@@ -799,8 +806,8 @@ impl Noise for NoiseRun {
     #[inline]
     fn send_costs(&mut self, _p: &Params, src: u32, dst: u32, send_op: u32, size: u64) -> MsgCosts {
         let c = self.costs(src, dst, send_op, size, 0, true, None);
-        if let Some(slot) = self.sent_gap.get_mut(src as usize) {
-            *slot = (send_op, c.gap_bytes);
+        if let Some(h) = self.hot.get_mut(src as usize) {
+            (h.sent_op, h.sent_gap) = (send_op, c.gap_bytes);
         }
         c
     }
@@ -811,8 +818,8 @@ impl Noise for NoiseRun {
     fn recv_costs(&mut self, _p: &Params, src: u32, dst: u32, send_op: u32, size: u64) -> MsgCosts {
         // The sender's draw, unless the sender has sent again since (then it is drawn again:
         // the same counter gives the same value).
-        let known = match self.sent_gap.get(src as usize) {
-            Some(&(op, gap)) if op == send_op => Some(gap),
+        let known = match self.hot.get(src as usize) {
+            Some(h) if h.sent_op == send_op => Some(h.sent_gap),
             _ => None,
         };
         self.costs(src, dst, send_op, size, 1, false, known)
@@ -822,7 +829,10 @@ impl Noise for NoiseRun {
     fn os_detour(&mut self, rank: u32, t0: Time, t1: Time) -> Time {
         // Fast path: the window lies in the rank's quiet stretch (no detour carries into it or
         // starts inside it).
-        if let Some(&[lo, hi]) = self.quiet.get(rank as usize) {
+        if let Some(&RankHot {
+            quiet: [lo, hi], ..
+        }) = self.hot.get(rank as usize)
+        {
             if lo <= t0 && t0 < hi && t1 <= hi {
                 return 0;
             }
