@@ -175,12 +175,11 @@ impl<E: QueueItem> RadixQueue<E> {
             return self.now.pop_front();
         }
         if bucket.len() <= SORT_AT_MOST {
+            // Sorted in place, it becomes `now` (no copy), as above.
             bucket.sort_unstable_by_key(|e| e.key());
-            let mut it = bucket.drain(..);
-            let first = it.next();
-            self.now.extend(it);
-            self.give_back(b, bucket);
-            return first;
+            let empty = std::mem::replace(&mut self.now, VecDeque::from(bucket));
+            self.give_back(b, Vec::from(empty));
+            return self.now.pop_front();
         }
         let mut ties = std::mem::take(&mut self.ties);
         for e in bucket.drain(..) {
