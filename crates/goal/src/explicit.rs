@@ -836,6 +836,7 @@ fn find_cycle(pending: &[(u32, u32)], remaining: &[u32]) -> Vec<CycleEdge> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_rng::SplitMix;
 
     fn ring(p: u32) -> ExplicitProgram {
         let mut b = ProgramBuilder::new(p);
@@ -1202,19 +1203,6 @@ mod tests {
         assert_eq!(p.depcount(1, 1), 1);
     }
 
-    /// splitmix64.
-    struct Rng(u64);
-
-    impl Rng {
-        fn below(&mut self, n: u64) -> u64 {
-            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            (z ^ (z >> 31)) % n
-        }
-    }
-
     /// A rank with peers relative to the rank; `order` is a topological order of the ops and
     /// every declaration `(dependent, on, kind)` has `on` before `dependent` in it.
     #[derive(Clone, Debug)]
@@ -1225,7 +1213,7 @@ mod tests {
     }
 
     impl RelRank {
-        fn random_op(rng: &mut Rng, p: u32) -> Op {
+        fn random_op(rng: &mut SplitMix, p: u32) -> Op {
             let peer = rng.below(p as u64) as u32;
             let tag = rng.below(3) as u32;
             let op = match rng.below(3) {
@@ -1237,7 +1225,7 @@ mod tests {
             op.on_cpu(rng.below(2) as u8).on_nic(rng.below(2) as u8)
         }
 
-        fn random(rng: &mut Rng, p: u32) -> RelRank {
+        fn random(rng: &mut SplitMix, p: u32) -> RelRank {
             let mut ops: Vec<Op> = (0..rng.below(8)).map(|_| Self::random_op(rng, p)).collect();
             if rng.below(2) == 0 {
                 // A receive for every send, so that copies of this rank match each other.
@@ -1272,7 +1260,7 @@ mod tests {
             r
         }
 
-        fn add_random_dep(&mut self, rng: &mut Rng) {
+        fn add_random_dep(&mut self, rng: &mut SplitMix) {
             let n = self.ops.len() as u64;
             if n < 2 {
                 return;
@@ -1290,7 +1278,7 @@ mod tests {
 
         /// Changes one thing (which may leave the schedule as it was, e.g. swapping two
         /// declarations on different ops).
-        fn mutate(&mut self, rng: &mut Rng, p: u32) {
+        fn mutate(&mut self, rng: &mut SplitMix, p: u32) {
             let (n, m) = (self.ops.len() as u64, self.deps.len() as u64);
             match rng.below(7) {
                 0 if n > 0 => self.ops[rng.below(n) as usize].size += 1,
@@ -1348,7 +1336,7 @@ mod tests {
         // dependencies; leftovers; a complete run.
         let mut seen = [0u32; 5];
         for seed in 0..2000 {
-            let rng = &mut Rng(seed);
+            let rng = &mut SplitMix(seed);
             let p = 1 + rng.below(9) as u32;
             let templates: Vec<RelRank> = (0..1 + rng.below(3))
                 .map(|_| RelRank::random(rng, p))

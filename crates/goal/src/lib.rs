@@ -36,6 +36,8 @@ pub mod binary;
 pub mod error;
 pub mod explicit;
 mod fxhash;
+#[cfg(test)]
+mod test_rng;
 pub mod text;
 pub mod units;
 pub mod write;

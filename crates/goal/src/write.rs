@@ -208,60 +208,49 @@ impl RankWriter {
 mod tests {
     use loggops_engine::{DepKind, Op, ANY};
 
+    use crate::test_rng::SplitMix;
     use crate::{first_difference, parse_str, read_binary_from, write_binary, ProgramBuilder};
-
-    /// A tiny deterministic generator (splitmix64), enough for test inputs.
-    struct Gen(u64);
-    impl Gen {
-        fn next(&mut self, n: u64) -> u64 {
-            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            (z ^ (z >> 31)) % n
-        }
-    }
 
     /// Random acyclic programs whose dependencies point in any id direction and whose
     /// dependents lists are in arbitrary order.
     #[test]
     fn random_programs_roundtrip_through_text_and_binary() {
-        let mut g = Gen(42);
+        let mut g = SplitMix(42);
         for case in 0..300 {
-            let ranks = 1 + g.next(4) as u32;
+            let ranks = 1 + g.below(4) as u32;
             let mut b = ProgramBuilder::new(ranks);
             for r in 0..ranks {
                 b.start_rank(r);
-                let n = g.next(12) as u32;
+                let n = g.below(12) as u32;
                 for _ in 0..n {
-                    let peer = g.next(ranks as u64) as u32;
-                    let tag = if g.next(5) == 0 {
+                    let peer = g.below(ranks as u64) as u32;
+                    let tag = if g.below(5) == 0 {
                         ANY
                     } else {
-                        g.next(4) as u32
+                        g.below(4) as u32
                     };
-                    let op = match g.next(3) {
-                        0 => Op::send(g.next(100_000), peer, tag),
+                    let op = match g.below(3) {
+                        0 => Op::send(g.below(100_000), peer, tag),
                         1 => Op::recv(
-                            g.next(100_000),
-                            if g.next(4) == 0 { ANY } else { peer },
+                            g.below(100_000),
+                            if g.below(4) == 0 { ANY } else { peer },
                             tag,
                         ),
-                        _ => Op::calc(g.next(1000)),
+                        _ => Op::calc(g.below(1000)),
                     };
-                    b.add_op(op.on_cpu(g.next(3) as u8));
+                    b.add_op(op.on_cpu(g.below(3) as u8));
                 }
                 // Topological order = a random permutation of the ids.
                 let mut order: Vec<u32> = (0..n).collect();
                 for i in (1..order.len()).rev() {
-                    order.swap(i, g.next(i as u64 + 1) as usize);
+                    order.swap(i, g.below(i as u64 + 1) as usize);
                 }
                 if n >= 2 {
-                    for _ in 0..g.next(3 * n as u64) {
-                        let (x, y) = (g.next(n as u64) as usize, g.next(n as u64) as usize);
+                    for _ in 0..g.below(3 * n as u64) {
+                        let (x, y) = (g.below(n as u64) as usize, g.below(n as u64) as usize);
                         if x != y {
                             let (on, dep) = (order[x.min(y)], order[x.max(y)]);
-                            let kind = if g.next(3) == 0 {
+                            let kind = if g.below(3) == 0 {
                                 DepKind::Start
                             } else {
                                 DepKind::Done
