@@ -107,12 +107,15 @@ impl Program for VecProgram {
         }
         let (first, second) = (self.root(rank, k), self.root(rank, k + 1));
         let (a, stride) = (self.op(rank, first), second - first);
+        if a.kind != OpKind::Recv {
+            return (1, 0);
+        }
         let mut len = 1;
         while k + len < n {
             let id = self.root(rank, k + len);
             let b = self.op(rank, id);
             let same = b.kind == OpKind::Recv && (b.peer, b.tag) == (a.peer, a.tag);
-            if a.kind != OpKind::Recv || !same || id != first + len * stride {
+            if !same || id != first + len * stride {
                 break;
             }
             len += 1;
