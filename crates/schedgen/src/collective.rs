@@ -815,14 +815,7 @@ impl Generated {
                     Op::recv(d, modp(r - dist, p), self.tag(0))
                 }
             }
-            Collective::AllreduceRing => {
-                let chunk = self.chunk;
-                if id.is_multiple_of(2) {
-                    Op::send(chunk, modp(r + 1, p), self.tag(0))
-                } else {
-                    Op::recv(chunk, modp(r - 1, p), self.tag(0))
-                }
-            }
+            Collective::AllreduceRing => unreachable!("the ring is decoded in `Program::op`"),
             Collective::LinearAlltoall => {
                 let step = (id / 2 + 1) as i64;
                 if id.is_multiple_of(2) {
