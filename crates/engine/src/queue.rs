@@ -7,10 +7,13 @@
 //! exactly then.
 //!
 //! Both give the same pop order. The radix heap pops from `now`, a short run sorted by
-//! `(time, ts)` that precedes everything in the buckets: either all entries of the new minimum
-//! time (split off the lowest bucket) or a whole small bucket, sorted. A push at a time inside
-//! that run is inserted in order (a fresh event has the largest `ts` so far, so with equal times
-//! it goes last); later times go to the buckets.
+//! `(time, ts)` that precedes everything else: all entries of the new minimum time (a bucket of
+//! equal times), a whole small bucket, sorted, or one slice of a *rung*, sorted. A large bucket
+//! with several times becomes a rung (as in a ladder queue): about `len / 16` slices of equal,
+//! power-of-two width, so each entry moves once more before it is sorted, instead of about three
+//! times through the lower radix buckets. A push at a time inside the run is inserted in order
+//! (a fresh event has the largest `ts` so far, so with equal times it goes last); later times go
+//! to the rung's slices or to the buckets.
 
 use std::collections::{BinaryHeap, VecDeque};
 
@@ -68,12 +71,24 @@ pub(crate) struct RadixQueue<E> {
     buckets: Vec<Vec<E>>,
     /// Bit `i` set when `buckets[i]` is non-empty.
     mask: u64,
-    /// Scratch for the entries with the new minimum time.
-    ties: Vec<E>,
     /// One large emptied bucket allocation, handed to the next bucket that fills from empty:
     /// lock-step runs move their whole front (one entry per rank) from bucket to bucket, and
     /// without this every bucket would keep an allocation of that size.
     spare: Vec<E>,
+    /// Every entry with a time `<= front_max` belongs in `now` (everything in the rung and the
+    /// buckets is later).
+    front_max: Time,
+    /// A large bucket split once into equal slices of time (a ladder queue's rung) instead of
+    /// over the lower radix buckets, where its entries would move about three times each.
+    /// `rung[j]` (for `rung_cur <= j < rung_n`) holds the entries with time in
+    /// `rung_lo + [j, j+1) << rung_shift`, up to `rung_max`; every bucket entry is later.
+    rung: Vec<Vec<E>>,
+    rung_lo: Time,
+    rung_max: Time,
+    rung_shift: u32,
+    rung_cur: usize,
+    /// Slices in the current rung; 0 when there is none.
+    rung_n: usize,
 }
 
 /// A bucket of at most this many entries is sorted into `now` at once instead of being split
@@ -85,6 +100,9 @@ const SORT_AT_MOST: usize = 128;
 /// Emptied buckets keep allocations up to this many entries; larger ones go to `spare`.
 const KEEP_AT_MOST: usize = 1024;
 
+/// A bucket of more than [`SORT_AT_MOST`] entries is split into slices of about this many.
+const RUNG_FILL: usize = 16;
+
 impl<E: QueueItem> RadixQueue<E> {
     pub fn new() -> Self {
         RadixQueue {
@@ -92,8 +110,14 @@ impl<E: QueueItem> RadixQueue<E> {
             now: VecDeque::new(),
             buckets: (0..64).map(|_| Vec::new()).collect(),
             mask: 0,
-            ties: Vec::new(),
             spare: Vec::new(),
+            front_max: 0,
+            rung: Vec::new(),
+            rung_lo: 0,
+            rung_max: 0,
+            rung_shift: 0,
+            rung_cur: 0,
+            rung_n: 0,
         }
     }
 
@@ -117,8 +141,10 @@ impl<E: QueueItem> EventQueue<E> for RadixQueue<E> {
         debug_assert!(t >= self.last, "radix queue needs monotone times");
         // Entries up to the last time in `now` belong in `now`; so does the time `last` itself
         // (no bucket holds it).
-        if t == self.last || self.now.back().is_some_and(|b| t <= b.time()) {
+        if t <= self.front_max || self.now.back().is_some_and(|b| t <= b.time()) {
             self.insert_now(e);
+        } else if t <= self.rung_max && self.rung_n > 0 {
+            self.rung[((t - self.rung_lo) >> self.rung_shift) as usize].push(e);
         } else {
             let b = 63 - (t ^ self.last).leading_zeros() as usize;
             let bucket = &mut self.buckets[b];
@@ -147,10 +173,16 @@ impl<E: QueueItem> EventQueue<E> for RadixQueue<E> {
 }
 
 impl<E: QueueItem> RadixQueue<E> {
-    /// Refills `now` from the lowest non-empty bucket (its entries of the smallest time, or all
-    /// of them, sorted, if it is small) and returns the first.
+    /// Refills `now` from the next slice of the rung, or else from the lowest non-empty bucket
+    /// (its entries of the smallest time, or all of them, sorted, if it is small; a large one
+    /// becomes a rung first), and returns the first.
     #[inline(never)]
     fn refill(&mut self) -> Option<E> {
+        if self.rung_n > 0 {
+            if let Some(e) = self.next_slice() {
+                return Some(e);
+            }
+        }
         if self.mask == 0 {
             return None;
         }
@@ -163,6 +195,7 @@ impl<E: QueueItem> RadixQueue<E> {
             max = max.max(e.time());
         }
         self.last = min;
+        self.front_max = min;
         if min == max {
             // Every entry has the new minimum time (lock-step phases of noiseless runs, often
             // thousands of entries): the bucket becomes `now` as it is, without copying, and the
@@ -181,30 +214,55 @@ impl<E: QueueItem> RadixQueue<E> {
             self.give_back(b, Vec::from(empty));
             return self.now.pop_front();
         }
-        let mut ties = std::mem::take(&mut self.ties);
+        // A rung of about `len / RUNG_FILL` slices of a power-of-two width over [min, max].
+        // Every other bucket's entries are later than `max` (they differ from `last` in a
+        // higher bit), and so is every later push that does not land in the rung.
+        let span = max - min;
+        let width = span / (bucket.len() / RUNG_FILL) as u64 + 1;
+        let shift = 64 - (width - 1).leading_zeros();
+        let n = (span >> shift) as usize + 1;
+        if self.rung.len() < n {
+            self.rung.resize_with(n, Vec::new);
+        }
         for e in bucket.drain(..) {
-            let t = e.time();
-            if t == min {
-                ties.push(e);
-            } else {
-                // Every other entry differs from `min` first in a bit below `b`.
-                let nb = 63 - (t ^ min).leading_zeros() as usize;
-                self.buckets[nb].push(e);
-                self.mask |= 1 << nb;
-            }
+            self.rung[((e.time() - min) >> shift) as usize].push(e);
         }
         self.give_back(b, bucket);
-        let first = if ties.len() == 1 {
-            ties.pop()
-        } else {
-            ties.sort_unstable_by_key(|e| e.ts());
-            let mut it = ties.drain(..);
-            let first = it.next();
-            self.now.extend(it);
-            first
-        };
-        self.ties = ties;
-        first
+        (self.rung_lo, self.rung_max, self.rung_shift) = (min, max, shift);
+        (self.rung_cur, self.rung_n) = (0, n);
+        self.next_slice()
+    }
+
+    /// Sorts the rung's next non-empty slice into `now` and returns its first entry; `None`
+    /// (and no rung) once the rung is empty.
+    fn next_slice(&mut self) -> Option<E> {
+        while self.rung_cur < self.rung_n {
+            let j = self.rung_cur;
+            self.rung_cur += 1;
+            if self.rung[j].is_empty() {
+                continue;
+            }
+            self.front_max = if self.rung_cur == self.rung_n {
+                self.rung_max
+            } else {
+                self.rung_lo + ((self.rung_cur as u64) << self.rung_shift) - 1
+            };
+            let mut slice = std::mem::take(&mut self.rung[j]);
+            if !slice.is_sorted_by_key(|e| e.key()) {
+                slice.sort_unstable_by_key(|e| e.key());
+            }
+            let mut empty = Vec::from(std::mem::replace(&mut self.now, VecDeque::from(slice)));
+            if empty.capacity() > KEEP_AT_MOST {
+                if empty.capacity() > self.spare.capacity() {
+                    std::mem::swap(&mut empty, &mut self.spare);
+                }
+                empty = Vec::new();
+            }
+            self.rung[j] = empty;
+            return self.now.pop_front();
+        }
+        self.rung_n = 0;
+        None
     }
 
     /// Returns an empty allocation to bucket `b` (or to `spare`, if large).
@@ -270,7 +328,7 @@ mod tests {
         let held: usize = q.buckets.iter().map(Vec::capacity).sum::<usize>()
             + q.now.capacity()
             + q.spare.capacity()
-            + q.ties.capacity();
+            + q.rung.iter().map(Vec::capacity).sum::<usize>();
         // The front itself (in `now` or a bucket), one spare, small buckets.
         assert!(held <= 3 * 8192, "queue holds {held} entries of capacity");
         let mut left = 0;
@@ -278,6 +336,40 @@ mod tests {
             left += 1;
         }
         assert_eq!(left, n);
+    }
+
+    /// A large bucket whose entries are mostly at one time with a few far outliers becomes a
+    /// rung with one crowded slice; pushes land in slices already sorted into `now`, in later
+    /// slices, and beyond the rung.
+    #[test]
+    fn a_skewed_rung_pops_in_heap_order() {
+        let (mut r, mut h) = (RadixQueue::new(), HeapQueue::new());
+        let mut ts = 0;
+        let mut push = |r: &mut RadixQueue<Item>, h: &mut HeapQueue<Item>, t: Time| {
+            r.push(Item(t, ts));
+            h.push(Item(t, ts));
+            ts += 1;
+        };
+        push(&mut r, &mut h, 0);
+        assert_eq!(r.pop(), h.pop());
+        for i in 0..4000 {
+            push(&mut r, &mut h, 1000 + i % 3);
+        }
+        for i in 0..200 {
+            push(&mut r, &mut h, 1000 + i * 7919 * 7919);
+        }
+        let mut n = 0;
+        while let Some(a) = r.pop() {
+            assert_eq!(Some(a), h.pop());
+            n += 1;
+            if n % 5 == 0 && n < 8000 {
+                for d in [0, 1, 500, 7919 * 7919, 1 << 40] {
+                    push(&mut r, &mut h, a.0 + d);
+                }
+            }
+        }
+        assert_eq!(h.pop(), None);
+        assert!(n > 8000);
     }
 
     /// A monotone random workload: each pop pushes 0-3 entries at or after the popped time,
@@ -291,6 +383,7 @@ mod tests {
             (4, 1, 50),
             (5, 1 << 20, 3000),
             (6, 100, 3000),
+            (7, 1 << 30, 20_000),
         ] {
             let mut x = seed;
             let mut rnd = move || {
