@@ -24,6 +24,8 @@ pub(crate) trait EventQueue<E: QueueItem> {
     fn pop(&mut self) -> Option<E>;
     /// Is there an entry with key `< (time, ts)`? Only asked with `time` = the last popped time.
     fn has_before(&self, time: Time, ts: u64) -> bool;
+    /// Is every entry later than `time`? May answer `false` when it cannot tell cheaply.
+    fn all_after(&self, time: Time) -> bool;
 }
 
 pub(crate) trait QueueItem: Copy + Ord {
@@ -58,6 +60,10 @@ impl<E: QueueItem> EventQueue<E> for HeapQueue<E> {
         self.0
             .peek()
             .is_some_and(|t| (t.time(), t.ts()) < (time, ts))
+    }
+    #[inline]
+    fn all_after(&self, time: Time) -> bool {
+        self.0.peek().is_none_or(|t| t.time() > time)
     }
 }
 
@@ -169,6 +175,16 @@ impl<E: QueueItem> EventQueue<E> for RadixQueue<E> {
         self.now
             .front()
             .is_some_and(|e| (e.time(), e.ts()) < (time, ts))
+    }
+
+    /// `now` precedes everything else, so its first entry decides; an empty `now` tells only
+    /// when the whole queue is empty.
+    #[inline]
+    fn all_after(&self, time: Time) -> bool {
+        match self.now.front() {
+            Some(e) => e.time() > time,
+            None => self.mask == 0 && self.rung_n == 0,
+        }
     }
 }
 

@@ -457,6 +457,15 @@ struct Sim<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> {
     messages: u64,
     /// (host, op) released during the current event, in release order.
     freed: Vec<(u32, u32)>,
+    /// Time of the event being processed, and whether an op freed by it may run at once
+    /// (only inside a plain op or message event, not in a batch or root run that still holds
+    /// reserved `ts` values).
+    now: Time,
+    direct_on: bool,
+    direct_ok: bool,
+    /// An op freed to start at `now` with a `ts` after everything queued: it would pop next,
+    /// so it runs next without the queue (`(ts, host, op)`).
+    direct: Option<(u64, u32, u32)>,
     overflow: bool,
     /// The program has `irequires` links (else start releases are skipped).
     start_deps: bool,
@@ -547,6 +556,10 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
             ts: 0,
             messages: 0,
             freed: Vec::new(),
+            now: 0,
+            direct_on: direct_path_on(),
+            direct_ok: false,
+            direct: None,
             overflow: false,
             start_deps: prog.has_start_dependents(),
             g_ticks: cfg.params.big_g.whole_units(),
@@ -770,7 +783,13 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
             let t = self.start_time(host, &self.prog.op(host, op));
             let ts = self.ts;
             self.ts += 1;
-            self.push(t, ts, K_OP, host, op);
+            if self.direct_ok && t == self.now && self.heap.all_after(t) {
+                // It is the next pop: (t, ts) precedes every queued entry.
+                self.direct_ok = false;
+                self.direct = Some((ts, host, op));
+            } else {
+                self.push(t, ts, K_OP, host, op);
+            }
         } else if !self.freed.is_empty() {
             self.flush_freed_many();
         }
@@ -922,9 +941,21 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
         while let Some(ev) = self.heap.pop() {
             let kind = ev.tag >> KIND_SHIFT;
             let host = ev.tag & HOST_MASK;
+            self.now = ev.time;
             match kind {
-                K_OP => self.op_event(ev.time, ev.ts, host, ev.item)?,
-                K_MSG => self.msg_event(ev.time, ev.ts, host, ev.item)?,
+                K_OP | K_MSG => {
+                    self.direct_ok = self.direct_on;
+                    if kind == K_OP {
+                        self.op_event(ev.time, ev.ts, host, ev.item)?;
+                    } else {
+                        self.msg_event(ev.time, ev.ts, host, ev.item)?;
+                    }
+                    while let Some((ts, host, op)) = self.direct.take() {
+                        self.direct_ok = self.direct_on;
+                        self.op_event(ev.time, ts, host, op)?;
+                    }
+                    self.direct_ok = false;
+                }
                 K_ROOTS => {
                     // Roots in type order, from root `item` on, while nothing else comes first.
                     let n = self.prog.num_roots(host);
@@ -1341,6 +1372,98 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
             events: self.ts,
             messages: self.messages,
             leftovers,
+        }
+    }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Tests turn the direct path off to check that it changes nothing.
+    static NO_DIRECT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether a freed op that would pop next runs without the queue (always, outside tests).
+fn direct_path_on() -> bool {
+    #[cfg(test)]
+    return !NO_DIRECT.with(|c| c.get());
+    #[cfg(not(test))]
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::noise::NoNoise;
+    use crate::testing::VecProgram;
+    use crate::{Op, Params};
+
+    fn both(p: &VecProgram, params: Params, compat: bool) -> [(Vec<Time>, u64, u64); 2] {
+        [false, true].map(|off| {
+            NO_DIRECT.with(|c| c.set(off));
+            let mut cfg = Config::new(params);
+            cfg.compat = compat;
+            let out = simulate(p, &cfg, &mut NoNoise).unwrap();
+            NO_DIRECT.with(|c| c.set(false));
+            assert!(out.completed(), "{:?}", out.leftovers);
+            (out.finish, out.events, out.messages)
+        })
+    }
+
+    /// Random exchange rounds with calcs of random length (many of them 0, so ops are freed to
+    /// start at the time of the event that frees them) under parameters that make ties common
+    /// (L = o = g, 1-byte messages): the direct path gives the same finishing times and event
+    /// counts as the queue, with the radix queue and with the heap (compat mode).
+    #[test]
+    fn ops_run_without_the_queue_exactly_when_they_would_pop_next() {
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut rnd = move |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        let lgs = Params::loggopsim_defaults_ticks();
+        let ties = Params {
+            l: 1000,
+            o: 1000,
+            g: 1000,
+            ..lgs
+        };
+        for _ in 0..300 {
+            let ranks = 2 + rnd(9) as u32;
+            let mut p = VecProgram::new(ranks);
+            p.sparse_counters = rnd(2) == 0;
+            let rounds = 1 + rnd(5);
+            let mut last: Vec<Option<u32>> = vec![None; ranks as usize];
+            for k in 0..rounds {
+                let d = 1 + (k as u32 % (ranks - 1));
+                for r in 0..ranks {
+                    let size = [0, 1, 1, 16][rnd(4) as usize];
+                    let s = VecProgram::op(&mut p, r, Op::send(size, (r + d) % ranks, k as u32));
+                    let v = VecProgram::op(
+                        &mut p,
+                        r,
+                        Op::recv(size, (r + ranks - d) % ranks, k as u32),
+                    );
+                    let c =
+                        VecProgram::op(&mut p, r, Op::calc([0, 0, 1000, 2000][rnd(4) as usize]));
+                    p.requires(r, c, v);
+                    if rnd(2) == 0 {
+                        p.requires(r, c, s);
+                    }
+                    if let Some(prev) = last[r as usize] {
+                        p.requires(r, s, prev);
+                        if rnd(3) == 0 {
+                            p.requires(r, v, prev);
+                        }
+                    }
+                    last[r as usize] = Some(c);
+                }
+            }
+            for (params, compat) in [(ties, false), (ties, true), (lgs, false)] {
+                let [queued, direct] = both(&p, params, compat);
+                assert_eq!(queued, direct, "compat {compat}: {p:?}");
+            }
         }
     }
 }
