@@ -109,6 +109,9 @@ const KEEP_AT_MOST: usize = 1024;
 /// A bucket of more than [`SORT_AT_MOST`] entries is split into slices of about this many.
 const RUNG_FILL: usize = 16;
 
+/// Emptied runs handed to a rung slice keep allocations up to this many entries.
+const SLICE_KEEP_AT_MOST: usize = 4 * RUNG_FILL;
+
 impl<E: QueueItem> RadixQueue<E> {
     pub fn new() -> Self {
         RadixQueue {
@@ -267,8 +270,10 @@ impl<E: QueueItem> RadixQueue<E> {
             if !slice.is_sorted_by_key(|e| e.key()) {
                 slice.sort_unstable_by_key(|e| e.key());
             }
+            // The emptied `now` goes to the slice only if small: a rung has up to `len / 16`
+            // slices, and each keeping the largest run it ever swapped with held megabytes.
             let mut empty = Vec::from(std::mem::replace(&mut self.now, VecDeque::from(slice)));
-            if empty.capacity() > KEEP_AT_MOST {
+            if empty.capacity() > SLICE_KEEP_AT_MOST {
                 if empty.capacity() > self.spare.capacity() {
                     std::mem::swap(&mut empty, &mut self.spare);
                 }
