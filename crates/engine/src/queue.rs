@@ -393,6 +393,38 @@ mod tests {
         assert!(n > 8000);
     }
 
+    /// A front of 20,000 entries with clustered times (runs of equal times, as lock-step phases
+    /// make, become `now` with large allocations) goes through many rungs; once drained, no
+    /// slice keeps more than a small allocation from the runs it was swapped with.
+    #[test]
+    fn rung_slices_keep_small_allocations() {
+        let mut q = RadixQueue::new();
+        let mut x = 88172645463325252u64;
+        let mut rnd = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut ts = 0;
+        for _ in 0..20_000 {
+            q.push(Item(rnd() % 1_000 * 1_000, ts));
+            ts += 1;
+        }
+        for _ in 0..400_000 {
+            let e = q.pop().unwrap();
+            q.push(Item(e.0 + 500_000 + rnd() % 1_000 * 1_000, ts));
+            ts += 1;
+        }
+        while q.pop().is_some() {}
+        let most = q.rung.iter().map(Vec::capacity).max().unwrap_or(0);
+        assert!(
+            most <= SLICE_KEEP_AT_MOST,
+            "a slice holds {most} entries of capacity"
+        );
+        assert!(!q.rung.is_empty());
+    }
+
     /// A monotone random workload: each pop pushes 0-3 entries at or after the popped time,
     /// with fresh ts, and sometimes an old ts (a re-queued batch remainder) at the same time.
     #[test]
