@@ -148,8 +148,8 @@ impl<E: QueueItem> EventQueue<E> for RadixQueue<E> {
     fn push(&mut self, e: E) {
         let t = e.time();
         debug_assert!(t >= self.last, "radix queue needs monotone times");
-        // Entries up to the last time in `now` belong in `now`; so does the time `last` itself
-        // (no bucket holds it).
+        // Entries up to the last time in `now` belong in `now`; so does every time up to
+        // `front_max` (`last` itself, or the end of the rung slice last sorted into `now`).
         if t <= self.front_max || self.now.back().is_some_and(|b| t <= b.time()) {
             self.insert_now(e);
         } else if t <= self.rung_max && self.rung_n > 0 {
