@@ -19,6 +19,8 @@ pub mod program;
 mod queue;
 pub mod sim;
 pub mod stdsort;
+#[cfg(test)]
+mod test_rng;
 pub mod testing;
 pub use noise::*;
 pub use params::*;

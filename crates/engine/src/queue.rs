@@ -303,6 +303,7 @@ impl<E: QueueItem> RadixQueue<E> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_rng::xorshift;
 
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
     struct Item(Time, u64);
@@ -399,13 +400,7 @@ mod tests {
     #[test]
     fn rung_slices_keep_small_allocations() {
         let mut q = RadixQueue::new();
-        let mut x = 88172645463325252u64;
-        let mut rnd = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut rnd = xorshift(88172645463325252);
         let mut ts = 0;
         for _ in 0..20_000 {
             q.push(Item(rnd() % 1_000 * 1_000, ts));
@@ -438,13 +433,7 @@ mod tests {
             (6, 100, 3000),
             (7, 1 << 30, 20_000),
         ] {
-            let mut x = seed;
-            let mut rnd = move || {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x
-            };
+            let mut rnd = xorshift(seed);
             let (mut r, mut h) = (RadixQueue::new(), HeapQueue::new());
             let mut ts = 0;
             for _ in 0..start {

@@ -1394,6 +1394,7 @@ fn direct_path_on() -> bool {
 mod tests {
     use super::*;
     use crate::noise::NoNoise;
+    use crate::test_rng::xorshift;
     use crate::testing::VecProgram;
     use crate::{Op, Params};
 
@@ -1415,13 +1416,8 @@ mod tests {
     /// counts as the queue, with the radix queue and with the heap (compat mode).
     #[test]
     fn ops_run_without_the_queue_exactly_when_they_would_pop_next() {
-        let mut x = 0x2545_F491_4F6C_DD1Du64;
-        let mut rnd = move |n: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % n
-        };
+        let mut next = xorshift(0x2545_F491_4F6C_DD1D);
+        let mut rnd = move |n: u64| next() % n;
         let lgs = Params::loggopsim_defaults_ticks();
         let ties = Params {
             l: 1000,

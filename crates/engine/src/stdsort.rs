@@ -235,16 +235,9 @@ mod tests {
 
     #[test]
     fn sorts_any_input() {
-        let mut x: u64 = 12345;
+        let mut rnd = crate::test_rng::xorshift(12345);
         for n in 0..300 {
-            let mut v: Vec<u32> = (0..n)
-                .map(|_| {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    (x % 5) as u32
-                })
-                .collect();
+            let mut v: Vec<u32> = (0..n).map(|_| (rnd() % 5) as u32).collect();
             let mut w = v.clone();
             sort_by(&mut v, |a, b| a < b);
             w.sort();
