@@ -272,14 +272,8 @@ impl<E: QueueItem> RadixQueue<E> {
             }
             // The emptied `now` goes to the slice only if small: a rung has up to `len / 16`
             // slices, and each keeping the largest run it ever swapped with held megabytes.
-            let mut empty = Vec::from(std::mem::replace(&mut self.now, VecDeque::from(slice)));
-            if empty.capacity() > SLICE_KEEP_AT_MOST {
-                if empty.capacity() > self.spare.capacity() {
-                    std::mem::swap(&mut empty, &mut self.spare);
-                }
-                empty = Vec::new();
-            }
-            self.rung[j] = empty;
+            let empty = Vec::from(std::mem::replace(&mut self.now, VecDeque::from(slice)));
+            self.rung[j] = self.keep_small(empty, SLICE_KEEP_AT_MOST);
             return self.now.pop_front();
         }
         self.rung_n = 0;
@@ -288,15 +282,22 @@ impl<E: QueueItem> RadixQueue<E> {
 
     /// Returns an empty allocation to bucket `b` (or to `spare`, if large).
     #[inline]
-    fn give_back(&mut self, b: usize, mut v: Vec<E>) {
+    fn give_back(&mut self, b: usize, v: Vec<E>) {
         debug_assert!(v.is_empty() && self.buckets[b].is_empty());
-        if v.capacity() > KEEP_AT_MOST {
+        self.buckets[b] = self.keep_small(v, KEEP_AT_MOST);
+    }
+
+    /// An empty allocation to keep: `v` itself if it holds at most `most` entries; otherwise
+    /// a fresh one, and `v` becomes the spare if it is larger than the current one.
+    #[inline]
+    fn keep_small(&mut self, mut v: Vec<E>, most: usize) -> Vec<E> {
+        if v.capacity() > most {
             if v.capacity() > self.spare.capacity() {
                 std::mem::swap(&mut v, &mut self.spare);
             }
             v = Vec::new();
         }
-        self.buckets[b] = v;
+        v
     }
 }
 
