@@ -13,6 +13,8 @@
 //! let out = simulate(&p, &cfg, &mut NoNoise).unwrap();
 //! assert_eq!(out.finish, vec![1500, 5590]); // o, and 2o + L + 15G
 //! ```
+mod counters;
+mod matching;
 pub mod noise;
 pub mod params;
 pub mod program;
@@ -22,7 +24,9 @@ pub mod stdsort;
 #[cfg(test)]
 mod test_rng;
 pub mod testing;
+pub mod window;
 pub use noise::*;
 pub use params::*;
 pub use program::*;
 pub use sim::*;
+pub use window::{simulate_windowed, GiveUp};

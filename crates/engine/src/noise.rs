@@ -4,7 +4,10 @@
 //! received, and for the OS detour time inside each CPU interval. Implementations must be
 //! deterministic functions of their own seed and the arguments (a counter-based generator keyed
 //! by the message identity `(src, send_op)`), because the same message is asked about twice:
-//! [`Noise::send_costs`] and [`Noise::recv_costs`] must agree on `gap_bytes`.
+//! [`Noise::send_costs`] and [`Noise::recv_costs`] must agree on `gap_bytes`. State an
+//! implementation keeps between calls may only be a cache of such answers: the engine may run
+//! part of a repetition with one instance and then start the repetition over with the same
+//! instance (see [`crate::sim::simulate`]).
 
 use crate::params::{Params, Time};
 
@@ -33,6 +36,26 @@ pub trait Noise {
     fn recv_costs(&mut self, p: &Params, src: u32, dst: u32, send_op: u32, size: u64) -> MsgCosts;
     /// OS detour time injected into the CPU interval `[t0, t1)` of `rank`.
     fn os_detour(&mut self, rank: u32, t0: Time, t1: Time) -> Time;
+    /// [`Self::recv_costs`] when the engine already holds the message's `gap_bytes` (from its
+    /// `send_costs`): implementations may skip drawing it again.
+    #[inline]
+    fn recv_costs_known_gap(
+        &mut self,
+        p: &Params,
+        src: u32,
+        dst: u32,
+        send_op: u32,
+        size: u64,
+        _gap_bytes: Time,
+    ) -> MsgCosts {
+        self.recv_costs(p, src, dst, send_op, size)
+    }
+    /// A lower bound of `o + latency` over every message this instance can produce, i.e. of
+    /// how long after its send a message arrives. `0` (the default) when there is none; then
+    /// the engine never uses its windowed form (see [`crate::window`]).
+    fn min_message_delay(&self) -> Time {
+        0
+    }
 }
 
 /// No noise: the engine's default; every call is compiled away.

@@ -18,11 +18,12 @@
 //! None of this changes the order in which anything happens, so results equal LogGOPSim's.
 
 use std::cmp::Ordering;
-use std::collections::HashMap;
 
+use crate::counters::Counters;
+use crate::matching::{matches, Arena, Posted, PostedRun, Unexpected, MIXED, NIL};
 use crate::noise::Noise;
 use crate::params::{Params, Time};
-use crate::program::{DepKind, Op, OpKind, Program, ANY};
+use crate::program::{DepKind, Op, OpKind, Program};
 use crate::queue::{EventQueue, HeapQueue, QueueItem, RadixQueue};
 use crate::stdsort;
 
@@ -214,138 +215,6 @@ struct Batch {
     lazy_left: [u32; 4],
 }
 
-/// A run of receives posted one after the other: ops `first + i*stride`, `i < count`. When they
-/// all have the same (src, tag), those are stored; otherwise `src` is [`MIXED`] and each
-/// receive's (src, tag) is read from the program when the run is searched. A generated
-/// dissemination posts all ⌈log2 P⌉ receives of a rank as one run.
-#[derive(Clone, Copy, Debug)]
-struct PostedRun {
-    src: u32,
-    tag: u32,
-    first: u32,
-    stride: u32,
-    count: u32,
-}
-
-#[derive(Clone, Copy, Debug)]
-struct Unexpected {
-    src: u32,
-    tag: u32,
-    send_op: u32,
-}
-
-/// End of a linked list.
-const NIL: u32 = u32::MAX;
-
-/// `PostedRun::src` of a run whose receives differ in (src, tag). Ranks are below 2^30, and
-/// ANY_SOURCE is `u32::MAX`, so no receive has this source.
-const MIXED: u32 = u32::MAX - 1;
-
-/// FIFOs kept as singly linked lists through an arena shared by all ranks: a rank's list heads
-/// sit in its [`RankState`] (the hot cache line) and its tails in [`Sim::tails`] (touched only
-/// when appending, or when the last node is removed).
-#[derive(Clone, Copy, Debug)]
-struct Node<T> {
-    item: T,
-    next: u32,
-}
-
-/// Nodes of every rank's lists, with a free list.
-struct Arena<T> {
-    nodes: Vec<Node<T>>,
-    free: u32,
-}
-
-impl<T: Copy> Arena<T> {
-    fn new() -> Self {
-        Arena {
-            nodes: Vec::new(),
-            free: NIL,
-        }
-    }
-
-    /// Stores `node` in a recycled slot (or a new one) and returns its index.
-    #[inline]
-    fn alloc(&mut self, node: Node<T>) -> u32 {
-        if self.free != NIL {
-            let i = self.free;
-            self.free = self.nodes[i as usize].next;
-            self.nodes[i as usize] = node;
-            i
-        } else {
-            self.nodes.push(node);
-            (self.nodes.len() - 1) as u32
-        }
-    }
-
-    #[inline]
-    fn push_back(&mut self, head: &mut u32, tail: &mut u32, item: T) {
-        let i = self.alloc(Node { item, next: NIL });
-        if *tail == NIL {
-            *head = i;
-        } else {
-            self.nodes[*tail as usize].next = i;
-        }
-        *tail = i;
-    }
-
-    /// The first node whose item satisfies `f`, with its predecessor (NIL for the head).
-    #[inline]
-    fn find(&self, head: u32, mut f: impl FnMut(&T) -> bool) -> Option<(u32, u32)> {
-        let mut prev = NIL;
-        let mut cur = head;
-        while cur != NIL {
-            let n = &self.nodes[cur as usize];
-            if f(&n.item) {
-                return Some((prev, cur));
-            }
-            prev = cur;
-            cur = n.next;
-        }
-        None
-    }
-
-    /// Inserts `item` after node `at`.
-    #[inline]
-    fn insert_after(&mut self, tail: &mut u32, at: u32, item: T) {
-        let next = self.nodes[at as usize].next;
-        let i = self.alloc(Node { item, next });
-        self.nodes[at as usize].next = i;
-        if next == NIL {
-            *tail = i;
-        }
-    }
-
-    /// Unlinks node `cur` (predecessor `prev`) and recycles it.
-    #[inline]
-    fn remove(&mut self, head: &mut u32, tail: &mut u32, prev: u32, cur: u32) -> T {
-        let Node { item, next } = self.nodes[cur as usize];
-        if prev == NIL {
-            *head = next;
-        } else {
-            self.nodes[prev as usize].next = next;
-        }
-        if next == NIL {
-            *tail = prev;
-        }
-        self.nodes[cur as usize].next = self.free;
-        self.free = cur;
-        item
-    }
-
-    fn iter<'s>(&'s self, head: u32) -> impl Iterator<Item = &'s T> + 's {
-        let mut cur = head;
-        std::iter::from_fn(move || {
-            if cur == NIL {
-                return None;
-            }
-            let n = &self.nodes[cur as usize];
-            cur = n.next;
-            Some(&n.item)
-        })
-    }
-}
-
 /// The three kinds of per-rank clocks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Clock {
@@ -390,32 +259,29 @@ impl RankState {
     }
 }
 
-#[inline]
-fn matches(want_src: u32, want_tag: u32, src: u32, tag: u32) -> bool {
-    (want_src == ANY || src == ANY || src == want_src)
-        && (want_tag == ANY || tag == ANY || tag == want_tag)
-}
-
-enum Counters {
-    /// One byte per op; counts of 255 and more live in `big` (keyed like the sparse map).
-    Dense {
-        base: Vec<u64>,
-        left: Vec<u8>,
-        big: HashMap<u64, u32>,
-    },
-    /// Only partially satisfied ops (an op with one dependency is released without a counter):
-    /// one (op, remaining) slot per rank, which is all a generated collective ever needs, and a
-    /// map for the rest.
-    Sparse {
-        slot: Vec<(u32, u32)>,
-        map: HashMap<u64, u32>,
-    },
-}
-
 // ---------------------------------------------------------------------------------------------
 
 /// Runs `prog` to completion (or until nothing can run) and returns per-rank finishing times.
+///
+/// A noisy run goes to the windowed engine ([`crate::window`]) first, which gives the same
+/// answer faster or gives up early; the global engine ([`simulate_global`]) runs everything
+/// else, and the runs the windowed engine gave up on.
 pub fn simulate<P: Program, N: Noise>(
+    prog: &P,
+    cfg: &Config,
+    noise: &mut N,
+) -> Result<Outcome, EngineError> {
+    if N::ACTIVE {
+        if let Ok(out) = crate::window::simulate_windowed(prog, cfg, noise) {
+            return Ok(out);
+        }
+    }
+    simulate_global(prog, cfg, noise)
+}
+
+/// Runs `prog` with the global engine: every event through one queue ordered by `(time, ts)`,
+/// exactly as LogGOPSim.
+pub fn simulate_global<P: Program, N: Noise>(
     prog: &P,
     cfg: &Config,
     noise: &mut N,
@@ -486,44 +352,7 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
         }
         let ncpu = prog.num_cpus().max(1) as usize;
         let nnic = prog.num_nics().max(1) as usize;
-        let counters = if prog.dense_counters() {
-            let mut base = Vec::with_capacity(ranks as usize + 1);
-            let mut left = Vec::with_capacity(prog.total_ops() as usize);
-            let mut big = HashMap::new();
-            let mut acc = 0u64;
-            for r in 0..ranks {
-                base.push(acc);
-                let n = prog.num_ops(r);
-                acc += n as u64;
-                let count = |i: u32, big: &mut HashMap<u64, u32>| {
-                    let c = prog.depcount(r, i);
-                    if c >= u8::MAX as u32 {
-                        big.insert((r as u64) << 32 | i as u64, c);
-                        u8::MAX
-                    } else {
-                        c as u8
-                    }
-                };
-                match prog.depcount_bytes(r) {
-                    // Copied; only the saturated entries need the exact count.
-                    Some(b) => {
-                        debug_assert_eq!(b.len(), n as usize);
-                        left.extend_from_slice(b);
-                        for (i, _) in b.iter().enumerate().filter(|(_, &c)| c == u8::MAX) {
-                            count(i as u32, &mut big);
-                        }
-                    }
-                    None => left.extend((0..n).map(|i| count(i, &mut big))),
-                }
-            }
-            base.push(acc);
-            Counters::Dense { base, left, big }
-        } else {
-            Counters::Sparse {
-                slot: vec![(NIL, 0); ranks as usize],
-                map: HashMap::new(),
-            }
-        };
+        let counters = Counters::new(prog);
         let n = ranks as usize;
         Ok(Sim {
             prog,
@@ -658,64 +487,6 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
 
     // --- dependencies ------------------------------------------------------------------------
 
-    /// One dependency of `(host, op)` is satisfied; returns true if it became executable.
-    #[inline]
-    fn satisfy(&mut self, host: u32, op: u32) -> bool {
-        match &mut self.counters {
-            Counters::Dense { base, left, big } => {
-                let i = (base[host as usize] + op as u64) as usize;
-                // A decrement below zero cannot happen for a consistent schedule (the front ends
-                // check depcounts).
-                if left[i] == u8::MAX {
-                    let key = (host as u64) << 32 | op as u64;
-                    if let Some(c) = big.get_mut(&key) {
-                        *c -= 1;
-                        if *c < u8::MAX as u32 {
-                            left[i] = *c as u8;
-                            big.remove(&key);
-                        }
-                        return left[i] == 0;
-                    }
-                }
-                left[i] = left[i].wrapping_sub(1);
-                left[i] == 0
-            }
-            Counters::Sparse { slot, map } => {
-                let initial = self.prog.depcount(host, op);
-                if initial <= 1 {
-                    return true;
-                }
-                let s = &mut slot[host as usize];
-                if s.0 == op {
-                    s.1 -= 1;
-                    if s.1 == 0 {
-                        s.0 = NIL;
-                        return true;
-                    }
-                    return false;
-                }
-                let key = (host as u64) << 32 | op as u64;
-                if !map.is_empty() {
-                    if let Some(e) = map.get_mut(&key) {
-                        *e -= 1;
-                        if *e == 0 {
-                            map.remove(&key);
-                            return true;
-                        }
-                        return false;
-                    }
-                }
-                // First satisfied dependency of an op with at least two.
-                if s.0 == NIL {
-                    *s = (op, initial - 1);
-                } else {
-                    map.insert(key, initial - 1);
-                }
-                false
-            }
-        }
-    }
-
     #[inline]
     fn mark(&mut self, host: u32, op: u32, kind: DepKind) {
         if kind == DepKind::Start && !self.start_deps {
@@ -723,7 +494,7 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
         }
         let prog = self.prog;
         prog.for_each_dependent(host, op, kind, |d| {
-            if self.satisfy(host, d) {
+            if self.counters.satisfy(prog, host, d) {
                 self.freed.push((host, d));
             }
         });
@@ -971,10 +742,10 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
                             // posted at once when nothing in the queue comes between.
                             let (run, stride) = self.prog.root_recv_run(host, k);
                             if run > 1 && !self.heap.has_before(ev.time, ts + run as u64 - 1) {
-                                self.post_run(h, op.peer, op.tag, id, stride, run);
+                                self.posted(h).post_run(op.peer, op.tag, id, stride, run);
                                 done = run;
                             } else {
-                                self.post(h, op.peer, op.tag, id);
+                                self.posted(h).post(op.peer, op.tag, id);
                             }
                         } else {
                             self.op_event(ev.time, ts, host, id)?;
@@ -1114,7 +885,7 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
                     }
                     self.mark(host, id, DepKind::Done);
                 } else {
-                    self.post(h, op.peer, op.tag, id);
+                    self.posted(h).post(op.peer, op.tag, id);
                 }
             }
         }
@@ -1131,105 +902,14 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
         self.set_clock(s, Clock::Send, nic, g);
     }
 
-    /// Posts receives `first + i·stride`, `i < n`, all from `src` with `tag`, as `n` calls of
-    /// [`Self::post`] would.
-    fn post_run(&mut self, h: usize, src: u32, tag: u32, first: u32, stride: u32, n: u32) {
-        self.post(h, src, tag, first);
-        let last = &mut self.rq.nodes[self.tails[h][0] as usize].item;
-        let ends_at_first =
-            last.first as u64 + last.stride as u64 * (last.count as u64 - 1) == first as u64;
-        if ends_at_first
-            && (last.count == 1 || last.stride == stride)
-            && last.src == src
-            && last.tag == tag
-        {
-            last.stride = stride;
-            last.count += n - 1;
-        } else {
-            for i in 1..n {
-                self.post(h, src, tag, first + i * stride);
-            }
-        }
-    }
-
+    /// Rank `h`'s posted-receive list.
     #[inline(always)]
-    fn post(&mut self, h: usize, src: u32, tag: u32, id: u32) {
-        let tail = self.tails[h][0];
-        if tail != NIL {
-            let last = &mut self.rq.nodes[tail as usize].item;
-            if id > last.first {
-                let next = if last.count == 1 {
-                    Some(id - last.first)
-                } else {
-                    let want = last.first as u64 + last.stride as u64 * last.count as u64;
-                    (want == id as u64).then_some(last.stride)
-                };
-                if let Some(stride) = next {
-                    if last.src != src || last.tag != tag {
-                        last.src = MIXED;
-                    }
-                    last.stride = stride;
-                    last.count += 1;
-                    return;
-                }
-            }
+    fn posted(&mut self, h: usize) -> Posted<'_> {
+        Posted {
+            rq: &mut self.rq,
+            head: &mut self.rs[h].rq,
+            tail: &mut self.tails[h][0],
         }
-        self.rq.push_back(
-            &mut self.rs[h].rq,
-            &mut self.tails[h][0],
-            PostedRun {
-                src,
-                tag,
-                first: id,
-                stride: 0,
-                count: 1,
-            },
-        );
-    }
-
-    /// Takes the first posted receive of `host` that accepts a message from `src` with `tag`.
-    #[inline]
-    fn match_posted(&mut self, host: u32, src: u32, tag: u32) -> Option<u32> {
-        let h = host as usize;
-        let mut prev = NIL;
-        let mut cur = self.rs[h].rq;
-        while cur != NIL {
-            let node = self.rq.nodes[cur as usize];
-            let run = node.item;
-            let hit = if run.src != MIXED {
-                matches(src, tag, run.src, run.tag).then_some(0)
-            } else {
-                (0..run.count).find(|&i| {
-                    let r = self.prog.op(host, run.first + i * run.stride);
-                    matches(src, tag, r.peer, r.tag)
-                })
-            };
-            if let Some(i) = hit {
-                let recv = run.first + i * run.stride;
-                let item = &mut self.rq.nodes[cur as usize].item;
-                if run.count == 1 {
-                    self.rq
-                        .remove(&mut self.rs[h].rq, &mut self.tails[h][0], prev, cur);
-                } else if i == 0 {
-                    item.first += run.stride;
-                    item.count -= 1;
-                } else if i == run.count - 1 {
-                    item.count -= 1;
-                } else {
-                    item.count = i;
-                    let rest = PostedRun {
-                        first: recv + run.stride,
-                        count: run.count - i - 1,
-                        ..run
-                    };
-                    self.rq.insert_after(&mut self.tails[h][0], cur, rest);
-                }
-                return Some(recv);
-            }
-            prev = cur;
-            cur = node.next;
-        }
-        None
     }
 
     fn msg_event(
@@ -1269,7 +949,8 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
             let v = self.add(t, g);
             let v = self.add(v, gap);
             self.set_clock(h, Clock::Recv, op.nic, v);
-            if let Some(recv) = self.match_posted(host, sender, op.tag) {
+            let prog = self.prog;
+            if let Some(recv) = self.posted(h).take_match(prog, host, sender, op.tag) {
                 if op.size > self.p.s {
                     self.mark(sender, send_id, DepKind::Done);
                     self.release_sender(sender as usize, op.cpu, op.nic, t);
@@ -1331,32 +1012,11 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
                 })
                 .collect();
             let never_ran = self.prog.num_ops(r) as u64 - self.enqueued[h] as u64;
-            let mut never_ran_ops = Vec::new();
-            if never_ran > 0 {
-                match &self.counters {
-                    Counters::Dense { base, left, .. } => {
-                        let b = base[h] as usize;
-                        let n = self.prog.num_ops(r) as usize;
-                        never_ran_ops.extend(
-                            (0..n)
-                                .filter(|&i| left[b + i] != 0)
-                                .map(|i| i as u32)
-                                .take(1000),
-                        );
-                    }
-                    Counters::Sparse { slot, map } => {
-                        let mut ops: Vec<u32> = map
-                            .keys()
-                            .filter(|k| (*k >> 32) as u32 == r)
-                            .map(|k| *k as u32)
-                            .chain((slot[h].0 != NIL).then_some(slot[h].0))
-                            .collect();
-                        ops.sort_unstable();
-                        ops.truncate(1000);
-                        never_ran_ops = ops;
-                    }
-                }
-            }
+            let never_ran_ops = if never_ran > 0 {
+                self.counters.waiting_ops(r, self.prog.num_ops(r), 1000)
+            } else {
+                Vec::new()
+            };
             if !unexpected.is_empty() || !posted.is_empty() || never_ran > 0 {
                 leftovers.push(RankLeftovers {
                     rank: r,

@@ -227,6 +227,9 @@ struct Inner {
     net: bool,
     og: bool,
     os: Option<OsSource>,
+    /// The smallest `o + L` of any message (see [`Noise::min_message_delay`]); 0 in mode
+    /// `none`, whose runs are lock-step.
+    min_delay: Time,
 }
 
 #[derive(Debug)]
@@ -421,6 +424,19 @@ impl NoiseModel {
         let og = cfg.mode.net()
             && cfg.overhead_gap_noise
             && [&near, &far].iter().any(|p| p.o.is_some() || p.g.is_some());
+        let net = cfg.mode.net();
+        // Draws are rounded to whole ps, so never below the floor of the smallest value.
+        let least = |s: &Option<Sampler>, on: bool, base: Time| match s {
+            Some(s) if on => s.min().floor() as Time,
+            _ => base,
+        };
+        let delay =
+            |p: &Place| least(&p.o, og, p.base.o).saturating_add(least(&p.lat, net, p.base.l));
+        let min_delay = match cfg.mode {
+            NoiseMode::None => 0,
+            _ if far_differs => delay(&near).min(delay(&far)),
+            _ => delay(&near),
+        };
         Ok(NoiseModel {
             inner: Arc::new(Inner {
                 system: profile.system.clone(),
@@ -429,9 +445,10 @@ impl NoiseModel {
                 far,
                 far_differs,
                 nps,
-                net: cfg.mode.net(),
+                net,
                 og,
                 os,
+                min_delay,
             }),
         })
     }
@@ -823,6 +840,25 @@ impl Noise for NoiseRun {
             _ => None,
         };
         self.costs(src, dst, send_op, size, 1, false, known)
+    }
+
+    /// As [`Self::recv_costs`] with the gap the engine already holds: nothing is looked up
+    /// at the sender.
+    #[inline]
+    fn recv_costs_known_gap(
+        &mut self,
+        _p: &Params,
+        src: u32,
+        dst: u32,
+        send_op: u32,
+        size: u64,
+        gap_bytes: Time,
+    ) -> MsgCosts {
+        self.costs(src, dst, send_op, size, 1, false, Some(gap_bytes))
+    }
+
+    fn min_message_delay(&self) -> Time {
+        self.m.min_delay
     }
 
     #[inline]

@@ -1,0 +1,151 @@
+//! Dependency counters: how many `requires`/`irequires` of each op are still unsatisfied,
+//! shared by both engines.
+
+use std::collections::HashMap;
+
+use crate::matching::NIL;
+use crate::program::Program;
+
+pub(crate) enum Counters {
+    /// One byte per op; counts of 255 and more live in `big` (keyed like the sparse map).
+    Dense {
+        base: Vec<u64>,
+        left: Vec<u8>,
+        big: HashMap<u64, u32>,
+    },
+    /// Only partially satisfied ops (an op with one dependency is released without a counter):
+    /// one (op, remaining) slot per rank, which is all a generated collective ever needs, and a
+    /// map for the rest.
+    Sparse {
+        slot: Vec<(u32, u32)>,
+        map: HashMap<u64, u32>,
+    },
+}
+
+impl Counters {
+    /// Dense counters when the program asks for them ([`Program::dense_counters`]), else sparse.
+    pub fn new<P: Program>(prog: &P) -> Counters {
+        let ranks = prog.num_ranks();
+        if !prog.dense_counters() {
+            return Counters::Sparse {
+                slot: vec![(NIL, 0); ranks as usize],
+                map: HashMap::new(),
+            };
+        }
+        let mut base = Vec::with_capacity(ranks as usize + 1);
+        let mut left = Vec::with_capacity(prog.total_ops() as usize);
+        let mut big = HashMap::new();
+        let mut acc = 0u64;
+        for r in 0..ranks {
+            base.push(acc);
+            let n = prog.num_ops(r);
+            acc += n as u64;
+            let count = |i: u32, big: &mut HashMap<u64, u32>| {
+                let c = prog.depcount(r, i);
+                if c >= u8::MAX as u32 {
+                    big.insert((r as u64) << 32 | i as u64, c);
+                    u8::MAX
+                } else {
+                    c as u8
+                }
+            };
+            match prog.depcount_bytes(r) {
+                // Copied; only the saturated entries need the exact count.
+                Some(b) => {
+                    debug_assert_eq!(b.len(), n as usize);
+                    left.extend_from_slice(b);
+                    for (i, _) in b.iter().enumerate().filter(|(_, &c)| c == u8::MAX) {
+                        count(i as u32, &mut big);
+                    }
+                }
+                None => left.extend((0..n).map(|i| count(i, &mut big))),
+            }
+        }
+        base.push(acc);
+        Counters::Dense { base, left, big }
+    }
+
+    /// One dependency of `(host, op)` is satisfied; returns true if it became executable.
+    #[inline]
+    pub fn satisfy<P: Program>(&mut self, prog: &P, host: u32, op: u32) -> bool {
+        match self {
+            Counters::Dense { base, left, big } => {
+                let i = (base[host as usize] + op as u64) as usize;
+                // A decrement below zero cannot happen for a consistent schedule (the front ends
+                // check depcounts).
+                if left[i] == u8::MAX {
+                    let key = (host as u64) << 32 | op as u64;
+                    if let Some(c) = big.get_mut(&key) {
+                        *c -= 1;
+                        if *c < u8::MAX as u32 {
+                            left[i] = *c as u8;
+                            big.remove(&key);
+                        }
+                        return left[i] == 0;
+                    }
+                }
+                left[i] = left[i].wrapping_sub(1);
+                left[i] == 0
+            }
+            Counters::Sparse { slot, map } => {
+                let initial = prog.depcount(host, op);
+                if initial <= 1 {
+                    return true;
+                }
+                let s = &mut slot[host as usize];
+                if s.0 == op {
+                    s.1 -= 1;
+                    if s.1 == 0 {
+                        s.0 = NIL;
+                        return true;
+                    }
+                    return false;
+                }
+                let key = (host as u64) << 32 | op as u64;
+                if !map.is_empty() {
+                    if let Some(e) = map.get_mut(&key) {
+                        *e -= 1;
+                        if *e == 0 {
+                            map.remove(&key);
+                            return true;
+                        }
+                        return false;
+                    }
+                }
+                // First satisfied dependency of an op with at least two.
+                if s.0 == NIL {
+                    *s = (op, initial - 1);
+                } else {
+                    map.insert(key, initial - 1);
+                }
+                false
+            }
+        }
+    }
+
+    /// Up to `most` ops of rank `r` (of `n`) still waiting for a dependency, ascending: every
+    /// such op with dense counters, the partially satisfied ones with sparse counters.
+    pub fn waiting_ops(&self, r: u32, n: u32, most: usize) -> Vec<u32> {
+        match self {
+            Counters::Dense { base, left, .. } => {
+                let b = base[r as usize] as usize;
+                (0..n as usize)
+                    .filter(|&i| left[b + i] != 0)
+                    .map(|i| i as u32)
+                    .take(most)
+                    .collect()
+            }
+            Counters::Sparse { slot, map } => {
+                let mut ops: Vec<u32> = map
+                    .keys()
+                    .filter(|k| (*k >> 32) as u32 == r)
+                    .map(|k| *k as u32)
+                    .chain((slot[r as usize].0 != NIL).then_some(slot[r as usize].0))
+                    .collect();
+                ops.sort_unstable();
+                ops.truncate(most);
+                ops
+            }
+        }
+    }
+}
