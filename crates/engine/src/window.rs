@@ -228,8 +228,6 @@ struct Win<'a, P: Program, N: Noise> {
     far: BinaryHeap<Far>,
     /// The current rank's events of this window.
     heap: BinaryHeap<Min>,
-    /// The current event's first entry for this rank and window, held back (see `place`).
-    next: Option<Ent>,
     host: u32,
     now: Time,
     seq: u64,
@@ -299,7 +297,6 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
             in_ring: 0,
             far: BinaryHeap::from(far),
             heap: BinaryHeap::from(heap),
-            next: None,
             host: 0,
             now: 0,
             seq: 0,
@@ -356,17 +353,13 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
 
     // --- scheduling -----------------------------------------------------------------------------
 
-    /// Queues `e` for the current rank (`e.time < w_end`) or in the buffer of its window. An
-    /// event's first local entry is held back in `next`: if it precedes everything in the
-    /// heap when the event ends, it runs next without a heap round trip.
+    /// Queues `e` in the buffer of its window, unless it belongs to the current rank's window:
+    /// then it is handed back to the caller.
     #[inline(always)]
-    fn place(&mut self, e: Ent) {
+    fn place(&mut self, e: Ent) -> Option<Ent> {
         if e.time < self.w_end {
             debug_assert_eq!(e.rank, self.host);
-            if let Some(prev) = self.next.replace(e) {
-                self.heap.push(Min(prev));
-            }
-            return;
+            return Some(e);
         }
         let w = div_width(e.time, self.width, self.recip);
         if w < self.cur + RING {
@@ -375,13 +368,15 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
         } else {
             self.far.push(Far(w, e));
         }
+        None
     }
 
-    /// The current rank's next event: the held-back entry if it comes first, else the heap's
-    /// minimum; `Tie` if the global insertion order would be needed to choose.
+    /// The current rank's next event: `cand` (the last event's own entry for this window) if
+    /// it comes first, else the heap's minimum; `Tie` if only the global insertion order could
+    /// choose.
     #[inline(always)]
-    fn take_next(&mut self) -> Result<Option<Ent>, GiveUp> {
-        let e = match (self.next.take(), self.heap.peek()) {
+    fn take_next(&mut self, cand: Option<Ent>) -> Result<Option<Ent>, GiveUp> {
+        let e = match (cand, self.heap.peek()) {
             (Some(e), None) => return Ok(Some(e)),
             (Some(e), Some(Min(m))) if e.key() < m.key() => {
                 if e.ambiguous_with(m) {
@@ -405,17 +400,21 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
     }
 
     /// Queues the ops freed by the current event in LogGOPSim's order (by type, release order
-    /// within a type), starting when their CPU (and NIC, for sends) is free.
+    /// within a type), starting when their CPU (and NIC, for sends) is free. A single op due in
+    /// this window is handed back to the caller.
     #[inline(always)]
-    fn flush_freed(&mut self) {
+    fn flush_freed(&mut self) -> Option<Ent> {
         let n = self.freed.len();
         if n == 0 {
-            return;
+            return None;
         }
         let (prog, host) = (self.prog, self.host);
         if n > 1 {
             self.freed.sort_by_key(|&op| prog.op(host, op).kind);
         }
+        self.enqueued += n as u64;
+        self.events += n as u64;
+        let mut local = None;
         for i in 0..n {
             let op = self.freed[i];
             let r = &self.rs[host as usize];
@@ -434,11 +433,14 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
                 item: op,
             };
             self.seq += 1;
-            self.place(e);
+            if let Some(e) = self.place(e) {
+                if let Some(prev) = local.replace(e) {
+                    self.heap.push(Min(prev));
+                }
+            }
         }
-        self.enqueued += n as u64;
-        self.events += n as u64;
         self.freed.clear();
+        local
     }
 
     #[inline(always)]
@@ -471,7 +473,7 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
         for r in 0..self.ranks {
             self.host = r;
             self.roots()?;
-            self.drain()?;
+            self.drain(None)?;
         }
         let mut buf = std::mem::take(&mut self.buf);
         let mut keys = std::mem::take(&mut self.keys);
@@ -514,8 +516,7 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
                 self.heap.push(Min(buf[(keys[i] as u32) as usize]));
                 i += 1;
             }
-            self.next = Some(first);
-            self.drain()?;
+            self.drain(Some(first))?;
         }
         Ok(())
     }
@@ -544,19 +545,22 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
         }
     }
 
-    /// Runs the current rank's events of this window in order.
-    fn drain(&mut self) -> Result<(), GiveUp> {
-        while let Some(e) = self.take_next()? {
+    /// Runs the current rank's events of this window in order, starting with `first` (which
+    /// must not come after anything in the heap).
+    fn drain(&mut self, first: Option<Ent>) -> Result<(), GiveUp> {
+        let mut cand = first;
+        while let Some(e) = self.take_next(cand)? {
             self.now = e.time;
-            if e.is_msg() {
-                self.msg_event(e);
+            let again = if e.is_msg() {
+                self.msg_event(e)
             } else {
-                self.op_event(e)?;
-            }
+                self.op_event(e)?
+            };
             if self.overflow {
                 return Err(GiveUp::Error);
             }
-            self.flush_freed();
+            // A deferred event frees nothing.
+            cand = again.or_else(|| self.flush_freed());
         }
         Ok(())
     }
@@ -599,10 +603,8 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
                 };
                 w.seq += 1;
                 w.now = 0;
-                w.op_event(e)?;
-                w.flush_freed();
-                // Later roots come first: queue it.
-                if let Some(d) = w.next.take() {
+                // Later roots come first: what is due now waits in the heap.
+                if let Some(d) = w.op_event(e)?.or_else(|| w.flush_freed()) {
                     w.heap.push(Min(d));
                 }
             }
@@ -629,9 +631,10 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
         Ok(())
     }
 
-    /// Runs op event `e` at `e.time` (or defers it while the CPU or NIC is busy).
+    /// Runs op event `e` at `e.time`, or defers it while the CPU or NIC is busy (returning it
+    /// if it is still due in this window).
     #[inline(always)]
-    fn op_event(&mut self, mut e: Ent) -> Result<(), GiveUp> {
+    fn op_event(&mut self, mut e: Ent) -> Result<Option<Ent>, GiveUp> {
         let (host, id, t) = (self.host, e.item, e.time);
         let h = host as usize;
         let op: Op = self.prog.op(host, id);
@@ -646,7 +649,7 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
                     self.mark(id, DepKind::Done);
                 } else {
                     e.time = o;
-                    self.place(e);
+                    return Ok(self.place(e));
                 }
             }
             OpKind::Send => {
@@ -656,8 +659,7 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
                 let ready = self.rs[h].o.max(self.rs[h].gs);
                 if ready > t {
                     e.time = ready;
-                    self.place(e);
-                    return Ok(());
+                    return Ok(self.place(e));
                 }
                 if op.size > self.p.s {
                     return Err(GiveUp::Rendezvous);
@@ -687,7 +689,8 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
                 self.seq += 1;
                 self.events += 1;
                 self.messages += 1;
-                self.place(m);
+                let local = self.place(m);
+                debug_assert!(local.is_none());
                 self.mark(id, DepKind::Done);
             }
             OpKind::Recv => {
@@ -709,19 +712,19 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
                 }
             }
         }
-        Ok(())
+        Ok(None)
     }
 
-    /// Runs message event `e` at its receiver (or defers it while the CPU or NIC is busy).
+    /// Runs message event `e` at its receiver, or defers it while the CPU or NIC is busy
+    /// (returning it if it is still due in this window).
     #[inline(always)]
-    fn msg_event(&mut self, mut e: Ent) {
+    fn msg_event(&mut self, mut e: Ent) -> Option<Ent> {
         let (host, sender, send_id, t) = (self.host, e.src, e.item, e.time);
         let h = host as usize;
         let ready = self.rs[h].o.max(self.rs[h].gr);
         if ready > t {
             e.time = ready;
-            self.place(e);
-            return;
+            return self.place(e);
         }
         let op = self.prog.op(sender, send_id);
         let ob = self.overhead_bytes(op.size);
@@ -750,6 +753,7 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
             );
             self.open += 1;
         }
+        None
     }
 }
 
