@@ -66,7 +66,7 @@ impl Counters {
     }
 
     /// One dependency of `(host, op)` is satisfied; returns true if it became executable.
-    #[inline]
+    #[inline(always)]
     pub fn satisfy<P: Program>(&mut self, prog: &P, host: u32, op: u32) -> bool {
         match self {
             Counters::Dense { base, left, big } => {

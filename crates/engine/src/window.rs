@@ -71,14 +71,40 @@ struct Ent {
     seq: u64,
     /// Messages: the `gap_bytes` drawn at the send.
     gap: Time,
-    rank: u32,
-    /// The rank of the event that queued this entry: the sender for messages, else `rank`.
-    src: u32,
+    /// `rank | src << 32`: whose event it is (the receiver for messages), and the rank of the
+    /// event that queued it (the sender for messages, else `rank`).
+    who: u64,
     /// The op id (op events) or the sender's send op (messages).
-    item: u32,
+    item: u64,
 }
 
+// Every field is 8 bytes, so copies of an entry are made of loads as wide as the stores that
+// wrote it (narrower fields made the compiler read two 4-byte stores with one 8-byte load,
+// which stalls store-to-load forwarding on every event).
 impl Ent {
+    #[inline(always)]
+    fn new(time: Time, pt: Time, seq: u64, gap: Time, rank: u32, src: u32, item: u32) -> Ent {
+        Ent {
+            time,
+            pt,
+            seq,
+            gap,
+            who: rank as u64 | (src as u64) << 32,
+            item: item as u64,
+        }
+    }
+    #[inline(always)]
+    fn rank(&self) -> u32 {
+        self.who as u32
+    }
+    #[inline(always)]
+    fn src(&self) -> u32 {
+        (self.who >> 32) as u32
+    }
+    #[inline(always)]
+    fn item(&self) -> u32 {
+        self.item as u32
+    }
     #[inline(always)]
     fn key(&self) -> (Time, Time, u64) {
         (self.time, self.pt, self.seq & !MSG_BIT)
@@ -91,7 +117,7 @@ impl Ent {
     /// apart: same time, queued at the same time by events of different ranks.
     #[inline(always)]
     fn ambiguous_with(&self, other: &Ent) -> bool {
-        self.time == other.time && self.pt == other.pt && self.src != other.src
+        self.time == other.time && self.pt == other.pt && self.src() != other.src()
     }
 }
 
@@ -154,6 +180,7 @@ struct Scratch {
     heap: Vec<Min>,
     freed: Vec<u32>,
     buf: Vec<Ent>,
+    sorted: Vec<Ent>,
     keys: Vec<u64>,
     tmp: Vec<u64>,
 }
@@ -233,8 +260,9 @@ struct Win<'a, P: Program, N: Noise> {
     seq: u64,
     /// Ops of `host` freed by the current event, in release order.
     freed: Vec<u32>,
-    /// The entries of the window being run, and their order by rank.
+    /// The entries of the window being run, their order by rank, and them in that order.
     buf: Vec<Ent>,
+    sorted: Vec<Ent>,
     keys: Vec<u64>,
     tmp: Vec<u64>,
     events: u64,
@@ -258,6 +286,7 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
             mut heap,
             mut freed,
             mut buf,
+            sorted,
             keys,
             tmp,
         } = *s;
@@ -302,6 +331,7 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
             seq: 0,
             freed,
             buf,
+            sorted,
             keys,
             tmp,
             events: 0,
@@ -323,6 +353,7 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
             heap: self.heap.into_vec(),
             freed: self.freed,
             buf: self.buf,
+            sorted: self.sorted,
             keys: self.keys,
             tmp: self.tmp,
         })
@@ -358,7 +389,7 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
     #[inline(always)]
     fn place(&mut self, e: Ent) -> Option<Ent> {
         if e.time < self.w_end {
-            debug_assert_eq!(e.rank, self.host);
+            debug_assert_eq!(e.rank(), self.host);
             return Some(e);
         }
         let w = div_width(e.time, self.width, self.recip);
@@ -423,15 +454,7 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
             } else {
                 r.o
             };
-            let e = Ent {
-                time,
-                pt: self.now + 1,
-                seq: self.seq,
-                gap: 0,
-                rank: host,
-                src: host,
-                item: op,
-            };
+            let e = Ent::new(time, self.now + 1, self.seq, 0, host, host, op);
             self.seq += 1;
             if let Some(e) = self.place(e) {
                 if let Some(prev) = local.replace(e) {
@@ -507,18 +530,27 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
     /// Runs the entries of the current window, rank by rank in ascending order.
     fn run_window(&mut self, buf: &[Ent], keys: &mut Vec<u64>) -> Result<(), GiveUp> {
         sort_by_rank(buf, keys, &mut self.tmp, self.ranks);
+        // Gathered in one pass (independent loads), then read in order.
+        let mut sorted = std::mem::take(&mut self.sorted);
+        sorted.clear();
+        sorted.extend(keys.iter().map(|&k| buf[(k as u32) as usize]));
+        let mut res = Ok(());
         let mut i = 0;
-        while i < keys.len() {
-            let first = buf[(keys[i] as u32) as usize];
-            self.host = first.rank;
+        while i < sorted.len() {
+            let first = sorted[i];
+            self.host = first.rank();
             i += 1;
-            while i < keys.len() && (keys[i] >> 32) as u32 == first.rank {
-                self.heap.push(Min(buf[(keys[i] as u32) as usize]));
+            while i < sorted.len() && sorted[i].who as u32 == first.who as u32 {
+                self.heap.push(Min(sorted[i]));
                 i += 1;
             }
-            self.drain(Some(first))?;
+            res = self.drain(Some(first));
+            if res.is_err() {
+                break;
+            }
         }
-        Ok(())
+        self.sorted = sorted;
+        res
     }
 
     /// The next window holding entries (moving entries of `far` into the ring as it comes in
@@ -587,20 +619,27 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
                 } else {
                     (1, 0)
                 };
-                w.posted(h).post_run(op.peer, op.tag, id, stride, run);
-                w.open += run as u64;
-                w.seq += run as u64;
-                done = run;
+                let mut posted = w.posted(h);
+                if run > 1 {
+                    posted.post_run(op.peer, op.tag, id, stride, run);
+                    done = run;
+                } else {
+                    posted.post(op.peer, op.tag, id);
+                    // The receives that follow (in type order), posted in one go.
+                    while runs && k + done < n {
+                        let id = prog.root(host, k + done);
+                        let op = prog.op(host, id);
+                        if op.kind != OpKind::Recv {
+                            break;
+                        }
+                        posted.post(op.peer, op.tag, id);
+                        done += 1;
+                    }
+                }
+                w.open += done as u64;
+                w.seq += done as u64;
             } else {
-                let e = Ent {
-                    time: 0,
-                    pt: 0,
-                    seq: w.seq,
-                    gap: 0,
-                    rank: host,
-                    src: host,
-                    item: id,
-                };
+                let e = Ent::new(0, 0, w.seq, 0, host, host, id);
                 w.seq += 1;
                 w.now = 0;
                 // Later roots come first: what is due now waits in the heap.
@@ -635,7 +674,7 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
     /// if it is still due in this window).
     #[inline(always)]
     fn op_event(&mut self, mut e: Ent) -> Result<Option<Ent>, GiveUp> {
-        let (host, id, t) = (self.host, e.item, e.time);
+        let (host, id, t) = (self.host, e.item(), e.time);
         let h = host as usize;
         let op: Op = self.prog.op(host, id);
         match op.kind {
@@ -677,15 +716,15 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
                 if arrival < self.w_end {
                     return Err(GiveUp::Lookahead);
                 }
-                let m = Ent {
-                    time: arrival,
-                    pt: t + 1,
-                    seq: self.seq | MSG_BIT,
-                    gap: c.gap_bytes,
-                    rank: op.peer,
-                    src: host,
-                    item: id,
-                };
+                let m = Ent::new(
+                    arrival,
+                    t + 1,
+                    self.seq | MSG_BIT,
+                    c.gap_bytes,
+                    op.peer,
+                    host,
+                    id,
+                );
                 self.seq += 1;
                 self.events += 1;
                 self.messages += 1;
@@ -719,7 +758,7 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
     /// (returning it if it is still due in this window).
     #[inline(always)]
     fn msg_event(&mut self, mut e: Ent) -> Option<Ent> {
-        let (host, sender, send_id, t) = (self.host, e.src, e.item, e.time);
+        let (host, sender, send_id, t) = (self.host, e.src(), e.item(), e.time);
         let h = host as usize;
         let ready = self.rs[h].o.max(self.rs[h].gr);
         if ready > t {
@@ -765,7 +804,7 @@ fn sort_by_rank(buf: &[Ent], keys: &mut Vec<u64>, tmp: &mut Vec<u64>, ranks: u32
     keys.extend(
         buf.iter()
             .enumerate()
-            .map(|(i, e)| (e.rank as u64) << 32 | i as u64),
+            .map(|(i, e)| (e.rank() as u64) << 32 | i as u64),
     );
     if keys.len() <= 64 {
         keys.sort_unstable();

@@ -854,6 +854,16 @@ impl Noise for NoiseRun {
         size: u64,
         gap_bytes: Time,
     ) -> MsgCosts {
+        if !self.og {
+            // Nothing is drawn at the receiver.
+            let pl = self.place(src, dst);
+            return MsgCosts {
+                latency: pl.base.l,
+                o: pl.base.o,
+                g: pl.base.g,
+                gap_bytes,
+            };
+        }
         self.costs(src, dst, send_op, size, 1, false, Some(gap_bytes))
     }
 
