@@ -167,6 +167,12 @@ impl Ord for Far {
 /// Windows held in the ring (a power of two); later entries wait in `far`.
 const RING: u64 = 64;
 
+/// A window's emptied buffer stays in its slot up to this many entries; a larger one (a
+/// lock-step front: one entry per rank) is kept as one of at most [`SPARES`] spares for the
+/// next slot that fills, so memory follows the live entries rather than the largest window.
+const SLOT_KEEP: usize = 1024;
+const SPARES: usize = 4;
+
 /// The allocations of a run, kept per thread for the next one (a Monte-Carlo worker runs
 /// thousands of repetitions; growing the buffers again each time costs page faults).
 #[derive(Default)]
@@ -179,7 +185,7 @@ struct Scratch {
     far: Vec<Far>,
     heap: Vec<Min>,
     freed: Vec<u32>,
-    buf: Vec<Ent>,
+    spares: Vec<Vec<Ent>>,
     sorted: Vec<Ent>,
     keys: Vec<u64>,
     tmp: Vec<u64>,
@@ -260,8 +266,9 @@ struct Win<'a, P: Program, N: Noise> {
     seq: u64,
     /// Ops of `host` freed by the current event, in release order.
     freed: Vec<u32>,
-    /// The entries of the window being run, their order by rank, and them in that order.
-    buf: Vec<Ent>,
+    /// Large emptied window buffers (see [`SLOT_KEEP`]).
+    spares: Vec<Vec<Ent>>,
+    /// The entries of the window being run in rank order, and that order.
     sorted: Vec<Ent>,
     keys: Vec<u64>,
     tmp: Vec<u64>,
@@ -285,7 +292,7 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
             mut far,
             mut heap,
             mut freed,
-            mut buf,
+            spares,
             sorted,
             keys,
             tmp,
@@ -306,7 +313,6 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
         far.clear();
         heap.clear();
         freed.clear();
-        buf.clear();
         Win {
             prog,
             p,
@@ -330,7 +336,7 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
             now: 0,
             seq: 0,
             freed,
-            buf,
+            spares,
             sorted,
             keys,
             tmp,
@@ -352,7 +358,7 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
             far: self.far.into_vec(),
             heap: self.heap.into_vec(),
             freed: self.freed,
-            buf: self.buf,
+            spares: self.spares,
             sorted: self.sorted,
             keys: self.keys,
             tmp: self.tmp,
@@ -394,12 +400,24 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
         }
         let w = div_width(e.time, self.width, self.recip);
         if w < self.cur + RING {
-            self.ring[(w % RING) as usize].push(e);
-            self.in_ring += 1;
+            self.ring_push(w, e);
         } else {
             self.far.push(Far(w, e));
         }
         None
+    }
+
+    /// Appends `e` to the buffer of window `w` (a large spare buffer when it has none).
+    #[inline(always)]
+    fn ring_push(&mut self, w: u64, e: Ent) {
+        let v = &mut self.ring[(w % RING) as usize];
+        if v.capacity() == 0 {
+            if let Some(spare) = self.spares.pop() {
+                *v = spare;
+            }
+        }
+        v.push(e);
+        self.in_ring += 1;
     }
 
     /// The current rank's next event: `cand` (the last event's own entry for this window) if
@@ -498,22 +516,26 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
             self.roots()?;
             self.drain(None)?;
         }
-        let mut buf = std::mem::take(&mut self.buf);
         let mut keys = std::mem::take(&mut self.keys);
         let mut res = Ok(());
         while let Some(w) = self.next_window() {
             self.cur = w;
             self.w_end = (w + 1).saturating_mul(self.width);
             let slot = (w % RING) as usize;
-            std::mem::swap(&mut buf, &mut self.ring[slot]);
-            self.in_ring -= buf.len();
-            res = self.run_window(&buf, &mut keys);
-            buf.clear();
+            // Nothing is queued for window `w + RING` while `w` runs: the slot stays empty.
+            let mut entries = std::mem::take(&mut self.ring[slot]);
+            self.in_ring -= entries.len();
+            res = self.run_window(&entries, &mut keys);
+            entries.clear();
+            if entries.capacity() <= SLOT_KEEP {
+                self.ring[slot] = entries;
+            } else if self.spares.len() < SPARES {
+                self.spares.push(entries);
+            }
             if res.is_err() {
                 break;
             }
         }
-        self.buf = buf;
         self.keys = keys;
         res?;
         if self.open != 0 || self.enqueued != self.prog.total_ops() {
@@ -567,8 +589,7 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
                     break;
                 }
                 self.far.pop();
-                self.ring[(fw % RING) as usize].push(e);
-                self.in_ring += 1;
+                self.ring_push(fw, e);
             }
             if !self.ring[(w % RING) as usize].is_empty() {
                 return Some(w);
