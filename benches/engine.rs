@@ -2,9 +2,10 @@
 //! and as lazily generated ones. Events per second are counted as LogGOPSim counts them (ops
 //! enqueued + messages); BENCHMARKS.md records the headline numbers against LogGOPSim.
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use loggops_engine::{simulate, Config, NoNoise, Params, Program};
+use loggops_engine::{simulate, simulate_global, Config, NoNoise, Params, Program};
 use loggops_goal::ExplicitProgram;
-use loggops_schedgen::{Collective, Generated};
+use loggops_noise::{NoiseConfig, NoiseMode, NoiseModel};
+use loggops_schedgen::{Collective, GenOptions, Generated};
 
 fn events<P: Program>(p: &P, cfg: &Config) -> u64 {
     simulate(p, cfg, &mut NoNoise).unwrap().events
@@ -66,5 +67,58 @@ fn generated(c: &mut Criterion) {
     );
 }
 
-criterion_group!(benches, engine, generated);
+/// The paper's 16 B dissemination at 16,384 ranks (`goal/dissemination_16B.goal`) under the
+/// shipped Alps profile, `os+net`: one noisy repetition with the windowed engine (what
+/// `simulate` runs) and with the global engine, against the noiseless run, in one group so
+/// that their ratio is measured in the same run.
+fn noisy(c: &mut Criterion) {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/calibration/alps.h5");
+    let profile = loggops_profile::read_profile(path).expect("shipped profile");
+    let prog = Generated::with_options(
+        Collective::NwayDissemination,
+        16384,
+        16,
+        GenOptions {
+            nway: 1,
+            reduce_calc: Some(0),
+            ..GenOptions::default()
+        },
+    )
+    .unwrap();
+    let cfg_of = |mode| {
+        let model = NoiseModel::new(
+            &profile,
+            &NoiseConfig {
+                mode,
+                ..NoiseConfig::default()
+            },
+        )
+        .unwrap();
+        (Config::new(model.engine_params()), model)
+    };
+    let (cfg, model) = cfg_of(NoiseMode::OsNet);
+    let (quiet_cfg, _) = cfg_of(NoiseMode::None);
+    let mut g = c.benchmark_group("noisy_dissemination_16B");
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(events(&prog, &quiet_cfg)));
+    g.bench_function("noiseless/16384", |b| b.iter(|| events(&prog, &quiet_cfg)));
+    let mut rep = 0;
+    g.bench_function("os+net windowed/16384", |b| {
+        b.iter(|| {
+            rep += 1;
+            let mut n = model.instance(1, rep, 16384);
+            simulate(&prog, &cfg, &mut n).unwrap().events
+        })
+    });
+    g.bench_function("os+net global/16384", |b| {
+        b.iter(|| {
+            rep += 1;
+            let mut n = model.instance(1, rep, 16384);
+            simulate_global(&prog, &cfg, &mut n).unwrap().events
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, engine, generated, noisy);
 criterion_main!(benches);

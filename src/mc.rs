@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
-use loggops_engine::{simulate, Config, NoNoise, Params, PerByte, Program};
+use loggops_engine::{simulate, Config, NoNoise, Params, PerByte, Program, WindowOdds};
 use loggops_noise::{NoiseConfig, NoiseMode, NoiseModel, ScaleMode};
 use loggops_profile::{BaseParams, Profile};
 use loggops_report::{Cell, CellSamples, CostModel, Format, Labels};
@@ -69,11 +69,17 @@ fn modes(raw: &[String]) -> Result<Vec<NoiseMode>> {
 }
 
 /// One simulated time (max over ranks), ps, or an error naming what did not complete.
-fn one_run<P: Program>(prog: &P, model: &NoiseModel, seed: u64, rep: u64) -> Result<u64> {
+fn one_run<P: Program>(
+    prog: &P,
+    model: &NoiseModel,
+    seed: u64,
+    rep: u64,
+    odds: &WindowOdds,
+) -> Result<u64> {
     let cfg = Config::new(model.engine_params());
     let out = if model.needs_noise_run() {
         let mut n = model.instance(seed, rep, prog.num_ranks());
-        simulate(prog, &cfg, &mut n)?
+        odds.simulate(prog, &cfg, &mut n)?
     } else {
         simulate(prog, &cfg, &mut NoNoise)?
     };
@@ -144,7 +150,13 @@ pub fn monte_carlo(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Resu
             },
         )?;
         // The noiseless baseline, computed once per rank count.
-        let baseline = with_program!(&sched, |p| one_run(p, &none_model, args.seed, 0))?;
+        let baseline = with_program!(&sched, |p| one_run(
+            p,
+            &none_model,
+            args.seed,
+            0,
+            &WindowOdds::default()
+        ))?;
         let mut cost = CostModel::new(ranks as u64);
         if let Some(p) = profile.prices.on_demand_usd_per_node_hour {
             cost = cost.with_on_demand(p);
@@ -164,13 +176,15 @@ pub fn monte_carlo(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Resu
                     },
                 )?;
                 bar.set_message(format!("{ranks} nodes, {mode}"));
+                let odds = WindowOdds::default();
                 let run = |range: std::ops::Range<u64>| {
                     pool.install(|| {
                         range
                             .into_par_iter()
                             .map(|rep| {
-                                let t =
-                                    with_program!(&sched, |p| one_run(p, &model, args.seed, rep));
+                                let t = with_program!(&sched, |p| one_run(
+                                    p, &model, args.seed, rep, &odds
+                                ));
                                 bar.inc(1);
                                 t
                             })

@@ -8,3 +8,4 @@ mod generators;
 mod roundtrip;
 #[allow(clippy::type_complexity)]
 mod validation;
+mod windowed;

@@ -29,4 +29,4 @@ pub use noise::*;
 pub use params::*;
 pub use program::*;
 pub use sim::*;
-pub use window::{simulate_windowed, GiveUp};
+pub use window::{simulate_windowed, GiveUp, WindowOdds};

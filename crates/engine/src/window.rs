@@ -238,6 +238,51 @@ pub fn simulate_windowed<P: Program, N: Noise>(
     out
 }
 
+/// The engine choice for many repetitions of one program under one noise model: the windowed
+/// engine while it mostly answers, the global engine alone once it has given up on more than
+/// half of at least [`WindowOdds::TRIALS`] runs (a run it gives up on costs its partial
+/// windowed run on top of the global one). Answers never depend on the choice, so it may
+/// follow the order in which parallel repetitions happen to finish.
+#[derive(Debug, Default)]
+pub struct WindowOdds {
+    answered: std::sync::atomic::AtomicU64,
+    gave_up: std::sync::atomic::AtomicU64,
+}
+
+impl WindowOdds {
+    /// Runs judged before the windowed engine may be dropped.
+    pub const TRIALS: u64 = 8;
+
+    /// [`crate::sim::simulate`], skipping the windowed engine when it has not paid off.
+    pub fn simulate<P: Program, N: Noise>(
+        &self,
+        prog: &P,
+        cfg: &Config,
+        noise: &mut N,
+    ) -> Result<Outcome, crate::sim::EngineError> {
+        use std::sync::atomic::Ordering::Relaxed;
+        let (answered, gave_up) = (self.answered.load(Relaxed), self.gave_up.load(Relaxed));
+        if N::ACTIVE && (answered + gave_up < Self::TRIALS || gave_up <= answered) {
+            match simulate_windowed(prog, cfg, noise) {
+                Ok(out) => {
+                    self.answered.fetch_add(1, Relaxed);
+                    return Ok(out);
+                }
+                Err(_) => {
+                    self.gave_up.fetch_add(1, Relaxed);
+                }
+            }
+        }
+        crate::sim::simulate_global(prog, cfg, noise)
+    }
+
+    /// `(answered, gave up)` so far.
+    pub fn counts(&self) -> (u64, u64) {
+        use std::sync::atomic::Ordering::Relaxed;
+        (self.answered.load(Relaxed), self.gave_up.load(Relaxed))
+    }
+}
+
 struct Win<'a, P: Program, N: Noise> {
     prog: &'a P,
     p: Params,
@@ -1041,5 +1086,12 @@ mod tests {
         assert!(crate::sim::simulate(&p, &cfg, &mut noise())
             .unwrap()
             .completed());
+        // Repeated, the windowed engine is dropped after its trials.
+        let odds = WindowOdds::default();
+        let global = simulate_global(&p, &cfg, &mut noise());
+        for _ in 0..20 {
+            assert_eq!(odds.simulate(&p, &cfg, &mut noise()), global);
+        }
+        assert_eq!(odds.counts(), (0, WindowOdds::TRIALS));
     }
 }

@@ -1,0 +1,91 @@
+//! The windowed engine on the shipped profiles: its answers are the global engine's in every
+//! noise mode, and for the paper's small-message dissemination under continuous noise (Alps,
+//! AWS) it always answers, so those runs take the fast path. Profiles whose samples take few
+//! distinct values (Daint, DEEP-EST) tie now and then, and those runs fall back.
+use std::path::Path;
+
+use loggops_engine::{simulate_global, simulate_windowed, Config, GiveUp};
+use loggops_noise::{NoiseConfig, NoiseMode, NoiseModel};
+use loggops_schedgen::{Collective, GenOptions, Generated};
+
+fn dissemination(ranks: u32, size: u64) -> Generated {
+    let opts = GenOptions {
+        nway: 1,
+        reduce_calc: Some(0),
+        ..GenOptions::default()
+    };
+    Generated::with_options(Collective::NwayDissemination, ranks, size, opts).unwrap()
+}
+
+#[test]
+fn windowed_engine_answers_the_dissemination_exactly_on_every_shipped_profile() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("calibration");
+    let mut profiles: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "h5"))
+        .collect();
+    profiles.sort();
+    assert!(profiles.len() >= 8, "{profiles:?}");
+    let prog = dissemination(1024, 16);
+    let mut gave_up = Vec::new();
+    for path in &profiles {
+        let profile = loggops_profile::read_profile(path).unwrap();
+        for mode in [NoiseMode::Os, NoiseMode::Net, NoiseMode::OsNet] {
+            let cfg = NoiseConfig {
+                mode,
+                ..NoiseConfig::default()
+            };
+            let model = NoiseModel::new(&profile, &cfg).unwrap();
+            let engine = Config::new(model.engine_params());
+            for rep in 0..20 {
+                let windowed = simulate_windowed(&prog, &engine, &mut model.instance(7, rep, 1024));
+                let global = simulate_global(&prog, &engine, &mut model.instance(7, rep, 1024));
+                let what = format!("{} {mode} rep {rep}", path.display());
+                match windowed {
+                    Ok(w) => assert_eq!(Ok(w), global, "{what}"),
+                    Err(e) => gave_up.push((path.file_stem().unwrap().to_owned(), mode, e)),
+                }
+            }
+        }
+    }
+    let runs = profiles.len() * 3 * 20;
+    assert!(
+        gave_up.len() * 4 < runs,
+        "{} of {runs}: {gave_up:?}",
+        gave_up.len()
+    );
+    assert!(
+        !gave_up
+            .iter()
+            .any(|(name, mode, _)| (name == "alps" || name == "aws") && *mode != NoiseMode::Os),
+        "{gave_up:?}"
+    );
+    assert!(
+        gave_up.iter().all(|(_, _, why)| *why == GiveUp::Tie),
+        "{gave_up:?}"
+    );
+}
+
+/// Rendezvous messages release their sender at the match, with no delay: the windowed engine
+/// gives up on them at the first one, and `simulate` falls back to the global engine.
+#[test]
+fn windowed_engine_gives_up_on_rendezvous() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("calibration/alps.h5");
+    let profile = loggops_profile::read_profile(path).unwrap();
+    let cfg = NoiseConfig {
+        mode: NoiseMode::OsNet,
+        ..NoiseConfig::default()
+    };
+    let model = NoiseModel::new(&profile, &cfg).unwrap();
+    let engine = Config::new(model.engine_params());
+    let prog = dissemination(64, 128 << 10);
+    assert_eq!(
+        simulate_windowed(&prog, &engine, &mut model.instance(1, 0, 64)),
+        Err(GiveUp::Rendezvous)
+    );
+    assert_eq!(
+        loggops_engine::simulate(&prog, &engine, &mut model.instance(1, 0, 64)),
+        simulate_global(&prog, &engine, &mut model.instance(1, 0, 64))
+    );
+}
