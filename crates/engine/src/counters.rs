@@ -1,10 +1,37 @@
 //! Dependency counters: how many `requires`/`irequires` of each op are still unsatisfied,
 //! shared by both engines.
 
-use std::collections::HashMap;
+use std::collections::HashMap as StdHashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::matching::NIL;
 use crate::program::Program;
+
+/// Keys are `rank << 32 | op`, made by the engine, not by an adversary: one multiply-xorshift
+/// round instead of SipHash (the map is probed on every dependency of a partially satisfied
+/// op).
+#[derive(Default)]
+pub(crate) struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    #[inline]
+    fn finish(&self) -> u64 {
+        let x = self.0.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        x ^ (x >> 29)
+    }
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8 | b as u64).rotate_left(5);
+        }
+    }
+    #[inline]
+    fn write_u64(&mut self, v: u64) {
+        self.0 = v;
+    }
+}
+
+type HashMap<K, V> = StdHashMap<K, V, BuildHasherDefault<KeyHasher>>;
 
 pub(crate) enum Counters {
     /// One byte per op; counts of 255 and more live in `big` (keyed like the sparse map).
@@ -29,12 +56,12 @@ impl Counters {
         if !prog.dense_counters() {
             return Counters::Sparse {
                 slot: vec![(NIL, 0); ranks as usize],
-                map: HashMap::new(),
+                map: HashMap::default(),
             };
         }
         let mut base = Vec::with_capacity(ranks as usize + 1);
         let mut left = Vec::with_capacity(prog.total_ops() as usize);
-        let mut big = HashMap::new();
+        let mut big = HashMap::default();
         let mut acc = 0u64;
         for r in 0..ranks {
             base.push(acc);
