@@ -165,7 +165,7 @@ fn quantile_kind(probs: &[f64], values: &[f64], tail: Option<&ExactTail>) -> Kin
     let k = probs.len() - 1;
     // About two guide slots per segment, a power of two (at most 2^20).
     let slots = (2 * k).next_power_of_two().min(1 << 20);
-    let guide = (0..=slots)
+    let guide: Vec<u32> = (0..=slots)
         .map(|j| segment_of(probs, j as f64 / slots as f64) as u32)
         .collect();
     let mut points: Box<[[f64; 3]]> = probs
@@ -174,19 +174,55 @@ fn quantile_kind(probs: &[f64], values: &[f64], tail: Option<&ExactTail>) -> Kin
         .map(|(&p, &v)| [p, v, 0.0])
         .collect();
     set_slopes(&mut points);
+    let cells = guide
+        .windows(2)
+        .map(|w| {
+            let (lo, span) = (w[0], w[1] - w[0]);
+            let split = if span == 0 {
+                f64::INFINITY
+            } else {
+                probs[lo as usize + 1]
+            };
+            Cell { split, lo, span }
+        })
+        .collect();
     let (body, tail, tail_n) = match tail {
         Some(t) => (probs[k], t.values.clone().into(), t.sample_count as f64),
         // Never reached: every u is below it.
         None => (f64::INFINITY, Box::default(), 0.0),
     };
     Kind::Quantiles {
+        segs: segments(&points),
         points,
-        guide,
+        cells,
         guide_scale: slots as f64,
         body,
         tail,
         tail_n,
     }
+}
+
+/// A slot of the guide table of a quantile sampler: the first segment `lo` holding a `u` of
+/// the slot, how many more segments start inside the slot, and the probability at which the
+/// first of those starts (infinity when none), the one comparison most draws need.
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(16))]
+struct Cell {
+    split: f64,
+    lo: u32,
+    span: u32,
+}
+
+/// What a draw reads of segment `i`, in one 32-byte line: `[p_i, v_i, slope_i, v_{i+1}]`.
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(32))]
+struct Seg([f64; 4]);
+
+fn segments(points: &[[f64; 3]]) -> Box<[Seg]> {
+    points
+        .windows(2)
+        .map(|w| Seg([w[0][0], w[0][1], w[0][2], w[1][1]]))
+        .collect()
 }
 
 /// Checks an exact tail against its table (`probs`, `values` already checked).
@@ -273,14 +309,16 @@ enum Kind {
         guide: Box<[u32]>,
         shift: u32,
     },
-    /// Inverse CDF: `points[i] = [probs[i], values[i], slope of segment i]`; `guide[j]`
-    /// (`j ≤ guide_scale`, a power of two) is the segment holding `u = j / guide_scale` (exact
-    /// in f64, so `floor(u · guide_scale)` never rounds into the wrong slot), and a draw
-    /// checks the few segments from `guide[j]` to `guide[j + 1]`. Draws with `u >= body`
-    /// take `tail[floor((u − body)·tail_n)]`.
+    /// Inverse CDF: `points[i] = [probs[i], values[i], slope of segment i]`, and for draws
+    /// `segs` (the same per segment, with the next value) and `cells`: slot `j` of
+    /// `guide_scale` (a power of two) covers `u ∈ [j, j+1) / guide_scale` (exact in f64, so
+    /// `floor(u · guide_scale)` never rounds into the wrong slot) and names the segments
+    /// starting in it, usually at most one, so a draw reads one cell and one segment. Draws
+    /// with `u >= body` take `tail[floor((u − body)·tail_n)]`.
     Quantiles {
         points: Box<[[f64; 3]]>,
-        guide: Box<[u32]>,
+        cells: Box<[Cell]>,
+        segs: Box<[Seg]>,
         /// The number of guide slots.
         guide_scale: f64,
         /// The table's last probability when there is an exact tail; infinity otherwise.
@@ -423,9 +461,12 @@ impl Sampler {
                 Kind::Bootstrap { entries, .. } => {
                     entries.iter_mut().for_each(|e| e.value = f(e.value))
                 }
-                Kind::Quantiles { points, tail, .. } => {
+                Kind::Quantiles {
+                    points, segs, tail, ..
+                } => {
                     points.iter_mut().for_each(|p| p[1] = f(p[1]));
                     set_slopes(points);
+                    *segs = segments(points);
                     tail.iter_mut().for_each(|t| *t = f(*t));
                 }
             }
@@ -461,33 +502,37 @@ impl Sampler {
                 self.at_index(i)
             }
             Kind::Quantiles {
-                points,
-                guide,
+                cells,
+                segs,
                 guide_scale,
                 body,
                 tail,
                 tail_n,
+                ..
             } => {
                 if u >= *body {
                     return tail_draw(tail, (u - body) * tail_n);
                 }
                 // Exact: a power-of-two scaling of u.
-                let j = ((u * guide_scale) as usize).min(guide.len() - 2);
-                let (lo, hi) = (guide[j] as usize, guide[j + 1] as usize);
-                // The last segment i in lo..=hi with probs[i] <= u (usually hi <= lo + 1).
-                let i = if hi <= lo + 1 {
-                    lo + ((hi > lo) & (points[lo + 1][0] <= u)) as usize
-                } else if hi - lo <= 8 {
-                    let mut i = lo;
-                    while i < hi && points[i + 1][0] <= u {
-                        i += 1;
-                    }
-                    i
+                let c = cells[((u * guide_scale) as usize).min(cells.len() - 1)];
+                let lo = c.lo as usize;
+                // The last segment i in lo..=lo+span with probs[i] <= u (usually span <= 1).
+                let i = if c.span <= 1 {
+                    lo + (c.split <= u) as usize
                 } else {
-                    lo + points[lo + 1..=hi].partition_point(|p| p[0] <= u)
+                    let hi = lo + c.span as usize;
+                    if c.span <= 8 {
+                        let mut i = lo;
+                        while i < hi && segs[i + 1].0[0] <= u {
+                            i += 1;
+                        }
+                        i
+                    } else {
+                        lo + segs[lo + 1..=hi].partition_point(|s| s.0[0] <= u)
+                    }
                 };
-                let [p, v, slope] = points[i];
-                (v + (u - p) * slope).min(points[i + 1][1])
+                let [p, v, slope, next] = segs[i].0;
+                (v + (u - p) * slope).min(next)
             }
         }
     }
