@@ -180,6 +180,22 @@ impl Posted<'_> {
         }
     }
 
+    /// Posts receives `first + i·stride`, `i < n`, whatever their (src, tag), as one run that
+    /// is searched by reading them back from the program (the same FIFO order as `n` posts).
+    pub fn post_mixed(&mut self, first: u32, stride: u32, n: u32) {
+        self.rq.push_back(
+            self.head,
+            self.tail,
+            PostedRun {
+                src: MIXED,
+                tag: 0,
+                first,
+                stride,
+                count: n,
+            },
+        );
+    }
+
     /// Posts receive `id` for `(src, tag)`: extends the last run when `id` continues its
     /// progression, else appends a new run.
     #[inline(always)]

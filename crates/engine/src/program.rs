@@ -144,6 +144,13 @@ pub trait Program: Sync {
     fn root_recv_run(&self, _rank: u32, _k: u32) -> (u32, u32) {
         (1, 0)
     }
+    /// `(n, stride)`: roots `k..k+n` of `rank` are receives (from any peers, with any tags)
+    /// whose op ids are `root(rank, k) + i·stride`, so the engine can post them as one run that
+    /// reads peers and tags back from the program (a dissemination rank's ⌈log2 P⌉ receives).
+    /// `(1, 0)`, the default, is always correct.
+    fn root_recv_ids(&self, _rank: u32, _k: u32) -> (u32, u32) {
+        (1, 0)
+    }
 }
 
 impl<P: Program + ?Sized> Program for &P {
@@ -191,5 +198,8 @@ impl<P: Program + ?Sized> Program for &P {
     }
     fn root_recv_run(&self, rank: u32, k: u32) -> (u32, u32) {
         (**self).root_recv_run(rank, k)
+    }
+    fn root_recv_ids(&self, rank: u32, k: u32) -> (u32, u32) {
+        (**self).root_recv_ids(rank, k)
     }
 }

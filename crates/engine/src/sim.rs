@@ -741,9 +741,19 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
                             // overhead: a ring rank has 2(P−1) of them. A run of them is
                             // posted at once when nothing in the queue comes between.
                             let (run, stride) = self.prog.root_recv_run(host, k);
+                            let (ids, id_stride) = if run > 1 {
+                                (1, 0)
+                            } else {
+                                self.prog.root_recv_ids(host, k)
+                            };
                             if run > 1 && !self.heap.has_before(ev.time, ts + run as u64 - 1) {
                                 self.posted(h).post_run(op.peer, op.tag, id, stride, run);
                                 done = run;
+                            } else if ids > 1
+                                && !self.heap.has_before(ev.time, ts + ids as u64 - 1)
+                            {
+                                self.posted(h).post_mixed(id, id_stride, ids);
+                                done = ids;
                             } else {
                                 self.posted(h).post(op.peer, op.tag, id);
                             }

@@ -13,7 +13,7 @@ pub struct VecProgram {
     /// Ask the engine for sparse dependency counters, as generated schedules do.
     pub sparse_counters: bool,
     /// Answer the optional hints ([`Program::roots_in_type_order`],
-    /// [`Program::root_recv_run`]) from the ops, as generated schedules do; otherwise give
+    /// [`Program::root_recv_run`], [`Program::root_recv_ids`]) from the ops, as generated schedules do; otherwise give
     /// their always-correct defaults.
     pub hints: bool,
 }
@@ -121,6 +121,27 @@ impl Program for VecProgram {
             len += 1;
         }
         if len == 1 {
+            (1, 0)
+        } else {
+            (len, stride)
+        }
+    }
+    fn root_recv_ids(&self, rank: u32, k: u32) -> (u32, u32) {
+        let n = self.num_roots(rank);
+        if !self.hints || k + 1 >= n {
+            return (1, 0);
+        }
+        let (first, stride) = (self.root(rank, k), self.root(rank, k + 1) - self.root(rank, k));
+        let recv = |id: u32| self.op(rank, id).kind == OpKind::Recv;
+        let mut len = 0;
+        while k + len < n {
+            let id = self.root(rank, k + len);
+            if !recv(id) || id != first + len * stride {
+                break;
+            }
+            len += 1;
+        }
+        if len <= 1 {
             (1, 0)
         } else {
             (len, stride)

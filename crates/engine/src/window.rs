@@ -685,10 +685,18 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
                 } else {
                     (1, 0)
                 };
+                let (ids, id_stride) = if runs && run == 1 {
+                    prog.root_recv_ids(host, k)
+                } else {
+                    (1, 0)
+                };
                 let mut posted = w.posted(h);
                 if run > 1 {
                     posted.post_run(op.peer, op.tag, id, stride, run);
                     done = run;
+                } else if ids > 1 {
+                    posted.post_mixed(id, id_stride, ids);
+                    done = ids;
                 } else {
                     posted.post(op.peer, op.tag, id);
                     // The receives that follow (in type order), posted in one go.

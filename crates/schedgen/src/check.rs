@@ -296,6 +296,22 @@ pub fn validate<P: Program>(p: &P) -> Result<(), String> {
                 ));
             }
         }
+        for k in 0..roots.len() {
+            let (n, stride) = p.root_recv_ids(rank, k as u32);
+            let ok = n == 1
+                || (n >= 2
+                    && k + n as usize <= roots.len()
+                    && (0..n as usize).all(|i| {
+                        ops[k + i].kind == OpKind::Recv
+                            && roots[k + i] as u64 == roots[k] as u64 + i as u64 * stride as u64
+                    }));
+            if !ok {
+                return Err(format!(
+                    "rank {rank}: root_recv_ids({k}) = ({n}, {stride}), but roots {k}.. are not \
+                     {n} receives with ids {stride} apart"
+                ));
+            }
+        }
         if p.roots_in_type_order(rank) && !roots.is_sorted_by_key(|&r| p.op(rank, r).kind) {
             return Err(format!(
                 "rank {rank}: roots_in_type_order() but the roots are not ordered send, recv, calc"

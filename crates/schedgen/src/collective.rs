@@ -183,6 +183,8 @@ struct Template {
     roots: Vec<u32>,
     /// The roots are in type order (see [`Program::roots_in_type_order`]).
     roots_in_type_order: bool,
+    /// [`Program::root_recv_ids`] of every root.
+    recv_ids: Vec<(u32, u32)>,
 }
 
 /// Largest op count per rank decoded into a [`Template`].
@@ -199,8 +201,25 @@ impl Template {
             deps: Vec::new(),
             roots: (0..g.num_roots(0)).map(|k| g.root(0, k)).collect(),
             roots_in_type_order: false,
+            recv_ids: Vec::new(),
         };
         t.roots_in_type_order = t.roots.is_sorted_by_key(|&r| g.op(0, r).kind);
+        // From the last root back: the receives in arithmetic progression starting at each.
+        let recv = |k: usize| g.op(0, t.roots[k]).kind == OpKind::Recv;
+        let nr = t.roots.len();
+        t.recv_ids = vec![(1, 0); nr];
+        for k in (0..nr.saturating_sub(1)).rev() {
+            if !(recv(k) && recv(k + 1)) {
+                continue;
+            }
+            let step = t.roots[k + 1] - t.roots[k];
+            let (next, next_step) = t.recv_ids[k + 1];
+            t.recv_ids[k] = if next > 1 && next_step == step {
+                (next + 1, step)
+            } else {
+                (2, step)
+            };
+        }
         for id in 0..n {
             t.ops.push(g.op(0, id));
             t.depcount.push(g.depcount(0, id));
@@ -744,6 +763,13 @@ impl Program for Generated {
             (self.rounds + 1 - k, 2)
         } else {
             (1, 0)
+        }
+    }
+
+    fn root_recv_ids(&self, _rank: u32, k: u32) -> (u32, u32) {
+        match &self.tmpl {
+            Some(t) => t.recv_ids[k as usize],
+            None => self.root_recv_run(_rank, k),
         }
     }
 
