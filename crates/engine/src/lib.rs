@@ -1,7 +1,9 @@
 //! loggops-engine: the discrete-event LogGOPS engine. No I/O.
 //!
 //! The engine runs any [`Program`] (a per-rank operation graph) under the LogGOPS model with
-//! LogGOPSim's exact event rules and ordering, optionally with [`Noise`].
+//! LogGOPSim's exact event rules and ordering, optionally with [`Noise`]. [`simulate`] runs a
+//! noisy repetition with the windowed engine ([`window`]) when it can and with the global
+//! engine ([`simulate_global`]) otherwise; both give the same answer.
 //!
 //! ```
 //! use loggops_engine::{simulate, Config, NoNoise, Params, testing::VecProgram, Op};
