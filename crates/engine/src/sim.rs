@@ -63,9 +63,9 @@ impl Config {
 /// An entry left in a match queue at the end of a run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct QueueEntry {
-    /// Source rank ([`ANY`] for an ANY_SOURCE receive).
+    /// Source rank ([`ANY`](crate::ANY) for an ANY_SOURCE receive).
     pub src: u32,
-    /// Tag ([`ANY`] for ANY_TAG).
+    /// Tag ([`ANY`](crate::ANY) for ANY_TAG).
     pub tag: u32,
     /// The receive op (posted-receive queue) or the sender's send op (unexpected queue).
     pub op: u32,
