@@ -1,7 +1,8 @@
 //! The windowed engine on the shipped profiles: its answers are the global engine's in every
-//! noise mode, and for the paper's small-message dissemination under continuous noise (Alps,
-//! AWS) it always answers, so those runs take the fast path. Profiles whose samples take few
-//! distinct values (Daint, DEEP-EST) tie now and then, and those runs fall back.
+//! noise mode, and for the paper's small-message dissemination with network noise it answers
+//! (so those runs take the fast path), but for a few DEEP-EST repetitions whose integer
+//! samples make two messages tie in a way only LogGOPSim's global insertion order decides.
+//! With OS noise alone, lock-step ranks tie more often and fall back more.
 use std::path::Path;
 
 use loggops_engine::{simulate_global, simulate_windowed, Config, GiveUp};

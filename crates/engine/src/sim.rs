@@ -749,8 +749,7 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
                             if run > 1 && !self.heap.has_before(ev.time, ts + run as u64 - 1) {
                                 self.posted(h).post_run(op.peer, op.tag, id, stride, run);
                                 done = run;
-                            } else if ids > 1
-                                && !self.heap.has_before(ev.time, ts + ids as u64 - 1)
+                            } else if ids > 1 && !self.heap.has_before(ev.time, ts + ids as u64 - 1)
                             {
                                 self.posted(h).post_mixed(id, id_stride, ids);
                                 done = ids;

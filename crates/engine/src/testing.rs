@@ -131,7 +131,10 @@ impl Program for VecProgram {
         if !self.hints || k + 1 >= n {
             return (1, 0);
         }
-        let (first, stride) = (self.root(rank, k), self.root(rank, k + 1) - self.root(rank, k));
+        let (first, stride) = (
+            self.root(rank, k),
+            self.root(rank, k + 1) - self.root(rank, k),
+        );
         let recv = |id: u32| self.op(rank, id).kind == OpKind::Recv;
         let mut len = 0;
         while k + len < n {
