@@ -19,16 +19,18 @@
 //! counter orders insertions the way their parent events were processed: an event queued
 //! while processing an event at time `a` precedes one queued at time `b > a`, and two events
 //! queued by events of the same rank at the same time keep that rank's order. So each entry
-//! carries the time of the event that first queued it (`pt`) and the rank of that event
-//! (`src`), and a rank's events are ordered by `(time, pt, seq)` with `seq` this engine's own
-//! insertion counter, which agrees with `ts` whenever `pt` and `src` agree. Two events of one
-//! rank with equal `time` and `pt` but different `src` (two messages sent at the same instant
-//! by different ranks that arrive at the same instant) would need more history to order; the
-//! engine then gives up. It also gives up on rendezvous messages (a match releases the
-//! sender with no delay), on a message faster than the lookahead, on overflow and on runs that
-//! do not complete, and [`crate::sim::simulate`] runs the global engine instead. A given
-//! input thus always gets the global engine's answer; the randomized tests below compare both
-//! engines on programs and noise built to produce ties.
+//! carries a [`Stamp`] of where it was queued (the time `pt` and rank `src` of that event,
+//! and this engine's insertion counter `seq`, which agrees with `ts` for events queued by one
+//! rank) and its parent's stamp. A rank's events run in the order `(time, pt, gpt, seq)`
+//! (`gpt` the parent's `pt`): two entries with equal `time` and `pt` but queued by different
+//! ranks (two messages sent at one instant by two ranks that arrive at one instant) are
+//! ordered by when their parents were queued, and if that ties too, only if the parents are
+//! roots (queued rank by rank before the run). Beyond that the engine gives up, as it does on
+//! rendezvous messages (a match releases the sender with no delay), on a message faster than
+//! the lookahead, on overflow and on runs that do not complete; [`crate::sim::simulate`] then
+//! runs the global engine. A given input thus always gets the global engine's answer; the
+//! randomized tests below compare both engines on programs and noise built to produce ties,
+//! and fail when the order or the tie rules are changed.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -60,8 +62,9 @@ pub enum GiveUp {
 /// `Ent::seq`'s top bit: the entry is a message.
 const MSG_BIT: u64 = 1 << 63;
 
-/// Where an entry was queued: during the event at `pt − 1` (0: before the run) of rank `src`,
-/// as that rank's `seq`-th insertion; the queuing event's own `Stamp` is the entry's parent.
+/// Where an entry was queued: while the event at time `pt − 1` (`pt` 0: before the run) of
+/// rank `src` ran, as this engine's `seq`-th insertion. The stamp of the event that queued an
+/// entry is that entry's parent stamp.
 #[derive(Clone, Copy, Debug, Default)]
 struct Stamp {
     pt: Time,
