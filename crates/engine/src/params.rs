@@ -54,6 +54,19 @@ impl PerByte {
     }
 }
 
+/// `v`, or (when the checked arithmetic that made it overflowed) `Time::MAX` with `overflow`
+/// set: both engines carry on to the end of the event and then report the overflow.
+#[inline(always)]
+pub(crate) fn or_overflow(v: Option<Time>, overflow: &mut bool) -> Time {
+    match v {
+        Some(v) => v,
+        None => {
+            *overflow = true;
+            Time::MAX
+        }
+    }
+}
+
 /// The LogGOPS parameters of a run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Params {

@@ -22,7 +22,7 @@ use std::cmp::Ordering;
 use crate::counters::Counters;
 use crate::matching::{matches, Arena, Posted, PostedRun, Unexpected, MIXED, NIL};
 use crate::noise::Noise;
-use crate::params::{Params, Time};
+use crate::params::{or_overflow, Params, Time};
 use crate::program::{DepKind, Op, OpKind, Program};
 use crate::queue::{EventQueue, HeapQueue, QueueItem, RadixQueue};
 use crate::stdsort;
@@ -433,13 +433,7 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
         if COMPAT {
             a.wrapping_add(b)
         } else {
-            match a.checked_add(b) {
-                Some(v) => v,
-                None => {
-                    self.overflow = true;
-                    Time::MAX
-                }
-            }
+            or_overflow(a.checked_add(b), &mut self.overflow)
         }
     }
 
@@ -459,13 +453,7 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
         if COMPAT {
             Self::s1(size).wrapping_mul(self.g_ticks)
         } else {
-            match self.p.big_g.cost(Self::s1(size)) {
-                Some(v) => v,
-                None => {
-                    self.overflow = true;
-                    Time::MAX
-                }
-            }
+            or_overflow(self.p.big_g.cost(Self::s1(size)), &mut self.overflow)
         }
     }
 
@@ -475,13 +463,7 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
         if COMPAT {
             Self::s1(size).wrapping_mul(self.o_ticks)
         } else {
-            match self.p.big_o.cost(Self::s1(size)) {
-                Some(v) => v,
-                None => {
-                    self.overflow = true;
-                    Time::MAX
-                }
-            }
+            or_overflow(self.p.big_o.cost(Self::s1(size)), &mut self.overflow)
         }
     }
 

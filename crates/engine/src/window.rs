@@ -38,7 +38,7 @@ use std::collections::BinaryHeap;
 use crate::counters::Counters;
 use crate::matching::{matches, Arena, Node, Posted, PostedRun, Unexpected, NIL};
 use crate::noise::Noise;
-use crate::params::{Params, Time};
+use crate::params::{or_overflow, Params, Time};
 use crate::program::{DepKind, Op, OpKind, Program};
 use crate::sim::{Config, Order, Outcome};
 
@@ -470,25 +470,16 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
 
     #[inline(always)]
     fn add(&mut self, a: Time, b: Time) -> Time {
-        match a.checked_add(b) {
-            Some(v) => v,
-            None => {
-                self.overflow = true;
-                Time::MAX
-            }
-        }
+        or_overflow(a.checked_add(b), &mut self.overflow)
     }
 
     /// `(s-1)·O`.
     #[inline]
     fn overhead_bytes(&mut self, size: u64) -> Time {
-        match self.p.big_o.cost(size.saturating_sub(1)) {
-            Some(v) => v,
-            None => {
-                self.overflow = true;
-                Time::MAX
-            }
-        }
+        or_overflow(
+            self.p.big_o.cost(size.saturating_sub(1)),
+            &mut self.overflow,
+        )
     }
 
     // --- scheduling -----------------------------------------------------------------------------
