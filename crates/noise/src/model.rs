@@ -35,7 +35,8 @@
 //! * message `(src, send_op)`: `a = src << 32 | send_op`, `b = DOMAIN_MSG << 56 | purpose`
 //!   with purpose 0 = latency, 1/2 = o/g at the sender, 3/4 = o/g at the receiver, `8 + j` = G
 //!   of bandwidth block `j`. The receive side draws the same G values and its own o/g; it does
-//!   not draw the latency (the engine uses it only at the send);
+//!   not draw the latency (the engine uses it only at the send), and with
+//!   [`Noise::recv_costs_known_gap`] (the windowed engine) not the G values either;
 //! * `a = rank`, `b = DOMAIN_PHASE << 56`: the rank's trace phase (`a = 0`,
 //!   `b = DOMAIN_PHASE_COSCHED << 56` for the shared phase);
 //! * the detour process, see [`crate::os::DetourProcessGen`] (stream = rank, or 0 if cosched).

@@ -790,3 +790,46 @@ fn os_detour_cache_is_transparent() {
         assert!(now.iter().any(|&x| x > 3 * period), "{now:?} vs {period}");
     }
 }
+
+/// `min_message_delay` bounds `o + latency` of every message from below (the windowed
+/// engine's lookahead), is attained up to rounding by the smallest latency sample, is the base
+/// `o + L` without network noise and 0 in mode `none`; `recv_costs_known_gap` answers as
+/// `recv_costs` does.
+#[test]
+fn min_message_delay_bounds_every_message_and_known_gaps_agree() {
+    let m = model(NoiseMode::OsNet);
+    let mut run = m.instance(3, 1, 64);
+    let least = run.min_message_delay();
+    let mut smallest = u64::MAX;
+    for src in 0..64u32 {
+        for op in 0..400u32 {
+            let dst = (src + 1 + op % 63) % 64;
+            let s = run.send_costs(&P, src, dst, op, 16);
+            assert!(s.o + s.latency >= least, "{src} {op}: {s:?} < {least}");
+            smallest = smallest.min(s.o + s.latency);
+            let r = run.recv_costs_known_gap(&P, src, dst, op, 16, s.gap_bytes);
+            assert_eq!(r, run.recv_costs(&P, src, dst, op, 16));
+        }
+    }
+    // Near messages: o = 150 ns and the smallest latency sample, scaled so that the median is
+    // L = 1.3 us (far messages have L = 2 us).
+    let min_sample = latency_samples().into_iter().fold(f64::INFINITY, f64::min);
+    let scale = 1_300_000.0 / latency_samples_median();
+    let near_least = 150_000 + (min_sample * scale).floor() as u64;
+    assert!(
+        least <= near_least && near_least - least <= 1,
+        "{least} {near_least}"
+    );
+    assert!(
+        smallest >= least && smallest < least + least / 20,
+        "{smallest} {least}"
+    );
+    let quiet = model(NoiseMode::Os).instance(3, 1, 64);
+    assert_eq!(quiet.min_message_delay(), 150_000 + 1_300_000);
+    assert_eq!(
+        model(NoiseMode::None)
+            .instance(3, 1, 64)
+            .min_message_delay(),
+        0
+    );
+}
