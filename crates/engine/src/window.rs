@@ -585,7 +585,16 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
             } else {
                 r.o
             };
-            let e = Ent::new(time, self.now + 1, self.seq, 0, host, host, op, self.parent);
+            let e = Ent::new(
+                time,
+                self.now.saturating_add(1),
+                self.seq,
+                0,
+                host,
+                host,
+                op,
+                self.parent,
+            );
             self.seq += 1;
             if let Some(e) = self.place(e) {
                 if let Some(prev) = local.replace(e) {
@@ -867,7 +876,7 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
                 }
                 let m = Ent::new(
                     arrival,
-                    t + 1,
+                    t.saturating_add(1),
                     self.seq | MSG_BIT,
                     c.gap_bytes,
                     op.peer,
