@@ -282,3 +282,28 @@ impl Posted<'_> {
         None
     }
 }
+
+/// One rank's unexpected-message list: its head and tail in a shared [`Arena`].
+pub(crate) struct Arrived<'a> {
+    pub uq: &'a mut Arena<Unexpected>,
+    pub head: &'a mut u32,
+    pub tail: &'a mut u32,
+}
+
+impl Arrived<'_> {
+    /// Appends a message from `src` with `tag`, sent by `send_op`.
+    #[inline]
+    pub fn push(&mut self, src: u32, tag: u32, send_op: u32) {
+        let item = Unexpected { src, tag, send_op };
+        self.uq.push_back(self.head, self.tail, item);
+    }
+
+    /// Takes the first message a receive for `(want_src, want_tag)` accepts.
+    #[inline]
+    pub fn take_match(&mut self, want_src: u32, want_tag: u32) -> Option<Unexpected> {
+        let (prev, cur) = self
+            .uq
+            .find(*self.head, |u| matches(want_src, want_tag, u.src, u.tag))?;
+        Some(self.uq.remove(self.head, self.tail, prev, cur))
+    }
+}

@@ -20,7 +20,7 @@
 use std::cmp::Ordering;
 
 use crate::counters::Counters;
-use crate::matching::{matches, Arena, Posted, PostedRun, Unexpected, MIXED, NIL};
+use crate::matching::{Arena, Arrived, Posted, PostedRun, Unexpected, MIXED, NIL};
 use crate::noise::Noise;
 use crate::params::{or_overflow, Params, Time};
 use crate::program::{DepKind, Op, OpKind, Program};
@@ -863,13 +863,7 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
             }
             OpKind::Recv => {
                 self.mark(host, id, DepKind::Start);
-                let found = self
-                    .uq
-                    .find(self.rs[h].uq, |u| matches(op.peer, op.tag, u.src, u.tag));
-                if let Some((prev, cur)) = found {
-                    let u = self
-                        .uq
-                        .remove(&mut self.rs[h].uq, &mut self.tails[h][1], prev, cur);
+                if let Some(u) = self.arrived(h).take_match(op.peer, op.tag) {
                     if op.size > self.p.s {
                         self.mark(u.src, u.send_op, DepKind::Done);
                         self.release_sender(u.src as usize, op.cpu, op.nic, t);
@@ -900,6 +894,16 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
             rq: &mut self.rq,
             head: &mut self.rs[h].rq,
             tail: &mut self.tails[h][0],
+        }
+    }
+
+    /// Rank `h`'s unexpected-message list.
+    #[inline(always)]
+    fn arrived(&mut self, h: usize) -> Arrived<'_> {
+        Arrived {
+            uq: &mut self.uq,
+            head: &mut self.rs[h].uq,
+            tail: &mut self.tails[h][1],
         }
     }
 
@@ -948,15 +952,7 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
                 }
                 self.mark(host, recv, DepKind::Done);
             } else {
-                self.uq.push_back(
-                    &mut self.rs[h].uq,
-                    &mut self.tails[h][1],
-                    Unexpected {
-                        src: sender,
-                        tag: op.tag,
-                        send_op: send_id,
-                    },
-                );
+                self.arrived(h).push(sender, op.tag, send_id);
             }
         } else {
             self.push(ready, ts, K_MSG, sender, send_id);

@@ -36,7 +36,7 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use crate::counters::Counters;
-use crate::matching::{matches, Arena, Node, Posted, PostedRun, Unexpected, NIL};
+use crate::matching::{Arena, Arrived, Node, Posted, PostedRun, Unexpected, NIL};
 use crate::noise::Noise;
 use crate::params::{or_overflow, Params, Time};
 use crate::program::{DepKind, Op, OpKind, Program};
@@ -374,7 +374,6 @@ struct Win<'a, P: Program, N: Noise> {
     sorted: Vec<Ent>,
     keys: Vec<u64>,
     tmp: Vec<u64>,
-    events: u64,
     messages: u64,
     enqueued: u64,
     /// Posted receives plus unexpected messages not yet matched.
@@ -443,7 +442,6 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
             sorted,
             keys,
             tmp,
-            events: 0,
             messages: 0,
             enqueued: 0,
             open: 0,
@@ -575,7 +573,6 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
             self.freed.sort_by_key(|&op| prog.op(host, op).kind);
         }
         self.enqueued += n as u64;
-        self.events += n as u64;
         let mut local = None;
         for i in 0..n {
             let op = self.freed[i];
@@ -629,6 +626,16 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
         }
     }
 
+    /// Rank `h`'s unexpected-message list.
+    #[inline(always)]
+    fn arrived(&mut self, h: usize) -> Arrived<'_> {
+        Arrived {
+            uq: &mut self.uq,
+            head: &mut self.rs[h].uq,
+            tail: &mut self.tails[h][1],
+        }
+    }
+
     // --- the run --------------------------------------------------------------------------------
 
     fn run(&mut self) -> Result<Outcome, GiveUp> {
@@ -665,7 +672,8 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
         }
         Ok(Outcome {
             finish: self.rs.iter().map(|r| r.o).collect(),
-            events: self.events,
+            // LogGOPSim's count: ops enqueued and messages.
+            events: self.enqueued + self.messages,
             messages: self.messages,
             leftovers: Vec::new(),
         })
@@ -749,7 +757,6 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
             return Ok(());
         }
         self.enqueued += n as u64;
-        self.events += n as u64;
         let h = host as usize;
         // Root `k` as an event, and whether it is a receive (`op_event` of a receive with
         // nothing unexpected only posts it, so a run of them is posted at once).
@@ -885,7 +892,6 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
                     self.parent,
                 );
                 self.seq += 1;
-                self.events += 1;
                 self.messages += 1;
                 let local = self.place(m);
                 debug_assert!(local.is_none());
@@ -893,15 +899,11 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
             }
             OpKind::Recv => {
                 self.mark(id, DepKind::Start);
-                let found = self
-                    .uq
-                    .find(self.rs[h].uq, |u| matches(op.peer, op.tag, u.src, u.tag));
-                if let Some((prev, cur)) = found {
+                if self.arrived(h).take_match(op.peer, op.tag).is_some() {
+                    // The run is abandoned, so the message may be taken first.
                     if op.size > self.p.s {
                         return Err(GiveUp::Rendezvous);
                     }
-                    self.uq
-                        .remove(&mut self.rs[h].uq, &mut self.tails[h][1], prev, cur);
                     self.open -= 1;
                     self.mark(id, DepKind::Done);
                 } else {
@@ -940,15 +942,7 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
             self.open -= 1;
             self.mark(recv, DepKind::Done);
         } else {
-            self.uq.push_back(
-                &mut self.rs[h].uq,
-                &mut self.tails[h][1],
-                Unexpected {
-                    src: sender,
-                    tag: op.tag,
-                    send_op: send_id,
-                },
-            );
+            self.arrived(h).push(sender, op.tag, send_id);
             self.open += 1;
         }
         None
@@ -1108,6 +1102,45 @@ mod tests {
             }
         }
         p
+    }
+
+    /// The window index by multiplication is the quotient, at the edges too.
+    #[test]
+    fn window_index_is_the_quotient() {
+        let mut next = xorshift(0x1234_5678_9ABC_DEF1);
+        for width in [1, 2, 3, 7, 1 << 20, 1_888_031, u64::MAX / 3, u64::MAX] {
+            let recip = (u64::MAX / width).max(1);
+            let mut ts = vec![0, 1, width - 1, width, u64::MAX - 1, u64::MAX];
+            ts.extend((0..1000).map(|_| next()));
+            ts.extend((1..50).map(|k| width.saturating_mul(k)));
+            ts.extend((1..50).map(|k| width.saturating_mul(k).saturating_sub(1)));
+            for t in ts {
+                assert_eq!(div_width(t, width, recip), t / width, "{t} / {width}");
+            }
+        }
+    }
+
+    /// The radix grouping by rank is a stable sort by rank, for rank counts needing one to
+    /// three byte passes.
+    #[test]
+    fn sort_by_rank_is_stable_by_rank() {
+        let mut next = xorshift(0x0F0F_1234_5555_AAAA);
+        for ranks in [2u32, 200, 16384, 100_000] {
+            for n in [0usize, 5, 64, 65, 3000] {
+                let buf: Vec<Ent> = (0..n)
+                    .map(|i| {
+                        let rank = (next() % ranks as u64) as u32;
+                        Ent::new(0, 0, i as u64, 0, rank, 0, 0, Stamp::default())
+                    })
+                    .collect();
+                let (mut keys, mut tmp) = (Vec::new(), Vec::new());
+                sort_by_rank(&buf, &mut keys, &mut tmp, ranks);
+                let mut want: Vec<usize> = (0..n).collect();
+                want.sort_by_key(|&i| buf[i].rank());
+                let got: Vec<usize> = keys.iter().map(|&k| k as u32 as usize).collect();
+                assert_eq!(got, want, "{ranks} ranks, {n} entries");
+            }
+        }
     }
 
     /// Whenever the windowed engine answers, its answer is the global engine's; over random
