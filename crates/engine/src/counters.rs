@@ -101,15 +101,7 @@ impl Counters {
                 // A decrement below zero cannot happen for a consistent schedule (the front ends
                 // check depcounts).
                 if left[i] == u8::MAX {
-                    let key = (host as u64) << 32 | op as u64;
-                    if let Some(c) = big.get_mut(&key) {
-                        *c -= 1;
-                        if *c < u8::MAX as u32 {
-                            left[i] = *c as u8;
-                            big.remove(&key);
-                        }
-                        return left[i] == 0;
-                    }
+                    return Self::satisfy_big(&mut left[i], big, host, op);
                 }
                 left[i] = left[i].wrapping_sub(1);
                 left[i] == 0
@@ -128,26 +120,59 @@ impl Counters {
                     }
                     return false;
                 }
-                let key = (host as u64) << 32 | op as u64;
-                if !map.is_empty() {
-                    if let Some(e) = map.get_mut(&key) {
-                        *e -= 1;
-                        if *e == 0 {
-                            map.remove(&key);
-                            return true;
-                        }
-                        return false;
-                    }
-                }
-                // First satisfied dependency of an op with at least two.
-                if s.0 == NIL {
+                if s.0 == NIL && map.is_empty() {
+                    // First satisfied dependency of an op with at least two.
                     *s = (op, initial - 1);
-                } else {
-                    map.insert(key, initial - 1);
+                    return false;
                 }
-                false
+                Self::satisfy_mapped(s, map, host, op, initial)
             }
         }
+    }
+
+    /// [`Self::satisfy`] of a dense counter of 255 or more.
+    #[cold]
+    #[inline(never)]
+    fn satisfy_big(left: &mut u8, big: &mut HashMap<u64, u32>, host: u32, op: u32) -> bool {
+        let key = (host as u64) << 32 | op as u64;
+        if let Some(c) = big.get_mut(&key) {
+            *c -= 1;
+            if *c < u8::MAX as u32 {
+                *left = *c as u8;
+                big.remove(&key);
+            }
+            return *left == 0;
+        }
+        *left = left.wrapping_sub(1);
+        *left == 0
+    }
+
+    /// [`Self::satisfy`] of a sparse counter that is not in the rank's slot.
+    #[cold]
+    #[inline(never)]
+    fn satisfy_mapped(
+        s: &mut (u32, u32),
+        map: &mut HashMap<u64, u32>,
+        host: u32,
+        op: u32,
+        initial: u32,
+    ) -> bool {
+        let key = (host as u64) << 32 | op as u64;
+        if let Some(e) = map.get_mut(&key) {
+            *e -= 1;
+            if *e == 0 {
+                map.remove(&key);
+                return true;
+            }
+            return false;
+        }
+        // First satisfied dependency of an op with at least two.
+        if s.0 == NIL {
+            *s = (op, initial - 1);
+        } else {
+            map.insert(key, initial - 1);
+        }
+        false
     }
 
     /// Up to `most` ops of rank `r` (of `n`) still waiting for a dependency, ascending: every

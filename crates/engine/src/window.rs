@@ -608,11 +608,11 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
         if kind == DepKind::Start && !self.start_deps {
             return;
         }
-        let prog = self.prog;
-        let host = self.host;
+        let (prog, host) = (self.prog, self.host);
+        let (counters, freed) = (&mut self.counters, &mut self.freed);
         prog.for_each_dependent(host, op, kind, |d| {
-            if self.counters.satisfy(prog, host, d) {
-                self.freed.push(d);
+            if counters.satisfy(prog, host, d) {
+                freed.push(d);
             }
         });
     }

@@ -196,6 +196,7 @@ fn quantile_kind(probs: &[f64], values: &[f64], tail: Option<&ExactTail>) -> Kin
         points,
         cells,
         guide_scale: slots as f64,
+        guide_shift: 64 - slots.trailing_zeros(),
         body,
         tail,
         tail_n,
@@ -319,8 +320,10 @@ enum Kind {
         points: Box<[[f64; 3]]>,
         cells: Box<[Cell]>,
         segs: Box<[Seg]>,
-        /// The number of guide slots.
+        /// The number of guide slots, and `64 − log2` of it: slot of `u = unit_f64(x)` is
+        /// `x >> guide_shift`.
         guide_scale: f64,
+        guide_shift: u32,
         /// The table's last probability when there is an exact tail; infinity otherwise.
         body: f64,
         /// The exact tail's (scaled) samples, increasing; empty without a tail.
@@ -491,6 +494,36 @@ impl Sampler {
             ),
         };
         Ok(s)
+    }
+
+    /// The draw for 64 random bits `x`: `self.sample(unit_f64(x))`, with the guide slot read
+    /// from the bits (`floor(unit_f64(x) · 2^k)` is `x >> (64 − k)` exactly).
+    #[inline(always)]
+    pub fn sample_bits(&self, x: u64) -> f64 {
+        let u = crate::rng::unit_f64(x);
+        match &self.kind {
+            Kind::Quantiles {
+                cells,
+                segs,
+                guide_shift,
+                body,
+                tail,
+                tail_n,
+                ..
+            } => {
+                if u >= *body {
+                    return tail_draw(tail, (u - body) * tail_n);
+                }
+                let c = cells[(x >> guide_shift) as usize];
+                if c.span <= 1 {
+                    let [p, v, slope, next] = segs[c.lo as usize + (c.split <= u) as usize].0;
+                    (v + (u - p) * slope).min(next)
+                } else {
+                    self.sample(u)
+                }
+            }
+            Kind::Bootstrap { .. } => self.sample(u),
+        }
     }
 
     /// The draw for a uniform `u ∈ [0, 1)`.
@@ -908,6 +941,35 @@ mod tests {
         us.extend((0..200_000).map(|_| 0.99 + 0.01 * st.next_f64()));
         for u in us {
             assert_eq!(s.sample(u).to_bits(), reference(u).to_bits(), "u = {u:e}");
+        }
+    }
+
+    #[test]
+    fn sample_bits_is_sample_of_unit_f64() {
+        let src = heavy_tailed(20_000, 9);
+        let samplers = [
+            Sampler::new(&quantile_table(&src, 1000), Scaling::Absolute, "ps").unwrap(),
+            Sampler::new(&table_with_tail(&src, 1000, 20), Scaling::Absolute, "ps").unwrap(),
+            Sampler::new(&Distribution::Samples(src.clone()), Scaling::Absolute, "ps").unwrap(),
+        ];
+        // The edges of every guide slot's bits, and random bits.
+        let mut xs: Vec<u64> = vec![0, u64::MAX, 1 << 11, (1 << 11) - 1];
+        for k in [44u32, 50, 54, 60, 63] {
+            for j in 0..(1u64 << (64 - k)).min(4096) {
+                xs.extend([j << k, (j << k).wrapping_sub(1), (j << k) | (1 << 11)]);
+            }
+        }
+        let mut st = CounterRng::new(5, 5).stream(5);
+        xs.extend((0..200_000).map(|_| st.next_u64()));
+        for s in &samplers {
+            for &x in &xs {
+                let u = crate::rng::unit_f64(x);
+                assert_eq!(
+                    s.sample_bits(x).to_bits(),
+                    s.sample(u).to_bits(),
+                    "x = {x:#x}"
+                );
+            }
         }
     }
 

@@ -46,7 +46,7 @@
 
 use crate::dist::{Sampler, Scaling};
 use crate::os::{DetourProcessGen, DetourTable};
-use crate::rng::{unit_f64, CounterRng, DOMAIN_MSG, DOMAIN_PHASE, DOMAIN_PHASE_COSCHED};
+use crate::rng::{CounterRng, DOMAIN_MSG, DOMAIN_PHASE, DOMAIN_PHASE_COSCHED};
 use crate::NoiseError;
 use loggops_engine::{MsgCosts, Noise, Params, PerByte, Time};
 use loggops_profile::{BaseParams, Distribution, Placement, Profile};
@@ -691,27 +691,24 @@ impl NoiseRun {
     /// `gap_bytes` of message `(src, send_op)` given its `row` of the counter hash.
     #[inline(always)]
     fn gap(&self, pl: &Place, s: &Sampler, row: u64, bytes: u64) -> Time {
-        let u0 = unit_f64(CounterRng::join(row, self.col_block0));
+        let x0 = CounterRng::join(row, self.col_block0);
         if bytes <= pl.block {
-            return round_ps(bytes as f64 * s.sample(u0));
+            return round_ps(bytes as f64 * s.sample_bits(x0));
         }
-        self.gap_blocks(pl, s, row, bytes, u0)
+        self.gap_blocks(pl, s, row, bytes, x0)
     }
 
     /// `gap_bytes` of a message of more than one bandwidth block.
     #[cold]
     #[inline(never)]
-    fn gap_blocks(&self, pl: &Place, s: &Sampler, row: u64, bytes: u64, u0: f64) -> Time {
+    fn gap_blocks(&self, pl: &Place, s: &Sampler, row: u64, bytes: u64, x0: u64) -> Time {
         let block = pl.block;
         let nblocks = bytes.div_ceil(block);
-        let mut sum = block as f64 * s.sample(u0);
+        let mut sum = block as f64 * s.sample_bits(x0);
         for j in 1..nblocks {
-            let u = unit_f64(CounterRng::join(
-                row,
-                self.rng.col(DOMAIN_MSG << 56 | (PURPOSE_BLOCK0 + j)),
-            ));
+            let x = CounterRng::join(row, self.rng.col(DOMAIN_MSG << 56 | (PURPOSE_BLOCK0 + j)));
             let len = (bytes - j * block).min(block);
-            sum += len as f64 * s.sample(u);
+            sum += len as f64 * s.sample_bits(x);
         }
         round_ps(sum)
     }
@@ -724,7 +721,7 @@ impl NoiseRun {
         }
         let [co, cg] = self.col_og[side];
         let draw = |s: &Option<Sampler>, col: u64, base: Time| match s {
-            Some(s) => round_ps(s.sample(unit_f64(CounterRng::join(row, col)))),
+            Some(s) => round_ps(s.sample_bits(CounterRng::join(row, col))),
             None => base,
         };
         (draw(&pl.o, co, pl.base.o), draw(&pl.g, cg, pl.base.g))
@@ -756,9 +753,7 @@ impl NoiseRun {
         }
         let row = self.rng.row((src as u64) << 32 | send_op as u64);
         let latency = match &pl.lat {
-            Some(s) if with_latency => {
-                round_ps(s.sample(unit_f64(CounterRng::join(row, self.col_lat))))
-            }
+            Some(s) if with_latency => round_ps(s.sample_bits(CounterRng::join(row, self.col_lat))),
             _ => pl.base.l,
         };
         let gap_bytes = match (&pl.bw, known_gap) {
@@ -821,7 +816,7 @@ impl NoiseRun {
 impl Noise for NoiseRun {
     const ACTIVE: bool = true;
 
-    #[inline]
+    #[inline(always)]
     fn send_costs(&mut self, _p: &Params, src: u32, dst: u32, send_op: u32, size: u64) -> MsgCosts {
         let c = self.costs(src, dst, send_op, size, 0, true, None);
         if let Some(h) = self.hot.get_mut(src as usize) {
@@ -845,7 +840,7 @@ impl Noise for NoiseRun {
 
     /// As [`Self::recv_costs`] with the gap the engine already holds: nothing is looked up
     /// at the sender.
-    #[inline]
+    #[inline(always)]
     fn recv_costs_known_gap(
         &mut self,
         _p: &Params,
@@ -872,7 +867,7 @@ impl Noise for NoiseRun {
         self.m.min_delay
     }
 
-    #[inline]
+    #[inline(always)]
     fn os_detour(&mut self, rank: u32, t0: Time, t1: Time) -> Time {
         // Fast path: the window lies in the rank's quiet stretch (no detour carries into it or
         // starts inside it).

@@ -363,7 +363,7 @@ impl DetourProcessGen {
         for m in 0..n {
             let (x, y) = (at(2 * m as u64 + 1), at(2 * m as u64 + 2));
             let start = k * self.bucket + below(x, self.bucket);
-            let d = self.duration.sample(crate::rng::unit_f64(y));
+            let d = self.duration.sample_bits(y);
             out[m as usize] = (start, (d + 0.5) as u64);
         }
         n as usize
