@@ -359,8 +359,12 @@ struct Win<'a, P: Program, N: Noise> {
     ring: Vec<Vec<Ent>>,
     in_ring: usize,
     far: BinaryHeap<Far>,
-    /// The current rank's events of this window.
+    /// The current rank's events of this window: `next` (when `has_next`), the one run next
+    /// unless the heap holds an earlier one, and the rest. The event being run is `next`: its
+    /// fields are read where they were written, with no copies of the whole entry.
     heap: BinaryHeap<Min>,
+    next: Ent,
+    has_next: bool,
     host: u32,
     now: Time,
     /// The stamp of the event being run (the parent of what it queues).
@@ -433,6 +437,8 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
             in_ring: 0,
             far: BinaryHeap::from(far),
             heap: BinaryHeap::from(heap),
+            next: Ent::new(0, 0, 0, 0, 0, 0, 0, Stamp::default()),
+            has_next: false,
             host: 0,
             now: 0,
             parent: Stamp::default(),
@@ -482,21 +488,28 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
 
     // --- scheduling -----------------------------------------------------------------------------
 
-    /// Queues `e` in the buffer of its window, unless it belongs to the current rank's window:
-    /// then it is handed back to the caller.
+    /// Queues `e`, due after the current window, in the buffer of its window.
     #[inline(always)]
-    fn place(&mut self, e: Ent) -> Option<Ent> {
-        if e.time < self.w_end {
-            debug_assert_eq!(e.rank(), self.host);
-            return Some(e);
-        }
+    fn queue(&mut self, e: Ent) {
+        debug_assert!(e.time >= self.w_end);
         let w = div_width(e.time, self.width, self.recip);
         if w < self.cur + RING {
             self.ring_push(w, e);
         } else {
             self.far.push(Far(w, e));
         }
-        None
+    }
+
+    /// Defers the event being run (`next`) to `time`, when its CPU or NIC is free: it stays
+    /// `next` if that is still in this window.
+    #[inline(always)]
+    fn defer(&mut self, time: Time) {
+        self.next.time = time;
+        if time >= self.w_end {
+            self.has_next = false;
+            let e = self.next;
+            self.queue(e);
+        }
     }
 
     /// Appends `e` to the buffer of window `w` (a large spare buffer when it has none).
@@ -512,25 +525,31 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
         self.in_ring += 1;
     }
 
-    /// The current rank's next event: `cand` (the last event's own entry for this window) or
-    /// the heap's minimum, whichever LogGOPSim would run first; `Tie` if only the global
-    /// insertion order could choose.
+    /// Makes `next` the current rank's next event: `next` itself (the last event's own entry
+    /// for this window) or the heap's minimum, whichever LogGOPSim would run first; false when
+    /// the rank has nothing left in this window, `Tie` if only the global insertion order could
+    /// choose.
     #[inline(always)]
-    fn take_next(&mut self, cand: Option<Ent>) -> Result<Option<Ent>, GiveUp> {
-        let e = match (cand, self.heap.peek()) {
-            (Some(e), None) => return Ok(Some(e)),
-            (Some(e), Some(Min(m))) if e.key() < m.key() && !e.tied(m) => return Ok(Some(e)),
-            (Some(e), Some(_)) => {
+    fn select(&mut self) -> Result<bool, GiveUp> {
+        let e = match (self.has_next, self.heap.peek()) {
+            (true, None) => return Ok(true),
+            (true, Some(Min(m))) if self.next.key() < m.key() && !self.next.tied(m) => {
+                return Ok(true)
+            }
+            (true, Some(_)) => {
+                let e = self.next;
                 self.heap.push(Min(e));
                 self.heap.pop()
             }
-            (None, _) => self.heap.pop(),
+            (false, _) => self.heap.pop(),
         };
-        let Some(Min(e)) = e else { return Ok(None) };
-        match self.heap.peek() {
-            Some(Min(m)) if e.tied(m) => self.first_of_tie(e).map(Some),
-            _ => Ok(Some(e)),
-        }
+        let Some(Min(e)) = e else { return Ok(false) };
+        self.next = match self.heap.peek() {
+            Some(Min(m)) if e.tied(m) => self.first_of_tie(e)?,
+            _ => e,
+        };
+        self.has_next = true;
+        Ok(true)
     }
 
     /// Of `e` and the heap entries tied with it, the one LogGOPSim runs first (the others go
@@ -560,20 +579,20 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
     }
 
     /// Queues the ops freed by the current event in LogGOPSim's order (by type, release order
-    /// within a type), starting when their CPU (and NIC, for sends) is free. A single op due in
-    /// this window is handed back to the caller.
+    /// within a type), starting when their CPU (and NIC, for sends) is free. The last one due
+    /// in this window becomes `next` (which must be free).
     #[inline(always)]
-    fn flush_freed(&mut self) -> Option<Ent> {
+    fn flush_freed(&mut self) {
         let n = self.freed.len();
         if n == 0 {
-            return None;
+            return;
         }
+        debug_assert!(!self.has_next);
         let (prog, host) = (self.prog, self.host);
         if n > 1 {
             self.freed.sort_by_key(|&op| prog.op(host, op).kind);
         }
         self.enqueued += n as u64;
-        let mut local = None;
         for i in 0..n {
             let op = self.freed[i];
             let r = &self.rs[host as usize];
@@ -593,14 +612,18 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
                 self.parent,
             );
             self.seq += 1;
-            if let Some(e) = self.place(e) {
-                if let Some(prev) = local.replace(e) {
+            if e.time >= self.w_end {
+                self.queue(e);
+            } else {
+                if self.has_next {
+                    let prev = self.next;
                     self.heap.push(Min(prev));
                 }
+                self.next = e;
+                self.has_next = true;
             }
         }
         self.freed.clear();
-        local
     }
 
     #[inline(always)]
@@ -643,7 +666,7 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
         for r in 0..self.ranks {
             self.host = r;
             self.roots()?;
-            self.drain(None)?;
+            self.drain()?;
         }
         let mut keys = std::mem::take(&mut self.keys);
         let mut res = Ok(());
@@ -696,7 +719,9 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
                 self.heap.push(Min(sorted[i]));
                 i += 1;
             }
-            res = self.drain(Some(first));
+            self.next = first;
+            self.has_next = true;
+            res = self.drain();
             if res.is_err() {
                 break;
             }
@@ -728,23 +753,23 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
         }
     }
 
-    /// Runs the current rank's events of this window in order, starting with `first` (which
-    /// must not come after anything in the heap).
-    fn drain(&mut self, first: Option<Ent>) -> Result<(), GiveUp> {
-        let mut cand = first;
-        while let Some(e) = self.take_next(cand)? {
-            self.now = e.time;
-            self.parent = e.stamp();
-            let again = if e.is_msg() {
-                self.msg_event(e)
+    /// Runs the current rank's events of this window in order, from `next` and the heap.
+    fn drain(&mut self) -> Result<(), GiveUp> {
+        while self.select()? {
+            self.now = self.next.time;
+            self.parent = self.next.stamp();
+            if self.next.is_msg() {
+                self.msg_event();
             } else {
-                self.op_event(e)?
-            };
+                self.op_event()?;
+            }
             if self.overflow {
                 return Err(GiveUp::Error);
             }
             // A deferred event frees nothing.
-            cand = again.or_else(|| self.flush_freed());
+            if !self.has_next {
+                self.flush_freed();
+            }
         }
         Ok(())
     }
@@ -803,12 +828,19 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
                     src: host,
                     seq: w.seq,
                 };
-                let e = Ent::new(0, 0, w.seq, 0, host, host, id, root);
+                w.next = Ent::new(0, 0, w.seq, 0, host, host, id, root);
+                w.has_next = true;
                 w.parent = root;
                 w.seq += 1;
                 w.now = 0;
+                w.op_event()?;
+                if !w.has_next {
+                    w.flush_freed();
+                }
                 // Later roots come first: what is due now waits in the heap.
-                if let Some(d) = w.op_event(e)?.or_else(|| w.flush_freed()) {
+                if w.has_next {
+                    w.has_next = false;
+                    let d = w.next;
                     w.heap.push(Min(d));
                 }
             }
@@ -835,11 +867,11 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
         Ok(())
     }
 
-    /// Runs op event `e` at `e.time`, or defers it while the CPU or NIC is busy (returning it
-    /// if it is still due in this window).
+    /// Runs op event `next` at its time, or defers it while the CPU or NIC is busy.
     #[inline(always)]
-    fn op_event(&mut self, mut e: Ent) -> Result<Option<Ent>, GiveUp> {
-        let (host, id, t) = (self.host, e.item(), e.time);
+    fn op_event(&mut self) -> Result<(), GiveUp> {
+        let (host, id, t) = (self.host, self.next.item(), self.next.time);
+        self.has_next = false;
         let h = host as usize;
         let op: Op = self.prog.op(host, id);
         match op.kind {
@@ -852,8 +884,9 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
                     self.mark(id, DepKind::Start);
                     self.mark(id, DepKind::Done);
                 } else {
-                    e.time = o;
-                    return Ok(self.place(e));
+                    self.has_next = true;
+                    self.defer(o);
+                    return Ok(());
                 }
             }
             OpKind::Send => {
@@ -862,8 +895,9 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
                 }
                 let ready = self.rs[h].o.max(self.rs[h].gs);
                 if ready > t {
-                    e.time = ready;
-                    return Ok(self.place(e));
+                    self.has_next = true;
+                    self.defer(ready);
+                    return Ok(());
                 }
                 if op.size > self.p.s {
                     return Err(GiveUp::Rendezvous);
@@ -893,8 +927,7 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
                 );
                 self.seq += 1;
                 self.messages += 1;
-                let local = self.place(m);
-                debug_assert!(local.is_none());
+                self.queue(m);
                 self.mark(id, DepKind::Done);
             }
             OpKind::Recv => {
@@ -912,25 +945,26 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
                 }
             }
         }
-        Ok(None)
+        Ok(())
     }
 
-    /// Runs message event `e` at its receiver, or defers it while the CPU or NIC is busy
-    /// (returning it if it is still due in this window).
+    /// Runs message event `next` at its receiver, or defers it while the CPU or NIC is busy.
     #[inline(always)]
-    fn msg_event(&mut self, mut e: Ent) -> Option<Ent> {
-        let (host, sender, send_id, t) = (self.host, e.src(), e.item(), e.time);
+    fn msg_event(&mut self) {
+        let e = &self.next;
+        let (host, sender, send_id, t, gap) = (self.host, e.src(), e.item(), e.time, e.gap);
         let h = host as usize;
         let ready = self.rs[h].o.max(self.rs[h].gr);
         if ready > t {
-            e.time = ready;
-            return self.place(e);
+            self.defer(ready);
+            return;
         }
+        self.has_next = false;
         let op = self.prog.op(sender, send_id);
         let ob = self.overhead_bytes(op.size);
         let c = self
             .noise
-            .recv_costs_known_gap(&self.p, sender, host, send_id, op.size, e.gap);
+            .recv_costs_known_gap(&self.p, sender, host, send_id, op.size, gap);
         let t_o = self.add(t, c.o);
         let noise = self.noise.os_detour(host, t, t_o);
         let v = self.add(t_o, noise);
@@ -945,7 +979,6 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
             self.arrived(h).push(sender, op.tag, send_id);
             self.open += 1;
         }
-        None
     }
 }
 
