@@ -41,10 +41,10 @@ pub(crate) enum Counters {
         big: HashMap<u64, u32>,
     },
     /// Only partially satisfied ops (an op with one dependency is released without a counter):
-    /// one (op, remaining) slot per rank, which is all a generated collective ever needs, and a
+    /// two (op, remaining) slots per rank, which is all a generated collective ever needs, and a
     /// map for the rest.
     Sparse {
-        slot: Vec<(u32, u32)>,
+        slot: Vec<[(u32, u32); 2]>,
         map: HashMap<u64, u32>,
     },
 }
@@ -55,7 +55,7 @@ impl Counters {
         let ranks = prog.num_ranks();
         if !prog.dense_counters() {
             return Counters::Sparse {
-                slot: vec![(NIL, 0); ranks as usize],
+                slot: vec![[(NIL, 0); 2]; ranks as usize],
                 map: HashMap::default(),
             };
         }
@@ -112,18 +112,22 @@ impl Counters {
                     return true;
                 }
                 let s = &mut slot[host as usize];
-                if s.0 == op {
-                    s.1 -= 1;
-                    if s.1 == 0 {
-                        s.0 = NIL;
-                        return true;
+                for c in s.iter_mut() {
+                    if c.0 == op {
+                        c.1 -= 1;
+                        if c.1 == 0 {
+                            c.0 = NIL;
+                            return true;
+                        }
+                        return false;
                     }
-                    return false;
                 }
-                if s.0 == NIL && map.is_empty() {
-                    // First satisfied dependency of an op with at least two.
-                    *s = (op, initial - 1);
-                    return false;
+                if map.is_empty() {
+                    if let Some(c) = s.iter_mut().find(|c| c.0 == NIL) {
+                        // First satisfied dependency of an op with at least two.
+                        *c = (op, initial - 1);
+                        return false;
+                    }
                 }
                 Self::satisfy_mapped(s, map, host, op, initial)
             }
@@ -147,11 +151,11 @@ impl Counters {
         *left == 0
     }
 
-    /// [`Self::satisfy`] of a sparse counter that is not in the rank's slot.
+    /// [`Self::satisfy`] of a sparse counter that is not in the rank's slots.
     #[cold]
     #[inline(never)]
     fn satisfy_mapped(
-        s: &mut (u32, u32),
+        s: &mut [(u32, u32); 2],
         map: &mut HashMap<u64, u32>,
         host: u32,
         op: u32,
@@ -167,10 +171,11 @@ impl Counters {
             return false;
         }
         // First satisfied dependency of an op with at least two.
-        if s.0 == NIL {
-            *s = (op, initial - 1);
-        } else {
-            map.insert(key, initial - 1);
+        match s.iter_mut().find(|c| c.0 == NIL) {
+            Some(c) => *c = (op, initial - 1),
+            None => {
+                map.insert(key, initial - 1);
+            }
         }
         false
     }
@@ -192,7 +197,7 @@ impl Counters {
                     .keys()
                     .filter(|k| (*k >> 32) as u32 == r)
                     .map(|k| *k as u32)
-                    .chain((slot[r as usize].0 != NIL).then_some(slot[r as usize].0))
+                    .chain(slot[r as usize].iter().map(|c| c.0).filter(|&op| op != NIL))
                     .collect();
                 ops.sort_unstable();
                 ops.truncate(most);

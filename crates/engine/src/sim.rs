@@ -11,7 +11,7 @@
 //!   progression as one entry (its (src, tag) stored once when equal, else read back from the
 //!   program), so a ring rank's 2(P−1) receives or a dissemination rank's ⌈log2 P⌉ are one entry;
 //! * dependency counters are dense for explicit schedules and sparse (only partially satisfied
-//!   ops, one slot per rank plus a map) for generated ones;
+//!   ops, two slots per rank plus a map) for generated ones;
 //! * what nearly every event reads of a rank (clocks of CPU 0 and NIC 0, queue heads) shares
 //!   one 32-byte `RankState`, because noisy runs visit ranks in random order.
 //!

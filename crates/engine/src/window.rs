@@ -632,12 +632,19 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
             return;
         }
         let (prog, host) = (self.prog, self.host);
-        let (counters, freed) = (&mut self.counters, &mut self.freed);
-        prog.for_each_dependent(host, op, kind, |d| {
-            if counters.satisfy(prog, host, d) {
-                freed.push(d);
+        // Every dependent, then the ones freed kept in order (a closure this small is inlined
+        // into the program's loop).
+        let start = self.freed.len();
+        prog.for_each_dependent(host, op, kind, |d| self.freed.push(d));
+        let mut kept = start;
+        for i in start..self.freed.len() {
+            let d = self.freed[i];
+            if self.counters.satisfy(prog, host, d) {
+                self.freed[kept] = d;
+                kept += 1;
             }
-        });
+        }
+        self.freed.truncate(kept);
     }
 
     #[inline(always)]
