@@ -241,9 +241,7 @@ struct Scratch {
     heap: Vec<Min>,
     freed: Vec<u32>,
     spares: Vec<Vec<Ent>>,
-    sorted: Vec<Ent>,
-    keys: Vec<u64>,
-    tmp: Vec<u64>,
+    groups: Groups,
 }
 
 thread_local! {
@@ -374,10 +372,8 @@ struct Win<'a, P: Program, N: Noise> {
     freed: Vec<u32>,
     /// Large emptied window buffers (see [`SLOT_KEEP`]).
     spares: Vec<Vec<Ent>>,
-    /// The entries of the window being run in rank order, and that order.
-    sorted: Vec<Ent>,
-    keys: Vec<u64>,
-    tmp: Vec<u64>,
+    /// The entries of the window being run, grouped by rank.
+    groups: Groups,
     messages: u64,
     enqueued: u64,
     /// Posted receives plus unexpected messages not yet matched.
@@ -398,9 +394,7 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
             mut heap,
             mut freed,
             spares,
-            sorted,
-            keys,
-            tmp,
+            mut groups,
         } = *s;
         let idle = Rank {
             o: 0,
@@ -418,6 +412,7 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
         far.clear();
         heap.clear();
         freed.clear();
+        groups.reset(n);
         Win {
             prog,
             p,
@@ -445,9 +440,7 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
             seq: 0,
             freed,
             spares,
-            sorted,
-            keys,
-            tmp,
+            groups,
             messages: 0,
             enqueued: 0,
             open: 0,
@@ -466,9 +459,7 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
             heap: self.heap.into_vec(),
             freed: self.freed,
             spares: self.spares,
-            sorted: self.sorted,
-            keys: self.keys,
-            tmp: self.tmp,
+            groups: self.groups,
         })
     }
 
@@ -675,7 +666,6 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
             self.roots()?;
             self.drain()?;
         }
-        let mut keys = std::mem::take(&mut self.keys);
         let mut res = Ok(());
         while let Some(w) = self.next_window() {
             self.cur = w;
@@ -684,7 +674,7 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
             // Nothing is queued for window `w + RING` while `w` runs: the slot stays empty.
             let mut entries = std::mem::take(&mut self.ring[slot]);
             self.in_ring -= entries.len();
-            res = self.run_window(&entries, &mut keys);
+            res = self.run_window(&entries);
             entries.clear();
             if entries.capacity() <= SLOT_KEEP {
                 self.ring[slot] = entries;
@@ -695,7 +685,6 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
                 break;
             }
         }
-        self.keys = keys;
         res?;
         if self.open != 0 || self.enqueued != self.prog.total_ops() {
             return Err(GiveUp::Error);
@@ -710,30 +699,31 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
     }
 
     /// Runs the entries of the current window, rank by rank in ascending order.
-    fn run_window(&mut self, buf: &[Ent], keys: &mut Vec<u64>) -> Result<(), GiveUp> {
-        sort_by_rank(buf, keys, &mut self.tmp, self.ranks);
-        // Gathered in one pass (independent loads), then read in order.
-        let mut sorted = std::mem::take(&mut self.sorted);
-        sorted.clear();
-        sorted.extend(keys.iter().map(|&k| buf[(k as u32) as usize]));
+    fn run_window(&mut self, buf: &[Ent]) -> Result<(), GiveUp> {
+        let mut g = std::mem::take(&mut self.groups);
+        g.group(buf);
         let mut res = Ok(());
-        let mut i = 0;
-        while i < sorted.len() {
-            let first = sorted[i];
-            self.host = first.rank();
-            i += 1;
-            while i < sorted.len() && sorted[i].who as u32 == first.who as u32 {
-                self.heap.push(Min(sorted[i]));
-                i += 1;
-            }
-            self.next = first;
+        for &rank in &g.order {
+            // Which of a rank's entries starts as `next` does not matter: `select` compares
+            // it with the heap, and every key differs (`seq`).
+            let mut i = std::mem::replace(&mut g.heads[rank as usize], NIL);
+            self.host = rank;
+            self.next = buf[i as usize];
             self.has_next = true;
+            i = g.links[i as usize];
+            while i != NIL {
+                self.heap.push(Min(buf[i as usize]));
+                i = g.links[i as usize];
+            }
             res = self.drain();
             if res.is_err() {
                 break;
             }
         }
-        self.sorted = sorted;
+        if res.is_err() {
+            g.reset(self.ranks as usize);
+        }
+        self.groups = g;
         res
     }
 
@@ -989,39 +979,64 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
     }
 }
 
-/// Sorts the entries of a window by rank (stable, so a rank's entries keep their order):
-/// `keys[i] = rank << 32 | index`, by a least-significant-digit radix sort on the rank's
-/// bytes (two passes up to 65,536 ranks).
-fn sort_by_rank(buf: &[Ent], keys: &mut Vec<u64>, tmp: &mut Vec<u64>, ranks: u32) {
-    keys.clear();
-    keys.extend(
-        buf.iter()
-            .enumerate()
-            .map(|(i, e)| (e.rank() as u64) << 32 | i as u64),
-    );
-    if keys.len() <= 64 {
-        keys.sort_unstable();
-        return;
+/// The entries of a window grouped by rank: one chain per rank (`heads[rank]`, then
+/// `links[entry]`), and the ranks that have entries in ascending order. The bitmap and the
+/// heads are left clear (all `NIL`) for the next window as the chains are consumed.
+#[derive(Default)]
+struct Groups {
+    heads: Vec<u32>,
+    links: Vec<u32>,
+    bits: Vec<u64>,
+    order: Vec<u32>,
+}
+
+impl Groups {
+    /// Clears the groups for `ranks` ranks.
+    fn reset(&mut self, ranks: usize) {
+        self.heads.clear();
+        self.heads.resize(ranks, NIL);
+        self.bits.clear();
+        self.bits.resize(ranks.div_ceil(64), 0);
+        self.links.clear();
+        self.order.clear();
     }
-    let bits = 32 - ranks.saturating_sub(1).leading_zeros();
-    let mut shift = 32;
-    while shift < 32 + bits {
-        let mut count = [0usize; 257];
-        for &k in keys.iter() {
-            count[((k >> shift) & 0xff) as usize + 1] += 1;
+
+    /// Groups `buf` (whose ranks' heads must be `NIL`).
+    fn group(&mut self, buf: &[Ent]) {
+        self.links.clear();
+        self.order.clear();
+        let (mut lo, mut hi) = (usize::MAX, 0);
+        for (i, e) in buf.iter().enumerate() {
+            let r = e.rank() as usize;
+            let head = self.heads[r];
+            if head == NIL {
+                self.order.push(r as u32);
+                let w = r / 64;
+                self.bits[w] |= 1 << (r % 64);
+                (lo, hi) = (lo.min(w), hi.max(w));
+            }
+            self.links.push(head);
+            self.heads[r] = i as u32;
         }
-        for d in 1..257 {
-            count[d] += count[d - 1];
+        if self.order.is_empty() {
+            return;
         }
-        tmp.clear();
-        tmp.resize(keys.len(), 0);
-        for &k in keys.iter() {
-            let d = ((k >> shift) & 0xff) as usize;
-            tmp[count[d]] = k;
-            count[d] += 1;
+        if hi - lo < 2 * self.order.len() + 64 {
+            // Dense: read the ranks off the bitmap.
+            self.order.clear();
+            for w in lo..=hi {
+                let mut b = std::mem::take(&mut self.bits[w]);
+                while b != 0 {
+                    self.order.push((w * 64) as u32 + b.trailing_zeros());
+                    b &= b - 1;
+                }
+            }
+        } else {
+            for &r in &self.order {
+                self.bits[r as usize / 64] = 0;
+            }
+            self.order.sort_unstable();
         }
-        std::mem::swap(keys, tmp);
-        shift += 8;
     }
 }
 
@@ -1160,25 +1175,41 @@ mod tests {
         }
     }
 
-    /// The radix grouping by rank is a stable sort by rank, for rank counts needing one to
-    /// three byte passes.
+    /// The grouping lists every rank with entries once, ascending, chains exactly that rank's
+    /// entries, and leaves heads and bitmap clear, for dense and sparse windows.
     #[test]
-    fn sort_by_rank_is_stable_by_rank() {
+    fn groups_list_ranks_in_order_and_chain_their_entries() {
         let mut next = xorshift(0x0F0F_1234_5555_AAAA);
+        let mut g = Groups::default();
         for ranks in [2u32, 200, 16384, 100_000] {
-            for n in [0usize, 5, 64, 65, 3000] {
+            g.reset(ranks as usize);
+            for n in [0usize, 1, 5, 64, 65, 3000] {
                 let buf: Vec<Ent> = (0..n)
                     .map(|i| {
                         let rank = (next() % ranks as u64) as u32;
                         Ent::new(0, 0, i as u64, 0, rank, 0, 0, Stamp::default())
                     })
                     .collect();
-                let (mut keys, mut tmp) = (Vec::new(), Vec::new());
-                sort_by_rank(&buf, &mut keys, &mut tmp, ranks);
-                let mut want: Vec<usize> = (0..n).collect();
-                want.sort_by_key(|&i| buf[i].rank());
-                let got: Vec<usize> = keys.iter().map(|&k| k as u32 as usize).collect();
-                assert_eq!(got, want, "{ranks} ranks, {n} entries");
+                g.group(&buf);
+                let mut want: Vec<u32> = buf.iter().map(Ent::rank).collect();
+                want.sort_unstable();
+                want.dedup();
+                assert_eq!(g.order, want, "{ranks} ranks, {n} entries");
+                let mut seen = 0;
+                for &r in &g.order {
+                    let mut i = std::mem::replace(&mut g.heads[r as usize], NIL);
+                    let mut chain = Vec::new();
+                    while i != NIL {
+                        chain.push(i as usize);
+                        i = g.links[i as usize];
+                    }
+                    chain.sort_unstable();
+                    let of_r: Vec<usize> = (0..n).filter(|&i| buf[i].rank() == r).collect();
+                    assert_eq!(chain, of_r, "{ranks} ranks, {n} entries, rank {r}");
+                    seen += chain.len();
+                }
+                assert_eq!(seen, n);
+                assert!(g.heads.iter().all(|&h| h == NIL) && g.bits.iter().all(|&b| b == 0));
             }
         }
     }

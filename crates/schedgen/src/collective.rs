@@ -709,9 +709,10 @@ impl Program for Generated {
         // patterns of the large runs) are decoded inline, the rest out of line.
         if let Some(t) = &self.tmpl {
             let mut op = t.ops[id as usize];
-            if op.kind != OpKind::Calc {
-                op.peer = wrap_add(rank, op.peer, self.p);
-            }
+            // Without a branch: ops of all kinds are asked for in no predictable order. A calc's
+            // `peer` stays 0.
+            let keep = (op.kind != OpKind::Calc) as u32;
+            op.peer = wrap_add(rank, op.peer, self.p) & keep.wrapping_neg();
             return op;
         }
         if self.pattern == Collective::AllreduceRing {
