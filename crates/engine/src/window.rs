@@ -79,10 +79,10 @@ struct Ent {
     /// 1 + the time of the event during which this entry was first queued (0 for the roots,
     /// queued before the run starts).
     pt: Time,
-    /// This engine's insertion counter, with [`MSG_BIT`] set for messages.
-    seq: u64,
     /// Messages: the `gap_bytes` drawn at the send.
     gap: Time,
+    /// This engine's insertion counter, with [`MSG_BIT`] set for messages.
+    seq: u64,
     /// `rank | src << 32`: whose event it is (the receiver for messages), and the rank of the
     /// event that queued it (the sender for messages, else `rank`).
     who: u64,
@@ -96,7 +96,9 @@ struct Ent {
 
 // Every field is 8 bytes, so copies of an entry are made of loads as wide as the stores that
 // wrote it (narrower fields made the compiler read two 4-byte stores with one 8-byte load,
-// which stalls store-to-load forwarding on every event).
+// which stalls store-to-load forwarding on every event). For the same reason `pt` and `seq`,
+// read together into the parent stamp of every event, are not neighbours: the compiler read
+// them with one 16-byte load of two 8-byte stores.
 impl Ent {
     /// An entry queued by the event whose stamp is `parent`.
     #[allow(clippy::too_many_arguments)]
