@@ -51,6 +51,8 @@ pub enum DistError {
          lists with at least 2 entries"
     )]
     QuantileLengths { probs: usize, values: usize },
+    #[error("quantile table has {n} points; at most 2147483647 are supported")]
+    TooManyPoints { n: usize },
     #[error("quantile probability {index} is {value}; expected {expected}")]
     QuantileProb {
         index: usize,
@@ -174,16 +176,11 @@ fn quantile_kind(probs: &[f64], values: &[f64], tail: Option<&ExactTail>) -> Kin
         .map(|(&p, &v)| [p, v, 0.0])
         .collect();
     set_slopes(&mut points);
-    let cells = guide
-        .windows(2)
-        .map(|w| {
-            let (lo, span) = (w[0], w[1] - w[0]);
-            let split = if span == 0 {
-                f64::INFINITY
-            } else {
-                probs[lo as usize + 1]
-            };
-            Cell { split, lo, span }
+    // Segment indices < k < 2^31 (checked by `Sampler::new`): shifted, they fit a u32.
+    let cells = (0..=slots)
+        .map(|j| {
+            let span = guide.get(j + 1).map_or(0, |&next| next - guide[j]);
+            guide[j] << 1 | (span > 1) as u32
         })
         .collect();
     let (body, tail, tail_n) = match tail {
@@ -203,26 +200,18 @@ fn quantile_kind(probs: &[f64], values: &[f64], tail: Option<&ExactTail>) -> Kin
     }
 }
 
-/// A slot of the guide table of a quantile sampler: the first segment `lo` holding a `u` of
-/// the slot, how many more segments start inside the slot, and the probability at which the
-/// first of those starts (infinity when none), the one comparison most draws need.
-#[derive(Clone, Copy, Debug)]
-#[repr(C, align(16))]
-struct Cell {
-    split: f64,
-    lo: u32,
-    span: u32,
-}
-
 /// What a draw reads of segment `i`, in one 32-byte line: `[p_i, v_i, slope_i, v_{i+1}]`.
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(32))]
 struct Seg([f64; 4]);
 
+/// The segments of `points`, and a sentinel starting at infinity (so that `segs[i + 1]`
+/// exists for every segment `i`).
 fn segments(points: &[[f64; 3]]) -> Box<[Seg]> {
     points
         .windows(2)
         .map(|w| Seg([w[0][0], w[0][1], w[0][2], w[1][1]]))
+        .chain([Seg([f64::INFINITY, 0.0, 0.0, 0.0])])
         .collect()
 }
 
@@ -311,14 +300,17 @@ enum Kind {
         shift: u32,
     },
     /// Inverse CDF: `points[i] = [probs[i], values[i], slope of segment i]`, and for draws
-    /// `segs` (the same per segment, with the next value) and `cells`: slot `j` of
-    /// `guide_scale` (a power of two) covers `u ∈ [j, j+1) / guide_scale` (exact in f64, so
-    /// `floor(u · guide_scale)` never rounds into the wrong slot) and names the segments
-    /// starting in it, usually at most one, so a draw reads one cell and one segment. Draws
-    /// with `u >= body` take `tail[floor((u − body)·tail_n)]`.
+    /// `segs` (the same per segment, with the next value, and a sentinel) and `cells`: slot
+    /// `j` of `guide_scale` (a power of two) covers `u ∈ [j, j+1) / guide_scale` (exact in f64,
+    /// so `floor(u · guide_scale)` never rounds into the wrong slot); `cells[j] >> 1` is the
+    /// segment holding its smallest `u`, and bit 0 is set when more than one other segment
+    /// starts inside the slot (`cells[j + 1] >> 1` is the last segment that can hold one of
+    /// its `u`). Usually at most one starts, so a draw reads one 4-byte cell and two adjacent
+    /// segments, in about 4 bytes of guide and 32 of segment per point. Draws with
+    /// `u >= body` take `tail[floor((u − body)·tail_n)]`.
     Quantiles {
         points: Box<[[f64; 3]]>,
-        cells: Box<[Cell]>,
+        cells: Box<[u32]>,
         segs: Box<[Seg]>,
         /// The number of guide slots, and `64 − log2` of it: slot of `u = unit_f64(x)` is
         /// `x >> guide_shift`.
@@ -398,6 +390,9 @@ impl Sampler {
                         probs: probs.len(),
                         values: values.len(),
                     });
+                }
+                if probs.len() > i32::MAX as usize {
+                    return Err(DistError::TooManyPoints { n: probs.len() });
                 }
                 check_values(values, unit)?;
                 let k = probs.len() - 1;
@@ -515,8 +510,9 @@ impl Sampler {
                     return tail_draw(tail, (u - body) * tail_n);
                 }
                 let c = cells[(x >> guide_shift) as usize];
-                if c.span <= 1 {
-                    let [p, v, slope, next] = segs[c.lo as usize + (c.split <= u) as usize].0;
+                if c & 1 == 0 {
+                    let lo = (c >> 1) as usize;
+                    let [p, v, slope, next] = segs[lo + (segs[lo + 1].0[0] <= u) as usize].0;
                     (v + (u - p) * slope).min(next)
                 } else {
                     self.sample(u)
@@ -547,14 +543,14 @@ impl Sampler {
                     return tail_draw(tail, (u - body) * tail_n);
                 }
                 // Exact: a power-of-two scaling of u.
-                let c = cells[((u * guide_scale) as usize).min(cells.len() - 1)];
-                let lo = c.lo as usize;
-                // The last segment i in lo..=lo+span with probs[i] <= u (usually span <= 1).
-                let i = if c.span <= 1 {
-                    lo + (c.split <= u) as usize
+                let j = ((u * guide_scale) as usize).min(cells.len() - 2);
+                let (c, lo) = (cells[j], (cells[j] >> 1) as usize);
+                // The last segment i in lo..=hi with probs[i] <= u (usually hi <= lo + 1).
+                let i = if c & 1 == 0 {
+                    lo + (segs[lo + 1].0[0] <= u) as usize
                 } else {
-                    let hi = lo + c.span as usize;
-                    if c.span <= 8 {
+                    let hi = (cells[j + 1] >> 1) as usize;
+                    if hi - lo <= 8 {
                         let mut i = lo;
                         while i < hi && segs[i + 1].0[0] <= u {
                             i += 1;
