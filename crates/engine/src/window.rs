@@ -227,8 +227,11 @@ const RING: u64 = 64;
 /// A window's emptied buffer stays in its slot up to this many entries; a larger one (a
 /// lock-step front: one entry per rank) is kept as one of at most [`SPARES`] spares for the
 /// next slot that fills, so memory follows the live entries rather than the largest window.
+/// Sixteen spares cover the windows a 16K-rank dissemination keeps busy at once (with four,
+/// buffers were freed and grown again all the time: 660 page faults per repetition instead
+/// of 35, and 10% of the run time).
 const SLOT_KEEP: usize = 1024;
-const SPARES: usize = 4;
+const SPARES: usize = 16;
 
 /// The entries of one window, and their ranks apart: grouping a window by rank reads 4 bytes
 /// per entry instead of a cache line, and each entry is then read once, when it runs.
