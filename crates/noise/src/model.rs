@@ -458,7 +458,7 @@ impl NoiseModel {
     pub fn instance(&self, seed: u64, rep: u64, num_ranks: u32) -> NoiseRun {
         let rng = CounterRng::new(seed, rep);
         let i = &*self.inner;
-        let ranks: Box<[RankOs]> = match &i.os {
+        let mut ranks: Box<[RankOs]> = match &i.os {
             Some(OsSource { table: Some(t), .. }) => {
                 let phase = |r: u32| RankOs {
                     phase: t.phase(rng.at(r as u64, DOMAIN_PHASE << 56)),
@@ -506,12 +506,42 @@ impl NoiseModel {
                     sent_gap: 0,
                     sent_op: NO_OP,
                 };
-                vec![h; num_ranks as usize].into()
+                let mut hot: Box<[RankHot]> = vec![h; num_ranks as usize].into();
+                if use_quiet {
+                    Self::first_quiet_stretches(i, &mut ranks, &mut hot);
+                }
+                hot
             } else {
                 Box::default()
             },
             ranks,
             m: self.inner.clone(),
+        }
+    }
+
+    /// Sets every rank's quiet stretch at time 0 (and its trace hint), as its first
+    /// [`NoiseRun::os_detour`] would: done here, the random lookups into the trace are
+    /// independent of each other and overlap, instead of stalling the run one rank at a time.
+    fn first_quiet_stretches(i: &Inner, ranks: &mut [RankOs], hot: &mut [RankHot]) {
+        let Some(OsSource {
+            table: Some(t),
+            replay,
+            ..
+        }) = &i.os
+        else {
+            return;
+        };
+        let period = t.period();
+        if period == 0 {
+            return;
+        }
+        for (r, h) in ranks.iter_mut().zip(hot.iter_mut()) {
+            let [lo, hi] = t.quiet_at(r.phase, &mut r.hint, 0);
+            // As `os_detour_slow`: with the process after the trace, quiet ends with the trace.
+            h.quiet = match replay {
+                OsReplay::ThenProcess => [lo, hi.min(period)],
+                _ => [lo, hi],
+            };
         }
     }
 

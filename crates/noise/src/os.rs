@@ -269,6 +269,12 @@ impl DetourTable {
         (self.detour_from(i, a, len), self.quiet_stretch(i, a, t0))
     }
 
+    /// Only the quiet stretch of [`Self::detour_at_quiet`] (for setting up ranks before a run).
+    pub fn quiet_at(&self, phase: u64, hint: &mut u32, t0: Time) -> [u64; 2] {
+        let (i, a) = self.locate(phase, hint, t0);
+        self.quiet_stretch(i, a, t0)
+    }
+
     /// The quiet stretch (see [`Self::detour_at_quiet`]) around trace time `a` (with `i` the
     /// number of detours starting at or before `a`), in the absolute time of a rank at `t0`.
     fn quiet_stretch(&self, i: usize, a: u64, t0: Time) -> [u64; 2] {

@@ -788,6 +788,19 @@ fn os_detour_cache_is_transparent() {
         }
         // The walk crossed several periods.
         assert!(now.iter().any(|&x| x > 3 * period), "{now:?} vs {period}");
+        // Each rank's first window, near time 0 (its quiet stretch there is set up by
+        // `instance`), over many phases: inside bursts, inside detours and in long gaps.
+        let run = &mut m.instance(6, 2, 4000);
+        for r in 0..4000u32 {
+            let t0 = s.next_u64() % 3 * (s.next_u64() % 50_000);
+            let len = s.next_u64() % 400_000;
+            let phase = run.phase(r).unwrap();
+            assert_eq!(
+                run.os_detour(r, t0, t0 + len),
+                table.detour_at(phase, t0, len),
+                "{replay:?} rank {r} first window [{t0}, +{len})"
+            );
+        }
     }
 }
 
