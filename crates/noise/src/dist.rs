@@ -509,14 +509,24 @@ impl Sampler {
                 if u >= *body {
                     return tail_draw(tail, (u - body) * tail_n);
                 }
-                let c = cells[(x >> guide_shift) as usize];
-                if c & 1 == 0 {
-                    let lo = (c >> 1) as usize;
-                    let [p, v, slope, next] = segs[lo + (segs[lo + 1].0[0] <= u) as usize].0;
-                    (v + (u - p) * slope).min(next)
+                let j = (x >> guide_shift) as usize;
+                let (c, lo) = (cells[j], (cells[j] >> 1) as usize);
+                let i = if c & 1 == 0 {
+                    lo + (segs[lo + 1].0[0] <= u) as usize
                 } else {
-                    self.sample(u)
-                }
+                    // A slot where several segments start (a dense tail).
+                    let hi = (cells[j + 1] >> 1) as usize;
+                    if hi - lo > 8 {
+                        return self.sample(u);
+                    }
+                    let mut i = lo;
+                    while i < hi && segs[i + 1].0[0] <= u {
+                        i += 1;
+                    }
+                    i
+                };
+                let [p, v, slope, next] = segs[i].0;
+                (v + (u - p) * slope).min(next)
             }
             Kind::Bootstrap { .. } => self.sample(u),
         }
@@ -943,7 +953,19 @@ mod tests {
     #[test]
     fn sample_bits_is_sample_of_unit_f64() {
         let src = heavy_tailed(20_000, 9);
+        // Slots in which 0, 1, 2 to 8 and more than 8 segments start (a dense upper tail).
+        let mut probs: Vec<f64> = (0..990).map(|i| i as f64 / 1000.0).collect();
+        probs.extend((0..2000).map(|i| 0.99 + 0.01 * (i as f64 / 2000.0).powi(3)));
+        probs.push(1.0);
+        probs.dedup();
+        let values: Vec<f64> = (0..probs.len()).map(|i| (i * i) as f64 + 0.5).collect();
+        let dense = Distribution::Quantiles {
+            probs,
+            values,
+            tail: None,
+        };
         let samplers = [
+            Sampler::new(&dense, Scaling::Absolute, "ps").unwrap(),
             Sampler::new(&quantile_table(&src, 1000), Scaling::Absolute, "ps").unwrap(),
             Sampler::new(&table_with_tail(&src, 1000, 20), Scaling::Absolute, "ps").unwrap(),
             Sampler::new(&Distribution::Samples(src.clone()), Scaling::Absolute, "ps").unwrap(),
@@ -957,6 +979,8 @@ mod tests {
         }
         let mut st = CounterRng::new(5, 5).stream(5);
         xs.extend((0..200_000).map(|_| st.next_u64()));
+        // In the dense tail: u ≥ 0.99.
+        xs.extend((0..100_000).map(|_| u64::MAX - st.next_u64() / 100));
         for s in &samplers {
             for &x in &xs {
                 let u = crate::rng::unit_f64(x);
