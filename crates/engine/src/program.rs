@@ -151,6 +151,109 @@ pub trait Program: Sync {
     fn root_recv_ids(&self, _rank: u32, _k: u32) -> (u32, u32) {
         (1, 0)
     }
+    /// The program as one [`OpTable`] shared by all ranks, when it has one (`None`, the
+    /// default, is always correct). The windowed engine then reads ops and dependencies from
+    /// flat slices ([`Tabled`]).
+    fn op_table(&self) -> Option<OpTable<'_>> {
+        None
+    }
+}
+
+/// Every rank's ops as one table ([`Program::op_table`]): op `i` of rank `r` is `ops[i]`, a
+/// send's or receive's peer being `(r + ops[i].peer) mod ranks` (a calc's is 0); its
+/// dependency count and completion dependents are the same for every rank, and no op has
+/// start dependents.
+#[derive(Clone, Copy, Debug)]
+pub struct OpTable<'a> {
+    pub ranks: u32,
+    pub ops: &'a [Op],
+    pub depcount: &'a [u32],
+    /// Completion dependents of op `i`: `deps[dep_off[i]..dep_off[i + 1]]`.
+    pub dep_off: &'a [u32],
+    pub deps: &'a [u32],
+}
+
+/// A program read through its [`OpTable`]: the same answers, with the per-event lookups
+/// (op, dependency count, dependents) on the table's slices.
+pub struct Tabled<'a, P: Program> {
+    prog: &'a P,
+    t: OpTable<'a>,
+}
+
+impl<'a, P: Program> Tabled<'a, P> {
+    pub fn new(prog: &'a P, t: OpTable<'a>) -> Self {
+        debug_assert_eq!(t.ranks, prog.num_ranks());
+        debug_assert_eq!(t.dep_off.len(), t.ops.len() + 1);
+        Tabled { prog, t }
+    }
+}
+
+impl<P: Program> Program for Tabled<'_, P> {
+    fn num_ranks(&self) -> u32 {
+        self.prog.num_ranks()
+    }
+    fn num_cpus(&self) -> u8 {
+        self.prog.num_cpus()
+    }
+    fn num_nics(&self) -> u8 {
+        self.prog.num_nics()
+    }
+    fn num_ops(&self, _rank: u32) -> u32 {
+        self.t.ops.len() as u32
+    }
+    #[inline(always)]
+    fn op(&self, rank: u32, id: u32) -> Op {
+        let mut op = self.t.ops[id as usize];
+        // Without a branch: ops of all kinds are asked for in no predictable order.
+        let x = rank as u64 + op.peer as u64;
+        let p = self.t.ranks as u64;
+        let peer = (if x >= p { x - p } else { x }) as u32;
+        op.peer = peer & ((op.kind != OpKind::Calc) as u32).wrapping_neg();
+        op
+    }
+    #[inline(always)]
+    fn depcount(&self, _rank: u32, id: u32) -> u32 {
+        self.t.depcount[id as usize]
+    }
+    fn num_roots(&self, rank: u32) -> u32 {
+        self.prog.num_roots(rank)
+    }
+    fn root(&self, rank: u32, k: u32) -> u32 {
+        self.prog.root(rank, k)
+    }
+    #[inline(always)]
+    fn for_each_dependent<F: FnMut(u32)>(&self, _rank: u32, id: u32, kind: DepKind, mut f: F) {
+        if kind == DepKind::Done {
+            let (a, b) = (self.t.dep_off[id as usize], self.t.dep_off[id as usize + 1]);
+            self.t.deps[a as usize..b as usize]
+                .iter()
+                .for_each(|&d| f(d));
+        }
+    }
+    fn dense_counters(&self) -> bool {
+        self.prog.dense_counters()
+    }
+    fn has_start_dependents(&self) -> bool {
+        false
+    }
+    fn total_ops(&self) -> u64 {
+        self.prog.total_ops()
+    }
+    fn roots_in_type_order(&self, rank: u32) -> bool {
+        self.prog.roots_in_type_order(rank)
+    }
+    fn depcount_bytes(&self, rank: u32) -> Option<&[u8]> {
+        self.prog.depcount_bytes(rank)
+    }
+    fn root_recv_run(&self, rank: u32, k: u32) -> (u32, u32) {
+        self.prog.root_recv_run(rank, k)
+    }
+    fn root_recv_ids(&self, rank: u32, k: u32) -> (u32, u32) {
+        self.prog.root_recv_ids(rank, k)
+    }
+    fn op_table(&self) -> Option<OpTable<'_>> {
+        Some(self.t)
+    }
 }
 
 impl<P: Program + ?Sized> Program for &P {
@@ -201,5 +304,8 @@ impl<P: Program + ?Sized> Program for &P {
     }
     fn root_recv_ids(&self, rank: u32, k: u32) -> (u32, u32) {
         (**self).root_recv_ids(rank, k)
+    }
+    fn op_table(&self) -> Option<OpTable<'_>> {
+        (**self).op_table()
     }
 }

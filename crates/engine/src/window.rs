@@ -39,7 +39,7 @@ use crate::counters::Counters;
 use crate::matching::{Arena, Arrived, Node, Posted, PostedRun, Unexpected, NIL};
 use crate::noise::Noise;
 use crate::params::{or_overflow, Params, Time};
-use crate::program::{DepKind, Op, OpKind, Program};
+use crate::program::{DepKind, Op, OpKind, Program, Tabled};
 use crate::sim::{Config, Order, Outcome};
 
 /// Why the windowed engine handed a run to the global engine.
@@ -304,6 +304,18 @@ pub fn simulate_windowed<P: Program, N: Noise>(
     {
         return Err(GiveUp::Unsupported);
     }
+    match prog.op_table() {
+        Some(t) => run_windowed(&Tabled::new(prog, t), cfg, noise, width),
+        None => run_windowed(prog, cfg, noise, width),
+    }
+}
+
+fn run_windowed<P: Program, N: Noise>(
+    prog: &P,
+    cfg: &Config,
+    noise: &mut N,
+    width: Time,
+) -> Result<Outcome, GiveUp> {
     let scratch = SCRATCH.with(|s| s.take()).unwrap_or_default();
     let mut win = Win::new(prog, cfg.params, noise, width, scratch);
     let out = win.run();

@@ -11,7 +11,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use loggops_engine::{DepKind, Op, OpKind, Program};
+use loggops_engine::{DepKind, Op, OpKind, OpTable, Program};
 
 use crate::check::Materialized;
 use crate::error::GenError;
@@ -814,6 +814,15 @@ impl Program for Generated {
     fn has_start_dependents(&self) -> bool {
         false // Schedgen's collectives use `requires` only.
     }
+    fn op_table(&self) -> Option<OpTable<'_>> {
+        self.tmpl.as_ref().map(|t| OpTable {
+            ranks: self.p,
+            ops: &t.ops,
+            depcount: &t.depcount,
+            dep_off: &t.dep_off,
+            deps: &t.deps,
+        })
+    }
 
     fn total_ops(&self) -> u64 {
         match self.pattern {
@@ -1144,12 +1153,13 @@ mod tests {
     use super::*;
 
     /// Every op, dependency count, dependent list and root of every rank.
-    fn decode(g: &Generated) -> Vec<(Op, u32, Vec<u32>)> {
+    fn decode<P: Program>(g: &P) -> Vec<(Op, u32, Vec<u32>)> {
         let mut all = Vec::new();
         for r in 0..g.num_ranks() {
             for id in 0..g.num_ops(r) {
                 let mut deps = Vec::new();
                 g.for_each_dependent(r, id, DepKind::Done, |d| deps.push(d));
+                g.for_each_dependent(r, id, DepKind::Start, |_| panic!("a start dependent"));
                 all.push((g.op(r, id), g.depcount(r, id), deps));
             }
             let roots: Vec<u32> = (0..g.num_roots(r)).map(|k| g.root(r, k)).collect();
@@ -1174,6 +1184,12 @@ mod tests {
                     ..g.clone()
                 };
                 assert_eq!(decode(&g), decode(&direct), "P={p} n={nway}");
+                // The engine's flat view of the template, too.
+                if let Some(t) = g.op_table() {
+                    let tabled = loggops_engine::Tabled::new(&g, t);
+                    assert_eq!(decode(&tabled), decode(&direct), "P={p} n={nway}");
+                    assert_eq!(tabled.total_ops(), direct.total_ops());
+                }
             }
         }
     }
