@@ -23,7 +23,7 @@ use crate::counters::Counters;
 use crate::matching::{Arena, Arrived, Posted, PostedRun, Unexpected, MIXED, NIL};
 use crate::noise::Noise;
 use crate::params::{or_overflow, Params, Time};
-use crate::program::{DepKind, Op, OpKind, Program};
+use crate::program::{DepKind, Op, OpKind, Program, Tabled};
 use crate::queue::{EventQueue, HeapQueue, QueueItem, RadixQueue};
 use crate::stdsort;
 
@@ -282,6 +282,17 @@ pub fn simulate<P: Program, N: Noise>(
 /// Runs `prog` with the global engine: every event through one queue ordered by `(time, ts)`,
 /// exactly as LogGOPSim.
 pub fn simulate_global<P: Program, N: Noise>(
+    prog: &P,
+    cfg: &Config,
+    noise: &mut N,
+) -> Result<Outcome, EngineError> {
+    match prog.op_table() {
+        Some(t) => run_global(&Tabled::new(prog, t), cfg, noise),
+        None => run_global(prog, cfg, noise),
+    }
+}
+
+fn run_global<P: Program, N: Noise>(
     prog: &P,
     cfg: &Config,
     noise: &mut N,
