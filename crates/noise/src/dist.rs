@@ -215,6 +215,38 @@ fn segments(points: &[[f64; 3]]) -> Box<[Seg]> {
         .collect()
 }
 
+/// The quantile table's value at `u` (below the exact tail), `j` being the guide slot of `u`:
+/// the last segment `i` in `lo..=hi` with `probs[i] <= u` (usually `hi <= lo + 1`), linearly
+/// interpolated.
+#[inline(always)]
+fn quantile_draw(cells: &[u32], segs: &[Seg], j: usize, u: f64) -> f64 {
+    let (c, lo) = (cells[j], (cells[j] >> 1) as usize);
+    let i = if c & 1 == 0 {
+        lo + (segs[lo + 1].0[0] <= u) as usize
+    } else {
+        // A slot where several segments start (a dense tail).
+        let hi = (cells[j + 1] >> 1) as usize;
+        if hi - lo <= 8 {
+            let mut i = lo;
+            while i < hi && segs[i + 1].0[0] <= u {
+                i += 1;
+            }
+            i
+        } else {
+            wide_slot(segs, lo, hi, u)
+        }
+    };
+    let [p, v, slope, next] = segs[i].0;
+    (v + (u - p) * slope).min(next)
+}
+
+/// [`quantile_draw`]'s segment in a slot where more than 8 segments start.
+#[cold]
+#[inline(never)]
+fn wide_slot(segs: &[Seg], lo: usize, hi: usize, u: f64) -> usize {
+    lo + segs[lo + 1..=hi].partition_point(|s| s.0[0] <= u)
+}
+
 /// Checks an exact tail against its table (`probs`, `values` already checked).
 fn check_tail(
     probs: &[f64],
@@ -509,24 +541,7 @@ impl Sampler {
                 if u >= *body {
                     return tail_draw(tail, (u - body) * tail_n);
                 }
-                let j = (x >> guide_shift) as usize;
-                let (c, lo) = (cells[j], (cells[j] >> 1) as usize);
-                let i = if c & 1 == 0 {
-                    lo + (segs[lo + 1].0[0] <= u) as usize
-                } else {
-                    // A slot where several segments start (a dense tail).
-                    let hi = (cells[j + 1] >> 1) as usize;
-                    if hi - lo > 8 {
-                        return self.sample(u);
-                    }
-                    let mut i = lo;
-                    while i < hi && segs[i + 1].0[0] <= u {
-                        i += 1;
-                    }
-                    i
-                };
-                let [p, v, slope, next] = segs[i].0;
-                (v + (u - p) * slope).min(next)
+                quantile_draw(cells, segs, (x >> guide_shift) as usize, u)
             }
             Kind::Bootstrap { .. } => self.sample(u),
         }
@@ -554,24 +569,7 @@ impl Sampler {
                 }
                 // Exact: a power-of-two scaling of u.
                 let j = ((u * guide_scale) as usize).min(cells.len() - 2);
-                let (c, lo) = (cells[j], (cells[j] >> 1) as usize);
-                // The last segment i in lo..=hi with probs[i] <= u (usually hi <= lo + 1).
-                let i = if c & 1 == 0 {
-                    lo + (segs[lo + 1].0[0] <= u) as usize
-                } else {
-                    let hi = (cells[j + 1] >> 1) as usize;
-                    if hi - lo <= 8 {
-                        let mut i = lo;
-                        while i < hi && segs[i + 1].0[0] <= u {
-                            i += 1;
-                        }
-                        i
-                    } else {
-                        lo + segs[lo + 1..=hi].partition_point(|s| s.0[0] <= u)
-                    }
-                };
-                let [p, v, slope, next] = segs[i].0;
-                (v + (u - p) * slope).min(next)
+                quantile_draw(cells, segs, j, u)
             }
         }
     }
