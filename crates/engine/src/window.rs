@@ -287,6 +287,14 @@ struct Rank {
     uq: u32,
 }
 
+/// A freed op run at once (see `Win::flush_freed`): its id, the op, its start and its stamp.
+struct Direct {
+    id: u32,
+    op: Op,
+    time: Time,
+    stamp: Stamp,
+}
+
 /// Runs `prog` with the windowed engine, or says why it cannot give the global engine's answer.
 /// `noise` may be left holding caches of a partial run.
 pub fn simulate_windowed<P: Program, N: Noise>(
@@ -606,13 +614,43 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
     /// within a type), starting when their CPU (and NIC, for sends) is free. The last one due
     /// in this window becomes `next` (which must be free).
     #[inline(always)]
-    fn flush_freed(&mut self) {
+    #[must_use]
+    fn flush_freed(&mut self) -> Option<Direct> {
         let n = self.freed.len();
         if n == 0 {
-            return;
+            return None;
         }
         debug_assert!(!self.has_next);
         let (prog, host) = (self.prog, self.host);
+        if n == 1 && self.heap.is_empty() {
+            // The only event left of this rank in this window, if it is due in it: it runs
+            // now, as `select` would pick it, without being queued (it is ready by
+            // construction: its start is when its CPU, and NIC for a send, are free).
+            let id = self.freed[0];
+            let op = prog.op(host, id);
+            let r = &self.rs[host as usize];
+            let time = if op.kind == OpKind::Send {
+                r.o.max(r.gs)
+            } else {
+                r.o
+            };
+            if time < self.w_end {
+                self.freed.clear();
+                self.enqueued += 1;
+                let stamp = Stamp {
+                    pt: self.now.saturating_add(1),
+                    src: host,
+                    seq: self.seq,
+                };
+                self.seq += 1;
+                return Some(Direct {
+                    id,
+                    op,
+                    time,
+                    stamp,
+                });
+            }
+        }
         if n > 1 {
             self.freed.sort_by_key(|&op| prog.op(host, op).kind);
         }
@@ -648,6 +686,7 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
             }
         }
         self.freed.clear();
+        None
     }
 
     #[inline(always)]
@@ -794,12 +833,19 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
             } else {
                 self.op_event()?;
             }
-            if self.overflow {
-                return Err(GiveUp::Error);
-            }
-            // A deferred event frees nothing.
-            if !self.has_next {
-                self.flush_freed();
+            // A deferred event frees nothing; a single freed op with nothing else pending runs
+            // at once, and so on down the chain.
+            loop {
+                if self.overflow {
+                    return Err(GiveUp::Error);
+                }
+                if self.has_next {
+                    break;
+                }
+                let Some(d) = self.flush_freed() else { break };
+                self.now = d.time;
+                self.parent = d.stamp;
+                self.run_op(d.id, d.op, d.time)?;
             }
         }
         Ok(())
@@ -866,7 +912,12 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
                 w.now = 0;
                 w.op_event()?;
                 if !w.has_next {
-                    w.flush_freed();
+                    if let Some(d) = w.flush_freed() {
+                        // Not run at once: later roots come first.
+                        w.next =
+                            Ent::new(d.time, d.stamp.pt, d.stamp.seq, 0, host, host, d.id, root);
+                        w.has_next = true;
+                    }
                 }
                 // Later roots come first: what is due now waits in the heap.
                 if w.has_next {
@@ -902,33 +953,37 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
     #[inline(always)]
     fn op_event(&mut self) -> Result<(), GiveUp> {
         let (host, id, t) = (self.host, self.next.item(), self.next.time);
-        self.has_next = false;
-        let h = host as usize;
+        let r = &self.rs[host as usize];
         let op: Op = self.prog.op(host, id);
+        let ready = match op.kind {
+            OpKind::Calc => r.o,
+            OpKind::Send => r.o.max(r.gs),
+            OpKind::Recv => 0,
+        };
+        if ready > t {
+            self.defer(ready);
+            return Ok(());
+        }
+        self.has_next = false;
+        self.run_op(id, op, t)
+    }
+
+    /// Runs op `id` (`op`) of the current rank at `t`, its CPU (and NIC) being free.
+    #[inline(always)]
+    fn run_op(&mut self, id: u32, op: Op, t: Time) -> Result<(), GiveUp> {
+        let host = self.host;
+        let h = host as usize;
         match op.kind {
             OpKind::Calc => {
-                let o = self.rs[h].o;
-                if o <= t {
-                    let end = self.add(t, op.size);
-                    let noise = self.noise.os_detour(host, t, end);
-                    self.rs[h].o = self.add(end, noise);
-                    self.mark(id, DepKind::Start);
-                    self.mark(id, DepKind::Done);
-                } else {
-                    self.has_next = true;
-                    self.defer(o);
-                    return Ok(());
-                }
+                let end = self.add(t, op.size);
+                let noise = self.noise.os_detour(host, t, end);
+                self.rs[h].o = self.add(end, noise);
+                self.mark(id, DepKind::Start);
+                self.mark(id, DepKind::Done);
             }
             OpKind::Send => {
                 if op.peer >= self.ranks {
                     return Err(GiveUp::Error);
-                }
-                let ready = self.rs[h].o.max(self.rs[h].gs);
-                if ready > t {
-                    self.has_next = true;
-                    self.defer(ready);
-                    return Ok(());
                 }
                 if op.size > self.p.s {
                     return Err(GiveUp::Rendezvous);
