@@ -222,7 +222,12 @@ fn segments(points: &[[f64; 3]]) -> Box<[Seg]> {
 fn quantile_draw(cells: &[u32], segs: &[Seg], j: usize, u: f64) -> f64 {
     let (c, lo) = (cells[j], (cells[j] >> 1) as usize);
     let i = if c & 1 == 0 {
-        lo + (segs[lo + 1].0[0] <= u) as usize
+        // Both candidate segments are read and interpolated at once, then one is picked: the
+        // two loads do not wait for each other.
+        let (a, b) = (segs[lo].0, segs[lo + 1].0);
+        let va = (a[1] + (u - a[0]) * a[2]).min(a[3]);
+        let vb = (b[1] + (u - b[0]) * b[2]).min(b[3]);
+        return if b[0] <= u { vb } else { va };
     } else {
         // A slot where several segments start (a dense tail).
         let hi = (cells[j + 1] >> 1) as usize;
