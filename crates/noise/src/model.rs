@@ -250,7 +250,18 @@ pub struct NoiseModel {
 /// Round a non-negative f64 number of ps to the nearest integer (half up; NaN and negatives → 0).
 #[inline(always)]
 fn round_ps(x: f64) -> Time {
-    (x + 0.5) as u64
+    let y = x + 0.5;
+    let bits = y.to_bits();
+    // The biased exponent, with the sign bit: 1023..1075 is 1 <= y < 2^52.
+    let e = (bits >> 52) as u32;
+    if e.wrapping_sub(1023) < 52 {
+        // The integer part straight from the bits (exact, and shorter than the saturating
+        // conversion, which stays for the rest: below 1, huge, negative or NaN).
+        let m = bits & ((1 << 52) - 1) | 1 << 52;
+        m >> (1075 - e)
+    } else {
+        y as u64
+    }
 }
 
 fn base_params(
@@ -910,5 +921,53 @@ impl Noise for NoiseRun {
             }
         }
         self.os_detour_slow(rank, t0, t1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::round_ps;
+    use crate::rng::CounterRng;
+
+    /// `round_ps` is `(x + 0.5) as u64` everywhere: around every power of two, at the
+    /// boundaries of its fast path, for special values and for random magnitudes.
+    #[test]
+    fn round_ps_is_the_saturating_conversion() {
+        let reference = |x: f64| (x + 0.5) as u64;
+        let mut xs = vec![
+            0.0,
+            -0.0,
+            0.49999999999999994,
+            0.5,
+            1.0,
+            1.5,
+            2.5,
+            -0.5,
+            -1.0,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+            1e19,
+            1.9e19,
+            18446744073709551615.0,
+        ];
+        for k in 0..70 {
+            let p = 2f64.powi(k);
+            for d in [-1.0, -0.5, -0.25, 0.0, 0.25, 0.5, 1.0] {
+                let x = p + d;
+                xs.extend([
+                    x,
+                    f64::from_bits(x.to_bits() + 1),
+                    f64::from_bits(x.to_bits() - 1),
+                ]);
+            }
+        }
+        let mut s = CounterRng::new(8, 8).stream(8);
+        xs.extend((0..100_000).map(|_| s.next_f64() * 2f64.powi((s.next_u64() % 66) as i32)));
+        for x in xs {
+            assert_eq!(round_ps(x), reference(x), "x = {x:e}");
+        }
     }
 }
