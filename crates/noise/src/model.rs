@@ -957,10 +957,11 @@ mod tests {
             let p = 2f64.powi(k);
             for d in [-1.0, -0.5, -0.25, 0.0, 0.25, 0.5, 1.0] {
                 let x = p + d;
+                let b = x.to_bits();
                 xs.extend([
                     x,
-                    f64::from_bits(x.to_bits() + 1),
-                    f64::from_bits(x.to_bits() - 1),
+                    f64::from_bits(b + 1),
+                    f64::from_bits(b.saturating_sub(1)),
                 ]);
             }
         }
