@@ -612,7 +612,8 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
 
     /// Queues the ops freed by the current event in LogGOPSim's order (by type, release order
     /// within a type), starting when their CPU (and NIC, for sends) is free. The last one due
-    /// in this window becomes `next` (which must be free).
+    /// in this window becomes `next` (which must be free); a single one due in this window,
+    /// with nothing else of the rank pending, is returned to be run at once instead.
     #[inline(always)]
     #[must_use]
     fn flush_freed(&mut self) -> Option<Direct> {
@@ -628,12 +629,7 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
             // construction: its start is when its CPU, and NIC for a send, are free).
             let id = self.freed[0];
             let op = prog.op(host, id);
-            let r = &self.rs[host as usize];
-            let time = if op.kind == OpKind::Send {
-                r.o.max(r.gs)
-            } else {
-                r.o
-            };
+            let time = self.start_time(op.kind);
             if time < self.w_end {
                 self.freed.clear();
                 self.enqueued += 1;
@@ -657,12 +653,7 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
         self.enqueued += n as u64;
         for i in 0..n {
             let op = self.freed[i];
-            let r = &self.rs[host as usize];
-            let time = if prog.op(host, op).kind == OpKind::Send {
-                r.o.max(r.gs)
-            } else {
-                r.o
-            };
+            let time = self.start_time(prog.op(host, op).kind);
             let e = Ent::new(
                 time,
                 self.now.saturating_add(1),
@@ -687,6 +678,18 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
         }
         self.freed.clear();
         None
+    }
+
+    /// When an op of `kind` of the current rank can start: when its CPU is free, and its NIC
+    /// too for a send.
+    #[inline(always)]
+    fn start_time(&self, kind: OpKind) -> Time {
+        let r = &self.rs[self.host as usize];
+        if kind == OpKind::Send {
+            r.o.max(r.gs)
+        } else {
+            r.o
+        }
     }
 
     #[inline(always)]
