@@ -546,8 +546,17 @@ impl NoiseModel {
         if period == 0 {
             return;
         }
+        // The quiet stretch `detour_at_quiet(phase, hint, 0, _)` gives, in two passes: the
+        // index buckets of all ranks, then their detours, so that the random loads of a pass
+        // do not wait for each other (`quiet` holds the bucket in between).
+        for (r, h) in ranks.iter().zip(hot.iter_mut()) {
+            let (lo, hi) = t.bucket(r.phase);
+            h.quiet = [lo as u64, hi as u64];
+        }
         for (r, h) in ranks.iter_mut().zip(hot.iter_mut()) {
-            let [lo, hi] = t.quiet_at(r.phase, &mut r.hint, 0);
+            let i = t.count_le_in(r.phase, h.quiet[0] as usize, h.quiet[1] as usize);
+            r.hint = i as u32;
+            let [lo, hi] = t.quiet_stretch(i, r.phase, 0);
             // As `os_detour_slow`: with the process after the trace, quiet ends with the trace.
             h.quiet = match replay {
                 OsReplay::ThenProcess => [lo, hi.min(period)],

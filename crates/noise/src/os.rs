@@ -138,9 +138,20 @@ impl DetourTable {
     /// Number of detours with `start <= x`, for `x < period`.
     #[inline]
     fn count_le(&self, x: u64) -> usize {
+        let (lo, hi) = self.bucket(x);
+        self.count_le_in(x, lo, hi)
+    }
+
+    /// The detours `lo..hi` that can start at or before `x < period` (its index bucket).
+    #[inline]
+    pub(crate) fn bucket(&self, x: u64) -> (usize, usize) {
         let j = (x >> self.shift) as usize;
-        let lo = self.index[j] as usize;
-        let hi = self.index[j + 1] as usize;
+        (self.index[j] as usize, self.index[j + 1] as usize)
+    }
+
+    /// `count_le(x)` given `x`'s bucket.
+    #[inline]
+    pub(crate) fn count_le_in(&self, x: u64, lo: usize, hi: usize) -> usize {
         // Usually 0 or 1 candidates.
         let mut i = lo;
         if hi - lo <= 4 {
@@ -269,15 +280,9 @@ impl DetourTable {
         (self.detour_from(i, a, len), self.quiet_stretch(i, a, t0))
     }
 
-    /// Only the quiet stretch of [`Self::detour_at_quiet`] (for setting up ranks before a run).
-    pub fn quiet_at(&self, phase: u64, hint: &mut u32, t0: Time) -> [u64; 2] {
-        let (i, a) = self.locate(phase, hint, t0);
-        self.quiet_stretch(i, a, t0)
-    }
-
     /// The quiet stretch (see [`Self::detour_at_quiet`]) around trace time `a` (with `i` the
     /// number of detours starting at or before `a`), in the absolute time of a rank at `t0`.
-    fn quiet_stretch(&self, i: usize, a: u64, t0: Time) -> [u64; 2] {
+    pub(crate) fn quiet_stretch(&self, i: usize, a: u64, t0: Time) -> [u64; 2] {
         let n = self.ev.len();
         if n == 0 {
             return [0, u64::MAX];
