@@ -58,15 +58,10 @@ impl<T: Copy> Arena<T> {
         Self::reuse(Vec::new())
     }
 
-    /// An empty arena in the allocation of `nodes` (see [`Self::into_nodes`]).
+    /// An empty arena in the allocation of `nodes`.
     pub fn reuse(mut nodes: Vec<Node<T>>) -> Self {
         nodes.clear();
         Arena { nodes, free: NIL }
-    }
-
-    /// The arena's allocation, for [`Self::reuse`].
-    pub fn into_nodes(self) -> Vec<Node<T>> {
-        self.nodes
     }
 
     /// Stores `node` in a recycled slot (or a new one) and returns its index.
@@ -148,6 +143,52 @@ impl<T: Copy> Arena<T> {
             cur = n.next;
             Some(&n.item)
         })
+    }
+}
+
+/// Every rank's posted-receive and unexpected-message lists, as both engines keep them: the
+/// nodes and each rank's tails. The heads live in the engines' per-rank state, which nearly
+/// every event reads anyway.
+#[derive(Default)]
+pub(crate) struct Lists {
+    pub rq: Arena<PostedRun>,
+    pub uq: Arena<Unexpected>,
+    tails: Vec<[u32; 2]>,
+}
+
+impl Lists {
+    /// Empty lists for `ranks` ranks (in the allocations of these).
+    pub fn reset(&mut self, ranks: usize) {
+        self.rq = Arena::reuse(std::mem::take(&mut self.rq.nodes));
+        self.uq = Arena::reuse(std::mem::take(&mut self.uq.nodes));
+        self.tails.clear();
+        self.tails.resize(ranks, [NIL; 2]);
+    }
+
+    /// Rank `h`'s posted-receive list, whose head is `head`.
+    #[inline(always)]
+    pub fn posted<'a>(&'a mut self, head: &'a mut u32, h: usize) -> Posted<'a> {
+        Posted {
+            rq: &mut self.rq,
+            head,
+            tail: &mut self.tails[h][0],
+        }
+    }
+
+    /// Rank `h`'s unexpected-message list, whose head is `head`.
+    #[inline(always)]
+    pub fn arrived<'a>(&'a mut self, head: &'a mut u32, h: usize) -> Arrived<'a> {
+        Arrived {
+            uq: &mut self.uq,
+            head,
+            tail: &mut self.tails[h][1],
+        }
+    }
+}
+
+impl<T: Copy> Default for Arena<T> {
+    fn default() -> Self {
+        Self::new()
     }
 }
 

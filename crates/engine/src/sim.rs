@@ -20,7 +20,7 @@
 use std::cmp::Ordering;
 
 use crate::counters::Counters;
-use crate::matching::{Arena, Arrived, Posted, PostedRun, Unexpected, MIXED, NIL};
+use crate::matching::{Arrived, Lists, Posted, MIXED, NIL};
 use crate::noise::Noise;
 use crate::params::{or_overflow, Params, Time};
 use crate::program::{DepKind, Op, OpKind, Program, Tabled};
@@ -316,16 +316,14 @@ struct Sim<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> {
     ncpu: usize,
     nnic: usize,
     rs: Vec<RankState>,
-    /// Per rank: tails of the posted-receive and unexpected lists.
-    tails: Vec<[u32; 2]>,
+    /// The match lists (their heads are in `rs`).
+    lists: Lists,
     /// Per rank: ops enqueued so far (the rest never ran).
     enqueued: Vec<u32>,
     /// Clocks of CPUs 1.. and NICs 1.. per rank: `ncpu-1` CPU clocks, then `nnic-1` send and
     /// `nnic-1` receive clocks (empty when every rank has one CPU and one NIC).
     extra: Vec<Time>,
     xstride: usize,
-    rq: Arena<PostedRun>,
-    uq: Arena<Unexpected>,
     counters: Counters,
     heap: Q,
     batches: Vec<Batch>,
@@ -383,12 +381,14 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
                 };
                 n
             ],
-            tails: vec![[NIL; 2]; n],
+            lists: {
+                let mut l = Lists::default();
+                l.reset(n);
+                l
+            },
             enqueued: vec![0; n],
             extra: vec![0; n * (ncpu - 1 + 2 * (nnic - 1))],
             xstride: ncpu - 1 + 2 * (nnic - 1),
-            rq: Arena::new(),
-            uq: Arena::new(),
             counters,
             heap,
             batches: Vec::new(),
@@ -901,21 +901,13 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
     /// Rank `h`'s posted-receive list.
     #[inline(always)]
     fn posted(&mut self, h: usize) -> Posted<'_> {
-        Posted {
-            rq: &mut self.rq,
-            head: &mut self.rs[h].rq,
-            tail: &mut self.tails[h][0],
-        }
+        self.lists.posted(&mut self.rs[h].rq, h)
     }
 
     /// Rank `h`'s unexpected-message list.
     #[inline(always)]
     fn arrived(&mut self, h: usize) -> Arrived<'_> {
-        Arrived {
-            uq: &mut self.uq,
-            head: &mut self.rs[h].uq,
-            tail: &mut self.tails[h][1],
-        }
+        self.lists.arrived(&mut self.rs[h].uq, h)
     }
 
     fn msg_event(
@@ -984,6 +976,7 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
         for r in 0..self.ranks {
             let h = r as usize;
             let unexpected: Vec<QueueEntry> = self
+                .lists
                 .uq
                 .iter(self.rs[h].uq)
                 .map(|u| QueueEntry {
@@ -994,6 +987,7 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
                 .collect();
             let prog = self.prog;
             let posted: Vec<QueueEntry> = self
+                .lists
                 .rq
                 .iter(self.rs[h].rq)
                 .flat_map(|run| {

@@ -36,7 +36,7 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use crate::counters::Counters;
-use crate::matching::{Arena, Arrived, Node, Posted, PostedRun, Unexpected, NIL};
+use crate::matching::{Arrived, Lists, Posted, NIL};
 use crate::noise::Noise;
 use crate::params::{or_overflow, Params, Time};
 use crate::program::{DepKind, Op, OpKind, Program, Tabled};
@@ -253,9 +253,7 @@ impl Slot {
 #[derive(Default)]
 struct Scratch {
     rs: Vec<Rank>,
-    tails: Vec<[u32; 2]>,
-    rq: Vec<Node<PostedRun>>,
-    uq: Vec<Node<Unexpected>>,
+    lists: Lists,
     ring: Vec<Slot>,
     far: Vec<Far>,
     heap: Vec<Min>,
@@ -382,10 +380,8 @@ struct Win<'a, P: Program, N: Noise> {
     noise: &'a mut N,
     ranks: u32,
     rs: Vec<Rank>,
-    /// Per rank: tails of the posted-receive and unexpected lists.
-    tails: Vec<[u32; 2]>,
-    rq: Arena<PostedRun>,
-    uq: Arena<Unexpected>,
+    /// The match lists (their heads are in `rs`).
+    lists: Lists,
     counters: Counters,
     start_deps: bool,
     /// Window width (the lookahead), `floor(2^64 / width)`, the current window and its end.
@@ -426,9 +422,7 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
         let n = prog.num_ranks() as usize;
         let Scratch {
             mut rs,
-            mut tails,
-            rq,
-            uq,
+            mut lists,
             mut ring,
             mut far,
             mut heap,
@@ -445,8 +439,7 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
         };
         rs.clear();
         rs.resize(n, idle);
-        tails.clear();
-        tails.resize(n, [NIL; 2]);
+        lists.reset(n);
         ring.resize_with(RING as usize, Slot::default);
         ring.iter_mut().for_each(Slot::clear);
         far.clear();
@@ -459,9 +452,7 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
             noise,
             ranks: prog.num_ranks(),
             rs,
-            tails,
-            rq: Arena::reuse(rq),
-            uq: Arena::reuse(uq),
+            lists,
             counters: Counters::new(prog),
             start_deps: prog.has_start_dependents(),
             width,
@@ -491,9 +482,7 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
     fn into_scratch(self) -> Box<Scratch> {
         Box::new(Scratch {
             rs: self.rs,
-            tails: self.tails,
-            rq: self.rq.into_nodes(),
-            uq: self.uq.into_nodes(),
+            lists: self.lists,
             ring: self.ring,
             far: self.far.into_vec(),
             heap: self.heap.into_vec(),
@@ -715,21 +704,13 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
 
     #[inline(always)]
     fn posted(&mut self, h: usize) -> Posted<'_> {
-        Posted {
-            rq: &mut self.rq,
-            head: &mut self.rs[h].rq,
-            tail: &mut self.tails[h][0],
-        }
+        self.lists.posted(&mut self.rs[h].rq, h)
     }
 
     /// Rank `h`'s unexpected-message list.
     #[inline(always)]
     fn arrived(&mut self, h: usize) -> Arrived<'_> {
-        Arrived {
-            uq: &mut self.uq,
-            head: &mut self.rs[h].uq,
-            tail: &mut self.tails[h][1],
-        }
+        self.lists.arrived(&mut self.rs[h].uq, h)
     }
 
     // --- the run --------------------------------------------------------------------------------
