@@ -529,32 +529,21 @@ impl Sampler {
     }
 
     /// The draw for 64 random bits `x`: `self.sample(unit_f64(x))`, with the guide slot read
-    /// from the bits (`floor(unit_f64(x) · 2^k)` is `x >> (64 − k)` exactly).
+    /// from the bits.
     #[inline(always)]
     pub fn sample_bits(&self, x: u64) -> f64 {
-        let u = crate::rng::unit_f64(x);
-        match &self.kind {
-            Kind::Quantiles {
-                cells,
-                segs,
-                guide_shift,
-                body,
-                tail,
-                tail_n,
-                ..
-            } => {
-                if u >= *body {
-                    return tail_draw(tail, (u - body) * tail_n);
-                }
-                quantile_draw(cells, segs, (x >> guide_shift) as usize, u)
-            }
-            Kind::Bootstrap { .. } => self.sample(u),
-        }
+        self.draw(crate::rng::unit_f64(x), Some(x))
     }
 
     /// The draw for a uniform `u ∈ [0, 1)`.
     #[inline]
     pub fn sample(&self, u: f64) -> f64 {
+        self.draw(u, None)
+    }
+
+    /// The draw for `u`, and for the random `bits` `u` came from when there are some.
+    #[inline(always)]
+    fn draw(&self, u: f64, bits: Option<u64>) -> f64 {
         match &self.kind {
             Kind::Bootstrap { n, .. } => {
                 let i = ((u * *n as f64) as u64).min(*n - 1);
@@ -564,6 +553,7 @@ impl Sampler {
                 cells,
                 segs,
                 guide_scale,
+                guide_shift,
                 body,
                 tail,
                 tail_n,
@@ -572,8 +562,12 @@ impl Sampler {
                 if u >= *body {
                     return tail_draw(tail, (u - body) * tail_n);
                 }
-                // Exact: a power-of-two scaling of u.
-                let j = ((u * guide_scale) as usize).min(cells.len() - 2);
+                // The guide slot, exactly: `floor(unit_f64(x) · 2^k)` is `x >> (64 − k)`, and
+                // `u · 2^k` is a power-of-two scaling.
+                let j = match bits {
+                    Some(x) => (x >> guide_shift) as usize,
+                    None => ((u * guide_scale) as usize).min(cells.len() - 2),
+                };
                 quantile_draw(cells, segs, j, u)
             }
         }
