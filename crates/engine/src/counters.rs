@@ -5,7 +5,7 @@ use std::collections::HashMap as StdHashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::matching::NIL;
-use crate::program::Program;
+use crate::program::{DepKind, Program};
 
 /// Keys are `rank << 32 | op`, made by the engine, not by an adversary: one multiply-xorshift
 /// round instead of SipHash (the map is probed on every dependency of a partially satisfied
@@ -92,46 +92,74 @@ impl Counters {
         Counters::Dense { base, left, big }
     }
 
-    /// One dependency of `(host, op)` is satisfied; returns true if it became executable.
+    /// `(host, op)` reached `kind`: satisfies one dependency of each of its dependents of that
+    /// kind and calls `freed` with each one that became executable, in declaration order.
     #[inline(always)]
-    pub fn satisfy<P: Program>(&mut self, prog: &P, host: u32, op: u32) -> bool {
+    pub fn release<P: Program>(
+        &mut self,
+        prog: &P,
+        host: u32,
+        op: u32,
+        kind: DepKind,
+        mut freed: impl FnMut(u32),
+    ) {
         match self {
             Counters::Dense { base, left, big } => {
-                let i = (base[host as usize] + op as u64) as usize;
-                // A decrement below zero cannot happen for a consistent schedule (the front ends
-                // check depcounts).
-                if left[i] == u8::MAX {
-                    return Self::satisfy_big(&mut left[i], big, host, op);
-                }
-                left[i] = left[i].wrapping_sub(1);
-                left[i] == 0
+                let b = base[host as usize];
+                prog.for_each_dependent(host, op, kind, |d| {
+                    let i = (b + d as u64) as usize;
+                    // A decrement below zero cannot happen for a consistent schedule (the
+                    // front ends check depcounts).
+                    let done = if left[i] == u8::MAX {
+                        Self::satisfy_big(&mut left[i], big, host, d)
+                    } else {
+                        left[i] = left[i].wrapping_sub(1);
+                        left[i] == 0
+                    };
+                    if done {
+                        freed(d);
+                    }
+                });
             }
             Counters::Sparse { slot, map } => {
-                let initial = prog.depcount(host, op);
-                if initial <= 1 {
-                    return true;
-                }
-                let s = &mut slot[host as usize];
-                for c in s.iter_mut() {
-                    if c.0 == op {
-                        c.1 -= 1;
-                        if c.1 == 0 {
-                            c.0 = NIL;
-                            return true;
-                        }
-                        return false;
+                prog.for_each_dependent_counted(host, op, kind, |d, initial| {
+                    if initial <= 1 || Self::satisfy_sparse(slot, map, host, d, initial) {
+                        freed(d);
                     }
-                }
-                if map.is_empty() {
-                    if let Some(c) = s.iter_mut().find(|c| c.0 == NIL) {
-                        // First satisfied dependency of an op with at least two.
-                        *c = (op, initial - 1);
-                        return false;
-                    }
-                }
-                Self::satisfy_mapped(s, map, host, op, initial)
+                });
             }
         }
+    }
+
+    /// One dependency of `(host, op)`, which has `initial >= 2`, is satisfied; returns true
+    /// if it became executable.
+    #[inline(always)]
+    fn satisfy_sparse(
+        slot: &mut [[(u32, u32); 2]],
+        map: &mut HashMap<u64, u32>,
+        host: u32,
+        op: u32,
+        initial: u32,
+    ) -> bool {
+        let s = &mut slot[host as usize];
+        for c in s.iter_mut() {
+            if c.0 == op {
+                c.1 -= 1;
+                if c.1 == 0 {
+                    c.0 = NIL;
+                    return true;
+                }
+                return false;
+            }
+        }
+        if map.is_empty() {
+            if let Some(c) = s.iter_mut().find(|c| c.0 == NIL) {
+                // First satisfied dependency of an op with at least two.
+                *c = (op, initial - 1);
+                return false;
+            }
+        }
+        Self::satisfy_mapped(s, map, host, op, initial)
     }
 
     /// [`Self::satisfy`] of a dense counter of 255 or more.

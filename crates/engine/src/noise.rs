@@ -32,6 +32,19 @@ pub trait Noise {
     const ACTIVE: bool;
     /// Costs of the message sent by op `send_op` of rank `src` to `dst` (called at the send).
     fn send_costs(&mut self, p: &Params, src: u32, dst: u32, send_op: u32, size: u64) -> MsgCosts;
+    /// [`Self::send_costs`] for an engine that hands the message's `gap_bytes` to
+    /// [`Self::recv_costs_known_gap`] itself: nothing need be kept for the receiver.
+    #[inline]
+    fn send_costs_untracked(
+        &mut self,
+        p: &Params,
+        src: u32,
+        dst: u32,
+        send_op: u32,
+        size: u64,
+    ) -> MsgCosts {
+        self.send_costs(p, src, dst, send_op, size)
+    }
     /// Costs of the same message at the receiver; `gap_bytes` must equal the send's.
     fn recv_costs(&mut self, p: &Params, src: u32, dst: u32, send_op: u32, size: u64) -> MsgCosts;
     /// OS detour time injected into the CPU interval `[t0, t1)` of `rank`.

@@ -111,6 +111,17 @@ pub trait Program: Sync {
     /// Calls `f` for every op released when `id` reaches `kind` (start or completion), in
     /// declaration order.
     fn for_each_dependent<F: FnMut(u32)>(&self, rank: u32, id: u32, kind: DepKind, f: F);
+    /// [`Self::for_each_dependent`], with each dependent's [`Self::depcount`].
+    #[inline(always)]
+    fn for_each_dependent_counted<F: FnMut(u32, u32)>(
+        &self,
+        rank: u32,
+        id: u32,
+        kind: DepKind,
+        mut f: F,
+    ) {
+        self.for_each_dependent(rank, id, kind, |d| f(d, self.depcount(rank, d)))
+    }
     /// Whether the engine should keep a dense per-op dependency counter array (explicit
     /// schedules) or a sparse map holding only partially satisfied ops (generated schedules,
     /// where most ops have at most one dependency and `num_ops` is huge).
@@ -160,17 +171,43 @@ pub trait Program: Sync {
 }
 
 /// Every rank's ops as one table ([`Program::op_table`]): op `i` of rank `r` is `ops[i]`, a
-/// send's or receive's peer being `(r + ops[i].peer) mod ranks` (a calc's is 0); its
+/// send's or receive's peer being `(r + ops[i].op.peer) mod ranks` (a calc's is 0); its
 /// dependency count and completion dependents are the same for every rank, and no op has
 /// start dependents.
 #[derive(Clone, Copy, Debug)]
 pub struct OpTable<'a> {
     pub ranks: u32,
-    pub ops: &'a [Op],
-    pub depcount: &'a [u32],
-    /// Completion dependents of op `i`: `deps[dep_off[i]..dep_off[i + 1]]`.
-    pub dep_off: &'a [u32],
-    pub deps: &'a [u32],
+    pub ops: &'a [TableOp],
+    /// The completion dependents of every op, each op's in one slice
+    /// ([`TableOp::dependents`]).
+    pub deps: &'a [TableDep],
+}
+
+/// An op of an [`OpTable`], its dependency count and where its dependents are: what an event
+/// reads of its op, in one record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TableOp {
+    pub op: Op,
+    pub depcount: u32,
+    /// Its completion dependents are `deps[first_dep..first_dep + num_deps]`.
+    pub first_dep: u32,
+    pub num_deps: u32,
+}
+
+impl TableOp {
+    /// The range of [`OpTable::deps`] holding the op's completion dependents.
+    #[inline(always)]
+    pub fn dependents(&self) -> std::ops::Range<usize> {
+        self.first_dep as usize..self.first_dep as usize + self.num_deps as usize
+    }
+}
+
+/// A completion dependent in an [`OpTable`], with its dependency count (which releasing it
+/// needs, so it is read with the dependent).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TableDep {
+    pub op: u32,
+    pub depcount: u32,
 }
 
 /// A program read through its [`OpTable`]: the same answers, with the per-event lookups
@@ -183,7 +220,7 @@ pub struct Tabled<'a, P: Program> {
 impl<'a, P: Program> Tabled<'a, P> {
     pub fn new(prog: &'a P, t: OpTable<'a>) -> Self {
         debug_assert_eq!(t.ranks, prog.num_ranks());
-        debug_assert_eq!(t.dep_off.len(), t.ops.len() + 1);
+        debug_assert!(t.ops.iter().all(|o| o.dependents().end <= t.deps.len()));
         Tabled { prog, t }
     }
 }
@@ -203,7 +240,7 @@ impl<P: Program> Program for Tabled<'_, P> {
     }
     #[inline(always)]
     fn op(&self, rank: u32, id: u32) -> Op {
-        let mut op = self.t.ops[id as usize];
+        let mut op = self.t.ops[id as usize].op;
         // Without a branch: ops of all kinds are asked for in no predictable order.
         let x = rank as u64 + op.peer as u64;
         let p = self.t.ranks as u64;
@@ -213,7 +250,7 @@ impl<P: Program> Program for Tabled<'_, P> {
     }
     #[inline(always)]
     fn depcount(&self, _rank: u32, id: u32) -> u32 {
-        self.t.depcount[id as usize]
+        self.t.ops[id as usize].depcount
     }
     fn num_roots(&self, rank: u32) -> u32 {
         self.prog.num_roots(rank)
@@ -222,12 +259,20 @@ impl<P: Program> Program for Tabled<'_, P> {
         self.prog.root(rank, k)
     }
     #[inline(always)]
-    fn for_each_dependent<F: FnMut(u32)>(&self, _rank: u32, id: u32, kind: DepKind, mut f: F) {
+    fn for_each_dependent<F: FnMut(u32)>(&self, rank: u32, id: u32, kind: DepKind, mut f: F) {
+        self.for_each_dependent_counted(rank, id, kind, |d, _| f(d));
+    }
+    #[inline(always)]
+    fn for_each_dependent_counted<F: FnMut(u32, u32)>(
+        &self,
+        _rank: u32,
+        id: u32,
+        kind: DepKind,
+        mut f: F,
+    ) {
         if kind == DepKind::Done {
-            let (a, b) = (self.t.dep_off[id as usize], self.t.dep_off[id as usize + 1]);
-            self.t.deps[a as usize..b as usize]
-                .iter()
-                .for_each(|&d| f(d));
+            let deps = &self.t.deps[self.t.ops[id as usize].dependents()];
+            deps.iter().for_each(|d| f(d.op, d.depcount));
         }
     }
     fn dense_counters(&self) -> bool {
@@ -283,6 +328,15 @@ impl<P: Program + ?Sized> Program for &P {
     }
     fn for_each_dependent<F: FnMut(u32)>(&self, rank: u32, id: u32, kind: DepKind, f: F) {
         (**self).for_each_dependent(rank, id, kind, f)
+    }
+    fn for_each_dependent_counted<F: FnMut(u32, u32)>(
+        &self,
+        rank: u32,
+        id: u32,
+        kind: DepKind,
+        f: F,
+    ) {
+        (**self).for_each_dependent_counted(rank, id, kind, f)
     }
     fn dense_counters(&self) -> bool {
         (**self).dense_counters()

@@ -485,12 +485,9 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
         if kind == DepKind::Start && !self.start_deps {
             return;
         }
-        let prog = self.prog;
-        prog.for_each_dependent(host, op, kind, |d| {
-            if self.counters.satisfy(prog, host, d) {
-                self.freed.push((host, d));
-            }
-        });
+        let freed = &mut self.freed;
+        self.counters
+            .release(self.prog, host, op, kind, |d| freed.push((host, d)));
     }
 
     // --- queue ---------------------------------------------------------------------------------

@@ -8,9 +8,10 @@
 //! that sends it. So time is cut into windows of that width: whatever a rank does inside a
 //! window depends only on its own earlier events and on messages sent in earlier windows. The
 //! engine takes the events of one window (messages and deferred ops, kept in a ring of
-//! per-window buffers), orders them by rank and runs each rank's events in order with a
+//! per-window buffers), groups them by rank and runs each rank's events in order with a
 //! per-rank heap (a conservative parallel discrete-event simulation, run sequentially). Ranks
-//! are visited in ascending order, so state is touched in memory order.
+//! are visited in the order their first entries were written, so the buffer is read in the
+//! order it was written.
 //!
 //! # Same answers as the global engine
 //! The event rules are the global engine's ([`crate::sim`]); only the order in which events of
@@ -311,19 +312,24 @@ pub fn simulate_windowed<P: Program, N: Noise>(
         return Err(GiveUp::Unsupported);
     }
     match prog.op_table() {
-        Some(t) => run_windowed(&Tabled::new(prog, t), cfg, noise, width),
-        None => run_windowed(prog, cfg, noise, width),
+        Some(t) => run_windowed(&Tabled::new(prog, t), cfg, noise, width, false),
+        None => run_windowed(prog, cfg, noise, width, false),
     }
 }
 
+/// The windowed run; `written_order`: visit the ranks of every window in the order their
+/// first entries were written, even where the engine would visit them in ascending order
+/// (the answer is the same: tests compare both).
 fn run_windowed<P: Program, N: Noise>(
     prog: &P,
     cfg: &Config,
     noise: &mut N,
     width: Time,
+    written_order: bool,
 ) -> Result<Outcome, GiveUp> {
     let scratch = SCRATCH.with(|s| s.take()).unwrap_or_default();
     let mut win = Win::new(prog, cfg.params, noise, width, scratch);
+    win.written_order = written_order;
     let out = win.run();
     SCRATCH.with(|s| s.set(Some(win.into_scratch())));
     out
@@ -415,6 +421,8 @@ struct Win<'a, P: Program, N: Noise> {
     /// Posted receives plus unexpected messages not yet matched.
     open: u64,
     overflow: bool,
+    /// See [`run_windowed`].
+    written_order: bool,
 }
 
 impl<'a, P: Program, N: Noise> Win<'a, P, N> {
@@ -476,6 +484,7 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
             enqueued: 0,
             open: 0,
             overflow: false,
+            written_order: false,
         }
     }
 
@@ -562,7 +571,9 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
                 self.heap.push(Min(e));
                 self.heap.pop()
             }
-            (false, _) => self.heap.pop(),
+            // Not a call to `pop` only to learn the heap is empty (once per rank and window).
+            (false, None) => return Ok(false),
+            (false, Some(_)) => self.heap.pop(),
         };
         let Some(Min(e)) = e else { return Ok(false) };
         self.next = match self.heap.peek() {
@@ -686,20 +697,9 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
         if kind == DepKind::Start && !self.start_deps {
             return;
         }
-        let (prog, host) = (self.prog, self.host);
-        // Every dependent, then the ones freed kept in order (a closure this small is inlined
-        // into the program's loop).
-        let start = self.freed.len();
-        prog.for_each_dependent(host, op, kind, |d| self.freed.push(d));
-        let mut kept = start;
-        for i in start..self.freed.len() {
-            let d = self.freed[i];
-            if self.counters.satisfy(prog, host, d) {
-                self.freed[kept] = d;
-                kept += 1;
-            }
-        }
-        self.freed.truncate(kept);
+        let freed = &mut self.freed;
+        self.counters
+            .release(self.prog, self.host, op, kind, |d| freed.push(d));
     }
 
     #[inline(always)]
@@ -754,27 +754,36 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
         })
     }
 
-    /// Runs the entries of the current window, rank by rank in ascending order.
+    /// Runs the entries of the current window, rank by rank: in ascending order (read off the
+    /// bitmap) when the window has entries for more than a few ranks per bitmap word, else in
+    /// the order their first entries were written.
     fn run_window(&mut self, slot: &Slot) -> Result<(), GiveUp> {
-        let buf = &slot.ents;
         let mut g = std::mem::take(&mut self.groups);
         g.group(&slot.ranks);
         let mut res = Ok(());
-        for &rank in &g.order {
-            // Which of a rank's entries starts as `next` does not matter: `select` compares
-            // it with the heap, and every key differs (`seq`).
-            let mut i = std::mem::replace(&mut g.heads[rank as usize], NIL);
-            self.host = rank;
-            self.next = buf[i as usize];
-            self.has_next = true;
-            i = g.links[i as usize];
-            while i != NIL {
-                self.heap.push(Min(buf[i as usize]));
-                i = g.links[i as usize];
+        if slot.ranks.len() >= g.bits.len() / 4 && !self.written_order {
+            'words: for w in 0..g.bits.len() {
+                let mut b = std::mem::take(&mut g.bits[w]);
+                while b != 0 {
+                    let rank = (w * 64) as u32 + b.trailing_zeros();
+                    b &= b - 1;
+                    res = self.run_rank(&mut g, &slot.ents, rank);
+                    if res.is_err() {
+                        break 'words;
+                    }
+                }
             }
-            res = self.drain();
-            if res.is_err() {
-                break;
+        } else {
+            for &rank in &slot.ranks {
+                g.bits[rank as usize / 64] = 0;
+            }
+            for &rank in &slot.ranks {
+                if g.heads[rank as usize] != NIL {
+                    res = self.run_rank(&mut g, &slot.ents, rank);
+                    if res.is_err() {
+                        break;
+                    }
+                }
             }
         }
         if res.is_err() {
@@ -782,6 +791,23 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
         }
         self.groups = g;
         res
+    }
+
+    /// Runs `rank`'s entries of the window (its chain in `g`, which it leaves empty).
+    #[inline(always)]
+    fn run_rank(&mut self, g: &mut Groups, buf: &[Ent], rank: u32) -> Result<(), GiveUp> {
+        // Which of a rank's entries starts as `next` does not matter: `select` compares it
+        // with the heap, and every key differs (`seq`).
+        let mut i = std::mem::replace(&mut g.heads[rank as usize], NIL);
+        self.host = rank;
+        self.next = buf[i as usize];
+        self.has_next = true;
+        i = g.links[i as usize];
+        while i != NIL {
+            self.heap.push(Min(buf[i as usize]));
+            i = g.links[i as usize];
+        }
+        self.drain()
     }
 
     /// The next window holding entries (moving entries of `far` into the ring as it comes in
@@ -973,7 +999,9 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
                     return Err(GiveUp::Rendezvous);
                 }
                 self.mark(id, DepKind::Start);
-                let c = self.noise.send_costs(&self.p, host, op.peer, id, op.size);
+                let c = self
+                    .noise
+                    .send_costs_untracked(&self.p, host, op.peer, id, op.size);
                 let t_o = self.add(t, c.o);
                 let noise = self.noise.os_detour(host, t, t_o);
                 let ob = self.overhead_bytes(op.size);
@@ -1053,14 +1081,13 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
 }
 
 /// The entries of a window grouped by rank: one chain per rank (`heads[rank]`, then
-/// `links[entry]`), and the ranks that have entries in ascending order. The bitmap and the
-/// heads are left clear (all `NIL`) for the next window as the chains are consumed.
+/// `links[entry]`), and a bitmap of the ranks that have entries. Heads and bitmap are left
+/// clear (all `NIL`, all zero) for the next window as the chains are consumed.
 #[derive(Default)]
 struct Groups {
     heads: Vec<u32>,
     links: Vec<u32>,
     bits: Vec<u64>,
-    order: Vec<u32>,
 }
 
 impl Groups {
@@ -1071,44 +1098,15 @@ impl Groups {
         self.bits.clear();
         self.bits.resize(ranks.div_ceil(64), 0);
         self.links.clear();
-        self.order.clear();
     }
 
     /// Groups entries `0..ranks.len()` by their `ranks` (whose heads must be `NIL`).
     fn group(&mut self, ranks: &[u32]) {
         self.links.clear();
-        self.order.clear();
-        let (mut lo, mut hi) = (usize::MAX, 0);
-        for (i, &r) in ranks.iter().enumerate() {
-            let r = r as usize;
-            let head = self.heads[r];
-            if head == NIL {
-                self.order.push(r as u32);
-                let w = r / 64;
-                self.bits[w] |= 1 << (r % 64);
-                (lo, hi) = (lo.min(w), hi.max(w));
-            }
-            self.links.push(head);
-            self.heads[r] = i as u32;
-        }
-        if self.order.is_empty() {
-            return;
-        }
-        if hi - lo < 2 * self.order.len() + 64 {
-            // Dense: read the ranks off the bitmap.
-            self.order.clear();
-            for w in lo..=hi {
-                let mut b = std::mem::take(&mut self.bits[w]);
-                while b != 0 {
-                    self.order.push((w * 64) as u32 + b.trailing_zeros());
-                    b &= b - 1;
-                }
-            }
-        } else {
-            for &r in &self.order {
-                self.bits[r as usize / 64] = 0;
-            }
-            self.order.sort_unstable();
+        self.links.resize(ranks.len(), NIL);
+        for ((i, &r), link) in ranks.iter().enumerate().zip(&mut self.links) {
+            *link = std::mem::replace(&mut self.heads[r as usize], i as u32);
+            self.bits[r as usize / 64] |= 1 << (r % 64);
         }
     }
 }
@@ -1248,10 +1246,10 @@ mod tests {
         }
     }
 
-    /// The grouping lists every rank with entries once, ascending, chains exactly that rank's
-    /// entries, and leaves heads and bitmap clear, for dense and sparse windows.
+    /// The grouping chains exactly each rank's entries and marks exactly the ranks that have
+    /// some; consuming the chains and the bitmap leaves both clear.
     #[test]
-    fn groups_list_ranks_in_order_and_chain_their_entries() {
+    fn groups_chain_and_mark_each_ranks_entries() {
         let mut next = xorshift(0x0F0F_1234_5555_AAAA);
         let mut g = Groups::default();
         for ranks in [2u32, 200, 16384, 100_000] {
@@ -1259,12 +1257,20 @@ mod tests {
             for n in [0usize, 1, 5, 64, 65, 3000] {
                 let of: Vec<u32> = (0..n).map(|_| (next() % ranks as u64) as u32).collect();
                 g.group(&of);
+                let mut marked = Vec::new();
+                for w in 0..g.bits.len() {
+                    let mut b = std::mem::take(&mut g.bits[w]);
+                    while b != 0 {
+                        marked.push((w * 64) as u32 + b.trailing_zeros());
+                        b &= b - 1;
+                    }
+                }
                 let mut want = of.clone();
                 want.sort_unstable();
                 want.dedup();
-                assert_eq!(g.order, want, "{ranks} ranks, {n} entries");
+                assert_eq!(marked, want, "{ranks} ranks, {n} entries");
                 let mut seen = 0;
-                for &r in &g.order {
+                for &r in &marked {
                     let mut i = std::mem::replace(&mut g.heads[r as usize], NIL);
                     let mut chain = Vec::new();
                     while i != NIL {
@@ -1313,6 +1319,12 @@ mod tests {
             let cfg = Config::new(params);
             let global = simulate_global(&p, &cfg, &mut noise.clone());
             let windowed = simulate_windowed(&p, &cfg, &mut noise.clone());
+            let width = noise.min_message_delay();
+            let written = run_windowed(&p, &cfg, &mut noise.clone(), width, true);
+            assert_eq!(
+                written, windowed,
+                "case {case}: visiting ranks in written order"
+            );
             let through = crate::sim::simulate(&p, &cfg, &mut noise.clone());
             assert_eq!(
                 through, global,

@@ -511,20 +511,15 @@ impl NoiseModel {
             far_differs: i.far_differs,
             net: i.net,
             og: i.og,
-            hot: if use_quiet || i.net {
-                let h = RankHot {
-                    quiet: [0, 0],
-                    sent_gap: 0,
-                    sent_op: NO_OP,
-                };
-                let mut hot: Box<[RankHot]> = vec![h; num_ranks as usize].into();
-                if use_quiet {
-                    Self::first_quiet_stretches(i, &mut ranks, &mut hot);
-                }
-                hot
+            quiet: if use_quiet {
+                let mut quiet: Box<[[u64; 2]]> = vec![[0, 0]; num_ranks as usize].into();
+                Self::first_quiet_stretches(i, &mut ranks, &mut quiet);
+                quiet
             } else {
                 Box::default()
             },
+            sent: Box::default(),
+            num_ranks,
             ranks,
             m: self.inner.clone(),
         }
@@ -533,7 +528,7 @@ impl NoiseModel {
     /// Sets every rank's quiet stretch at time 0 (and its trace hint), as its first
     /// [`NoiseRun::os_detour`] would: done here, the random lookups into the trace are
     /// independent of each other and overlap, instead of stalling the run one rank at a time.
-    fn first_quiet_stretches(i: &Inner, ranks: &mut [RankOs], hot: &mut [RankHot]) {
+    fn first_quiet_stretches(i: &Inner, ranks: &mut [RankOs], quiet: &mut [[u64; 2]]) {
         let Some(OsSource {
             table: Some(t),
             replay,
@@ -549,16 +544,16 @@ impl NoiseModel {
         // The quiet stretch `detour_at_quiet(phase, hint, 0, _)` gives, in two passes: the
         // index buckets of all ranks, then their detours, so that the random loads of a pass
         // do not wait for each other (`quiet` holds the bucket in between).
-        for (r, h) in ranks.iter().zip(hot.iter_mut()) {
+        for (r, q) in ranks.iter().zip(quiet.iter_mut()) {
             let (lo, hi) = t.bucket(r.phase);
-            h.quiet = [lo as u64, hi as u64];
+            *q = [lo as u64, hi as u64];
         }
-        for (r, h) in ranks.iter_mut().zip(hot.iter_mut()) {
-            let i = t.count_le_in(r.phase, h.quiet[0] as usize, h.quiet[1] as usize);
+        for (r, q) in ranks.iter_mut().zip(quiet.iter_mut()) {
+            let i = t.count_le_in(r.phase, q[0] as usize, q[1] as usize);
             r.hint = i as u32;
             let [lo, hi] = t.quiet_stretch(i, r.phase, 0);
             // As `os_detour_slow`: with the process after the trace, quiet ends with the trace.
-            h.quiet = match replay {
+            *q = match replay {
                 OsReplay::ThenProcess => [lo, hi.min(period)],
                 _ => [lo, hi],
             };
@@ -678,23 +673,19 @@ pub struct NoiseRun {
     far_differs: bool,
     net: bool,
     og: bool,
-    /// Per rank, what nearly every message touches (one cache line holds two ranks); empty
-    /// without trace replay and network noise.
-    hot: Box<[RankHot]>,
+    /// Per rank, `[lo, hi)`: the absolute times of its current quiet stretch, which nearly
+    /// every CPU interval looks up (one cache line holds four ranks); empty without trace
+    /// replay.
+    quiet: Box<[[u64; 2]]>,
+    /// Per rank, `gap_bytes` of its latest message as a sender and that message's send op
+    /// ([`NO_OP`] before the first): `recv_costs` reuses the drawn gap instead of drawing it
+    /// again. Allocated by the first `send_costs` with network noise; engines that hand the gap
+    /// over themselves (`send_costs_untracked`) never touch it.
+    sent: Box<[(Time, u32)]>,
+    num_ranks: u32,
     /// Per rank: trace phase and search hint (empty without trace replay).
     ranks: Box<[RankOs]>,
     m: Arc<Inner>,
-}
-
-#[derive(Clone, Copy, Debug)]
-struct RankHot {
-    /// `[lo, hi)`, the absolute times of the rank's current quiet stretch (`[0, 0)` until the
-    /// first lookup, and always without trace replay).
-    quiet: [u64; 2],
-    /// `gap_bytes` of the rank's latest message as a sender, and its send op ([`NO_OP`] before
-    /// the first): the receiver reuses the drawn gap instead of drawing it again.
-    sent_gap: Time,
-    sent_op: u32,
 }
 
 /// Never an op id (ids are below `num_ops <= u32::MAX`).
@@ -832,7 +823,7 @@ impl NoiseRun {
                 let t = os.table.as_ref().expect("cyclic replay has a trace");
                 let r = &mut self.ranks[rank as usize];
                 let (d, q) = t.detour_at_quiet(r.phase, &mut r.hint, t0, len);
-                self.hot[rank as usize].quiet = q;
+                self.quiet[rank as usize] = q;
                 d
             }
             OsReplay::ThenProcess => {
@@ -846,7 +837,7 @@ impl NoiseRun {
                     let r = &mut self.ranks[rank as usize];
                     let (mut n, q) =
                         t.detour_at_quiet(r.phase, &mut r.hint, t0, len.min(period - t0));
-                    self.hot[rank as usize].quiet = [q[0], q[1].min(period)];
+                    self.quiet[rank as usize] = [q[0], q[1].min(period)];
                     if len > period - t0 {
                         n += p.detour(&self.rng, stream, period, period, len - (period - t0));
                     }
@@ -869,10 +860,27 @@ impl Noise for NoiseRun {
     #[inline(always)]
     fn send_costs(&mut self, _p: &Params, src: u32, dst: u32, send_op: u32, size: u64) -> MsgCosts {
         let c = self.costs(src, dst, send_op, size, 0, true, None);
-        if let Some(h) = self.hot.get_mut(src as usize) {
-            (h.sent_op, h.sent_gap) = (send_op, c.gap_bytes);
+        if self.net {
+            if self.sent.is_empty() {
+                self.sent = vec![(0, NO_OP); self.num_ranks as usize].into();
+            }
+            if let Some(s) = self.sent.get_mut(src as usize) {
+                *s = (c.gap_bytes, send_op);
+            }
         }
         c
+    }
+
+    #[inline(always)]
+    fn send_costs_untracked(
+        &mut self,
+        _p: &Params,
+        src: u32,
+        dst: u32,
+        send_op: u32,
+        size: u64,
+    ) -> MsgCosts {
+        self.costs(src, dst, send_op, size, 0, true, None)
     }
 
     /// As [`Self::send_costs`] at the receiver, except that the latency is not drawn (the engine
@@ -881,8 +889,8 @@ impl Noise for NoiseRun {
     fn recv_costs(&mut self, _p: &Params, src: u32, dst: u32, send_op: u32, size: u64) -> MsgCosts {
         // The sender's draw, unless the sender has sent again since (then it is drawn again:
         // the same counter gives the same value).
-        let known = match self.hot.get(src as usize) {
-            Some(h) if h.sent_op == send_op => Some(h.sent_gap),
+        let known = match self.sent.get(src as usize) {
+            Some(&(gap, op)) if op == send_op => Some(gap),
             _ => None,
         };
         self.costs(src, dst, send_op, size, 1, false, known)
@@ -921,10 +929,7 @@ impl Noise for NoiseRun {
     fn os_detour(&mut self, rank: u32, t0: Time, t1: Time) -> Time {
         // Fast path: the window lies in the rank's quiet stretch (no detour carries into it or
         // starts inside it).
-        if let Some(&RankHot {
-            quiet: [lo, hi], ..
-        }) = self.hot.get(rank as usize)
-        {
+        if let Some(&[lo, hi]) = self.quiet.get(rank as usize) {
             if lo <= t0 && t0 < hi && t1 <= hi {
                 return 0;
             }

@@ -11,7 +11,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use loggops_engine::{DepKind, Op, OpKind, OpTable, Program};
+use loggops_engine::{DepKind, Op, OpKind, OpTable, Program, TableDep, TableOp};
 
 use crate::check::Materialized;
 use crate::error::GenError;
@@ -174,12 +174,10 @@ pub struct Generated {
 /// rank. Saves the per-call arithmetic of nwaydissemination (divisions, distance tables).
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Template {
-    /// `peer` holds `(peer − rank) mod P` (0 for calcs).
-    ops: Vec<Op>,
-    depcount: Vec<u32>,
-    /// Completion dependents of op `i`: `deps[dep_off[i]..dep_off[i+1]]`.
-    dep_off: Vec<u32>,
-    deps: Vec<u32>,
+    /// Every op, its `peer` holding `(peer − rank) mod P` (0 for calcs), with its depcount
+    /// and where its completion dependents are in `deps`.
+    ops: Vec<TableOp>,
+    deps: Vec<TableDep>,
     roots: Vec<u32>,
     /// The roots are in type order (see [`Program::roots_in_type_order`]).
     roots_in_type_order: bool,
@@ -196,8 +194,6 @@ impl Template {
         let n = g.num_ops(0);
         let mut t = Template {
             ops: Vec::with_capacity(n as usize),
-            depcount: Vec::with_capacity(n as usize),
-            dep_off: vec![0],
             deps: Vec::new(),
             roots: (0..g.num_roots(0)).map(|k| g.root(0, k)).collect(),
             roots_in_type_order: false,
@@ -221,10 +217,19 @@ impl Template {
             };
         }
         for id in 0..n {
-            t.ops.push(g.op(0, id));
-            t.depcount.push(g.depcount(0, id));
-            g.for_each_dependent(0, id, DepKind::Done, |d| t.deps.push(d));
-            t.dep_off.push(t.deps.len() as u32);
+            let first_dep = t.deps.len() as u32;
+            g.for_each_dependent(0, id, DepKind::Done, |d| {
+                t.deps.push(TableDep {
+                    op: d,
+                    depcount: g.depcount(0, d),
+                })
+            });
+            t.ops.push(TableOp {
+                op: g.op(0, id),
+                depcount: g.depcount(0, id),
+                first_dep,
+                num_deps: t.deps.len() as u32 - first_dep,
+            });
         }
         t
     }
@@ -708,7 +713,7 @@ impl Program for Generated {
         // The engine asks for ops several times per event: the template and the ring (the
         // patterns of the large runs) are decoded inline, the rest out of line.
         if let Some(t) = &self.tmpl {
-            let mut op = t.ops[id as usize];
+            let mut op = t.ops[id as usize].op;
             // Without a branch: ops of all kinds are asked for in no predictable order. A calc's
             // `peer` stays 0.
             let keep = (op.kind != OpKind::Calc) as u32;
@@ -728,7 +733,7 @@ impl Program for Generated {
     #[inline]
     fn depcount(&self, rank: u32, id: u32) -> u32 {
         if let Some(t) = &self.tmpl {
-            return t.depcount[id as usize];
+            return t.ops[id as usize].depcount;
         }
         if self.pattern == Collective::AllreduceRing {
             return (id.is_multiple_of(2) && id >= 2) as u32;
@@ -795,8 +800,8 @@ impl Program for Generated {
             return; // Schedgen's collectives use `requires` only.
         }
         if let Some(t) = &self.tmpl {
-            let (a, b) = (t.dep_off[id as usize], t.dep_off[id as usize + 1]);
-            t.deps[a as usize..b as usize].iter().for_each(|&d| f(d));
+            let deps = &t.deps[t.ops[id as usize].dependents()];
+            deps.iter().for_each(|d| f(d.op));
             return;
         }
         if self.pattern == Collective::AllreduceRing {
@@ -818,8 +823,6 @@ impl Program for Generated {
         self.tmpl.as_ref().map(|t| OpTable {
             ranks: self.p,
             ops: &t.ops,
-            depcount: &t.depcount,
-            dep_off: &t.dep_off,
             deps: &t.deps,
         })
     }
@@ -1160,6 +1163,11 @@ mod tests {
                 let mut deps = Vec::new();
                 g.for_each_dependent(r, id, DepKind::Done, |d| deps.push(d));
                 g.for_each_dependent(r, id, DepKind::Start, |_| panic!("a start dependent"));
+                // The counted form names the same dependents with their depcounts.
+                let mut counted = Vec::new();
+                g.for_each_dependent_counted(r, id, DepKind::Done, |d, c| counted.push((d, c)));
+                let want: Vec<(u32, u32)> = deps.iter().map(|&d| (d, g.depcount(r, d))).collect();
+                assert_eq!(counted, want, "rank {r} op {id}");
                 all.push((g.op(r, id), g.depcount(r, id), deps));
             }
             let roots: Vec<u32> = (0..g.num_roots(r)).map(|k| g.root(r, k)).collect();
