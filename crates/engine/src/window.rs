@@ -509,6 +509,10 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
     /// `(s-1)·O`.
     #[inline]
     fn overhead_bytes(&mut self, size: u64) -> Time {
+        if self.p.big_o.raw() == 0 {
+            // No per-byte overhead (most profiles): no multiplication.
+            return 0;
+        }
         or_overflow(
             self.p.big_o.cost(size.saturating_sub(1)),
             &mut self.overflow,
@@ -525,8 +529,15 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
         if w < self.cur + RING {
             self.ring_push(w, e);
         } else {
-            self.far.push(Far(w, e));
+            self.push_far(w, e);
         }
+    }
+
+    /// Queues `e`, due in window `w` beyond the ring.
+    #[cold]
+    #[inline(never)]
+    fn push_far(&mut self, w: u64, e: Ent) {
+        self.far.push(Far(w, e));
     }
 
     /// Defers the event being run (`next`) to `time`, when its CPU or NIC is free: it stays
@@ -544,15 +555,23 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
     /// Appends `e` to the buffer of window `w` (a large spare buffer when it has none).
     #[inline(always)]
     fn ring_push(&mut self, w: u64, e: Ent) {
-        let v = &mut self.ring[(w % RING) as usize];
-        if v.ents.capacity() == 0 {
-            if let Some(spare) = self.spares.pop() {
-                *v = spare;
-            }
+        let i = (w % RING) as usize;
+        if self.ring[i].ents.capacity() == 0 {
+            self.take_spare(i);
         }
+        let v = &mut self.ring[i];
         v.ents.push(e);
         v.ranks.push(e.rank());
         self.in_ring += 1;
+    }
+
+    /// Gives the empty slot `i` a large spare buffer, if there is one.
+    #[cold]
+    #[inline(never)]
+    fn take_spare(&mut self, i: usize) {
+        if let Some(spare) = self.spares.pop() {
+            self.ring[i] = spare;
+        }
     }
 
     /// Makes `next` the current rank's next event: `next` itself (the last event's own entry
@@ -647,6 +666,15 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
                 });
             }
         }
+        self.flush_queued();
+        None
+    }
+
+    /// [`Self::flush_freed`] of ops that do not run at once: queued in LogGOPSim's order, the
+    /// last one due in this window as `next`.
+    #[inline(never)]
+    fn flush_queued(&mut self) {
+        let (prog, host, n) = (self.prog, self.host, self.freed.len());
         if n > 1 {
             self.freed.sort_by_key(|&op| prog.op(host, op).kind);
         }
@@ -677,7 +705,6 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
             }
         }
         self.freed.clear();
-        None
     }
 
     /// When an op of `kind` of the current rank can start: when its CPU is free, and its NIC

@@ -225,8 +225,8 @@ fn quantile_draw(cells: &[u32], segs: &[Seg], j: usize, u: f64) -> f64 {
         // Both candidate segments are read and interpolated at once, then one is picked: the
         // two loads do not wait for each other.
         let (a, b) = (segs[lo].0, segs[lo + 1].0);
-        let va = (a[1] + (u - a[0]) * a[2]).min(a[3]);
-        let vb = (b[1] + (u - b[0]) * b[2]).min(b[3]);
+        let va = capped(a[1] + (u - a[0]) * a[2], a[3]);
+        let vb = capped(b[1] + (u - b[0]) * b[2], b[3]);
         return if b[0] <= u { vb } else { va };
     } else {
         // A slot where several segments start (a dense tail).
@@ -242,7 +242,19 @@ fn quantile_draw(cells: &[u32], segs: &[Seg], j: usize, u: f64) -> f64 {
         }
     };
     let [p, v, slope, next] = segs[i].0;
-    (v + (u - p) * slope).min(next)
+    capped(v + (u - p) * slope, next)
+}
+
+/// `x.min(cap)` for a `cap` that is never NaN, by one comparison: `cap` when `x` is NaN (the
+/// sentinel segment's value, never picked, or a zero-width segment's at its start), as `min`
+/// gives; equal zeros of either sign round to the same time.
+#[inline(always)]
+fn capped(x: f64, cap: f64) -> f64 {
+    if x < cap {
+        x
+    } else {
+        cap
+    }
 }
 
 /// [`quantile_draw`]'s segment in a slot where more than 8 segments start.
