@@ -285,6 +285,22 @@ impl Posted<'_> {
     ) -> Option<u32> {
         let mut prev = NIL;
         let mut cur = *self.head;
+        if cur != NIL {
+            // The usual case first: the oldest receive matches and more follow in its run.
+            let run = &mut self.rq.nodes[cur as usize].item;
+            let (want_src, want_tag) = if run.src == MIXED {
+                let r = prog.op(host, run.first);
+                (r.peer, r.tag)
+            } else {
+                (run.src, run.tag)
+            };
+            if run.count > 1 && matches(src, tag, want_src, want_tag) {
+                let recv = run.first;
+                run.first += run.stride;
+                run.count -= 1;
+                return Some(recv);
+            }
+        }
         while cur != NIL {
             let node = self.rq.nodes[cur as usize];
             let run = node.item;
