@@ -385,7 +385,9 @@ struct Win<'a, P: Program, N: Noise> {
     p: Params,
     noise: &'a mut N,
     ranks: u32,
+    /// Every rank's state, except the current rank's while it runs: that is `me`.
     rs: Vec<Rank>,
+    me: Rank,
     /// The match lists (their heads are in `rs`).
     lists: Lists,
     counters: Counters,
@@ -460,6 +462,7 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
             noise,
             ranks: prog.num_ranks(),
             rs,
+            me: idle,
             lists,
             counters: Counters::new(prog),
             start_deps: prog.has_start_dependents(),
@@ -711,7 +714,7 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
     /// too for a send.
     #[inline(always)]
     fn start_time(&self, kind: OpKind) -> Time {
-        let r = &self.rs[self.host as usize];
+        let r = &self.me;
         if kind == OpKind::Send {
             r.o.max(r.gs)
         } else {
@@ -731,13 +734,13 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
 
     #[inline(always)]
     fn posted(&mut self, h: usize) -> Posted<'_> {
-        self.lists.posted(&mut self.rs[h].rq, h)
+        self.lists.posted(&mut self.me.rq, h)
     }
 
     /// Rank `h`'s unexpected-message list.
     #[inline(always)]
     fn arrived(&mut self, h: usize) -> Arrived<'_> {
-        self.lists.arrived(&mut self.rs[h].uq, h)
+        self.lists.arrived(&mut self.me.uq, h)
     }
 
     // --- the run --------------------------------------------------------------------------------
@@ -746,8 +749,10 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
         // Window 0: every rank's roots (queued before anything else), then its other events.
         for r in 0..self.ranks {
             self.host = r;
+            self.me = self.rs[r as usize];
             self.roots()?;
             self.drain()?;
+            self.rs[r as usize] = self.me;
         }
         let mut res = Ok(());
         while let Some(w) = self.next_window() {
@@ -827,6 +832,7 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
         // with the heap, and every key differs (`seq`).
         let mut i = std::mem::replace(&mut g.heads[rank as usize], NIL);
         self.host = rank;
+        self.me = self.rs[rank as usize];
         self.next = buf[i as usize];
         self.has_next = true;
         i = g.links[i as usize];
@@ -834,7 +840,9 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
             self.heap.push(Min(buf[i as usize]));
             i = g.links[i as usize];
         }
-        self.drain()
+        let res = self.drain();
+        self.rs[rank as usize] = self.me;
+        res
     }
 
     /// The next window holding entries (moving entries of `far` into the ring as it comes in
@@ -903,7 +911,7 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
             let id = prog.root(host, k);
             let op = prog.op(host, id);
             let mut done = 1;
-            if op.kind == OpKind::Recv && !w.start_deps && w.rs[h].uq == NIL {
+            if op.kind == OpKind::Recv && !w.start_deps && w.me.uq == NIL {
                 let (run, stride) = if runs {
                     prog.root_recv_run(host, k)
                 } else {
@@ -990,7 +998,7 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
     #[inline(always)]
     fn op_event(&mut self) -> Result<(), GiveUp> {
         let (host, id, t) = (self.host, self.next.item(), self.next.time);
-        let r = &self.rs[host as usize];
+        let r = &self.me;
         let op: Op = self.prog.op(host, id);
         let ready = match op.kind {
             OpKind::Calc => r.o,
@@ -1014,7 +1022,7 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
             OpKind::Calc => {
                 let end = self.add(t, op.size);
                 let noise = self.noise.os_detour(host, t, end);
-                self.rs[h].o = self.add(end, noise);
+                self.me.o = self.add(end, noise);
                 self.mark(id, DepKind::Start);
                 self.mark(id, DepKind::Done);
             }
@@ -1033,9 +1041,9 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
                 let noise = self.noise.os_detour(host, t, t_o);
                 let ob = self.overhead_bytes(op.size);
                 let v = self.add(t_o, ob);
-                self.rs[h].o = self.add(v, noise);
+                self.me.o = self.add(v, noise);
                 let v = self.add(t, c.g);
-                self.rs[h].gs = self.add(v, c.gap_bytes);
+                self.me.gs = self.add(v, c.gap_bytes);
                 let arrival = self.add(t_o, c.latency);
                 if arrival < self.w_end {
                     return Err(GiveUp::Lookahead);
@@ -1079,7 +1087,7 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
         let e = &self.next;
         let (host, sender, send_id, t, gap) = (self.host, e.src(), e.item(), e.time, e.gap);
         let h = host as usize;
-        let ready = self.rs[h].o.max(self.rs[h].gr);
+        let ready = self.me.o.max(self.me.gr);
         if ready > t {
             self.defer(ready);
             return;
@@ -1093,9 +1101,9 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
         let t_o = self.add(t, c.o);
         let noise = self.noise.os_detour(host, t, t_o);
         let v = self.add(t_o, noise);
-        self.rs[h].o = self.add(v, ob.max(c.gap_bytes));
+        self.me.o = self.add(v, ob.max(c.gap_bytes));
         let v = self.add(t, c.g);
-        self.rs[h].gr = self.add(v, c.gap_bytes);
+        self.me.gr = self.add(v, c.gap_bytes);
         let prog = self.prog;
         if let Some(recv) = self.posted(h).take_match(prog, host, sender, op.tag) {
             self.open -= 1;
