@@ -399,6 +399,30 @@ fn receives_reuse_the_latest_send_draw_or_draw_again_alike() {
     }
 }
 
+/// `send_costs_untracked` gives exactly `send_costs`'s costs and leaves the receiver's memo
+/// alone: receives after it still agree with the send (and with a fresh instance).
+#[test]
+fn untracked_sends_cost_the_same_and_keep_receives_exact() {
+    let m = model(NoiseMode::OsNet);
+    let mut tracked = m.instance(7, 3, 8);
+    let mut untracked = m.instance(7, 3, 8);
+    let mut fresh = m.instance(7, 3, 8);
+    for (i, size) in [0, 1, 8, 4096, 20 * MIB].into_iter().enumerate() {
+        let (s, d, op) = (i as u32 % 8, (i as u32 * 3 + 1) % 8, 40 + i as u32);
+        let a = tracked.send_costs(&P, s, d, op, size);
+        let b = untracked.send_costs_untracked(&P, s, d, op, size);
+        assert_eq!(a, b, "size {size}");
+        // The tracked instance reuses its memo, the untracked one draws again: same answer.
+        let ra = tracked.recv_costs(&P, s, d, op, size);
+        let rb = untracked.recv_costs(&P, s, d, op, size);
+        assert_eq!(ra, rb, "size {size}");
+        assert_eq!(rb, fresh.recv_costs(&P, s, d, op, size));
+        assert_eq!(rb.gap_bytes, b.gap_bytes);
+        let known = untracked.recv_costs_known_gap(&P, s, d, op, size, b.gap_bytes);
+        assert_eq!(known, rb, "size {size}");
+    }
+}
+
 #[test]
 fn determinism_across_instances_and_repetitions() {
     let m = model(NoiseMode::OsNet);
