@@ -63,6 +63,12 @@ pub trait Noise {
     ) -> MsgCosts {
         self.recv_costs(p, src, dst, send_op, size)
     }
+    /// `(o, g)` at the receiver when they are the same for every message (nothing is drawn at
+    /// the receiver): an engine that holds the gap may then use them instead of asking
+    /// [`Self::recv_costs_known_gap`]. `None` (the default): ask per message.
+    fn fixed_recv_overheads(&self) -> Option<(Time, Time)> {
+        None
+    }
     /// A lower bound of `o + latency` over every message this instance can produce, i.e. of
     /// how long after its send a message arrives. `0` (the default) when there is none; then
     /// the engine never uses its windowed form (see [`crate::window`]).

@@ -330,6 +330,7 @@ fn run_windowed<P: Program, N: Noise>(
     let scratch = SCRATCH.with(|s| s.take()).unwrap_or_default();
     let mut win = Win::new(prog, cfg.params, noise, width, scratch);
     win.written_order = written_order;
+    win.recv_og = win.noise.fixed_recv_overheads();
     let out = win.run();
     SCRATCH.with(|s| s.set(Some(win.into_scratch())));
     out
@@ -425,6 +426,8 @@ struct Win<'a, P: Program, N: Noise> {
     overflow: bool,
     /// See [`run_windowed`].
     written_order: bool,
+    /// [`Noise::fixed_recv_overheads`].
+    recv_og: Option<(Time, Time)>,
 }
 
 impl<'a, P: Program, N: Noise> Win<'a, P, N> {
@@ -488,6 +491,7 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
             open: 0,
             overflow: false,
             written_order: false,
+            recv_og: None,
         }
     }
 
@@ -1095,15 +1099,21 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
         self.has_next = false;
         let op = self.prog.op(sender, send_id);
         let ob = self.overhead_bytes(op.size);
-        let c = self
-            .noise
-            .recv_costs_known_gap(&self.p, sender, host, send_id, op.size, gap);
-        let t_o = self.add(t, c.o);
+        let (o, g) = match self.recv_og {
+            Some(og) => og,
+            None => {
+                let c =
+                    (self.noise).recv_costs_known_gap(&self.p, sender, host, send_id, op.size, gap);
+                debug_assert_eq!(c.gap_bytes, gap);
+                (c.o, c.g)
+            }
+        };
+        let t_o = self.add(t, o);
         let noise = self.noise.os_detour(host, t, t_o);
         let v = self.add(t_o, noise);
-        self.me.o = self.add(v, ob.max(c.gap_bytes));
-        let v = self.add(t, c.g);
-        self.me.gr = self.add(v, c.gap_bytes);
+        self.me.o = self.add(v, ob.max(gap));
+        let v = self.add(t, g);
+        self.me.gr = self.add(v, gap);
         let prog = self.prog;
         if let Some(recv) = self.posted(h).take_match(prog, host, sender, op.tag) {
             self.open -= 1;
@@ -1165,6 +1175,8 @@ mod tests {
         g_per_byte: Vec<u64>,
         detour: Time,
         period: Time,
+        /// Reported as [`Noise::fixed_recv_overheads`] (only when `o` has one value).
+        fixed_recv: Option<(Time, Time)>,
     }
 
     fn hash(a: u64, b: u64) -> u64 {
@@ -1214,6 +1226,9 @@ mod tests {
         }
         fn min_message_delay(&self) -> Time {
             self.o.iter().min().unwrap() + self.lat.iter().min().unwrap()
+        }
+        fn fixed_recv_overheads(&self) -> Option<(Time, Time)> {
+            self.fixed_recv
         }
     }
 
@@ -1349,8 +1364,13 @@ mod tests {
                 g_per_byte: vec![1, 2],
                 detour: [0, 50, 700][rnd(3) as usize],
                 period: 2000 + rnd(3000),
+                fixed_recv: None,
             };
-            let noise = few(&mut rnd);
+            let mut noise = few(&mut rnd);
+            if noise.o.len() == 1 && rnd(2) == 0 {
+                // The receiver's o and g are constants: the windowed engine takes them as such.
+                noise.fixed_recv = Some((noise.o[0], params.g));
+            }
             let cfg = Config::new(params);
             let global = simulate_global(&p, &cfg, &mut noise.clone());
             let windowed = simulate_windowed(&p, &cfg, &mut noise.clone());
@@ -1393,6 +1413,7 @@ mod tests {
             g_per_byte: vec![1],
             detour: 0,
             period: 1000,
+            fixed_recv: None,
         };
         let cfg = Config::new(Params::loggopsim_defaults_ticks());
         for after_calc in [false, true] {

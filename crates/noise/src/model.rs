@@ -925,6 +925,13 @@ impl Noise for NoiseRun {
         self.m.min_delay
     }
 
+    fn fixed_recv_overheads(&self) -> Option<(Time, Time)> {
+        // As `recv_costs_known_gap`: the placement's base o and g unless o and g are drawn.
+        let (near, far) = (&self.m.near.base, &self.m.far.base);
+        let alike = !self.far_differs || (near.o, near.g) == (far.o, far.g);
+        (!self.og && alike).then_some((near.o, near.g))
+    }
+
     #[inline(always)]
     fn os_detour(&mut self, rank: u32, t0: Time, t1: Time) -> Time {
         // Fast path: the window lies in the rank's quiet stretch (no detour carries into it or

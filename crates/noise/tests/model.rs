@@ -423,6 +423,46 @@ fn untracked_sends_cost_the_same_and_keep_receives_exact() {
     }
 }
 
+/// `fixed_recv_overheads` is the receive-side (o, g) of every message when it is given: near
+/// and far alike, and nothing drawn at the receiver; otherwise it is not given.
+#[test]
+fn fixed_receive_overheads_are_those_of_every_message() {
+    let check = |p: &Profile, mode: NoiseMode, want_fixed: bool| {
+        let cfg = NoiseConfig {
+            mode,
+            ..NoiseConfig::default()
+        };
+        let mut run = NoiseModel::new(p, &cfg).unwrap().instance(3, 1, 16);
+        let fixed = run.fixed_recv_overheads();
+        assert_eq!(fixed.is_some(), want_fixed, "{mode:?}");
+        for i in 0..64u32 {
+            let (s, d, size) = (i % 16, (i * 5 + 3) % 16, [8, 20 * MIB][i as usize % 2]);
+            let c = run.send_costs(&P, s, d, i, size);
+            let r = run.recv_costs_known_gap(&P, s, d, i, size, c.gap_bytes);
+            if let Some((o, g)) = fixed {
+                assert_eq!((r.o, r.g), (o, g), "message {i}");
+            }
+        }
+    };
+    // Near and far differ in L and G only.
+    for mode in [
+        NoiseMode::None,
+        NoiseMode::Os,
+        NoiseMode::Net,
+        NoiseMode::OsNet,
+    ] {
+        check(&profile(), mode, true);
+    }
+    // A far o of its own.
+    let mut far_o = profile();
+    far_o.far.as_mut().unwrap().params.o_ps = 300_000.0;
+    check(&far_o, NoiseMode::OsNet, false);
+    // o drawn at the receiver.
+    let mut drawn = profile();
+    drawn.near.overhead = Some(Distribution::Samples(vec![100_000.0, 150_000.0, 200_000.0]));
+    check(&drawn, NoiseMode::OsNet, false);
+}
+
 #[test]
 fn determinism_across_instances_and_repetitions() {
     let m = model(NoiseMode::OsNet);
