@@ -162,7 +162,7 @@ impl Counters {
         Self::satisfy_mapped(s, map, host, op, initial)
     }
 
-    /// [`Self::satisfy`] of a dense counter of 255 or more.
+    /// [`Self::release`]'s decrement of a dense counter of 255 or more.
     #[cold]
     #[inline(never)]
     fn satisfy_big(left: &mut u8, big: &mut HashMap<u64, u32>, host: u32, op: u32) -> bool {
@@ -179,7 +179,7 @@ impl Counters {
         *left == 0
     }
 
-    /// [`Self::satisfy`] of a sparse counter that is not in the rank's slots.
+    /// [`Self::satisfy_sparse`] of a counter that is not in the rank's slots.
     #[cold]
     #[inline(never)]
     fn satisfy_mapped(

@@ -9,9 +9,10 @@
 //! window depends only on its own earlier events and on messages sent in earlier windows. The
 //! engine takes the events of one window (messages and deferred ops, kept in a ring of
 //! per-window buffers), groups them by rank and runs each rank's events in order with a
-//! per-rank heap (a conservative parallel discrete-event simulation, run sequentially). Ranks
-//! are visited in the order their first entries were written, so the buffer is read in the
-//! order it was written.
+//! per-rank heap (a conservative parallel discrete-event simulation, run sequentially). The
+//! ranks of a dense window are visited in ascending order (read off a bitmap), so state is
+//! touched in memory order; those of a sparse one in the order their first entries were
+//! written (scanning the bitmap would cost more than the window).
 //!
 //! # Same answers as the global engine
 //! The event rules are the global engine's ([`crate::sim`]); only the order in which events of
@@ -330,7 +331,6 @@ fn run_windowed<P: Program, N: Noise>(
     let scratch = SCRATCH.with(|s| s.take()).unwrap_or_default();
     let mut win = Win::new(prog, cfg.params, noise, width, scratch);
     win.written_order = written_order;
-    win.recv_og = win.noise.fixed_recv_overheads();
     let out = win.run();
     SCRATCH.with(|s| s.set(Some(win.into_scratch())));
     out
@@ -459,6 +459,7 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
         heap.clear();
         freed.clear();
         groups.reset(n);
+        let recv_og = noise.fixed_recv_overheads();
         Win {
             prog,
             p,
@@ -491,7 +492,7 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
             open: 0,
             overflow: false,
             written_order: false,
-            recv_og: None,
+            recv_og,
         }
     }
 
@@ -1102,8 +1103,8 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
         let (o, g) = match self.recv_og {
             Some(og) => og,
             None => {
-                let c =
-                    (self.noise).recv_costs_known_gap(&self.p, sender, host, send_id, op.size, gap);
+                let n = &mut self.noise;
+                let c = n.recv_costs_known_gap(&self.p, sender, host, send_id, op.size, gap);
                 debug_assert_eq!(c.gap_bytes, gap);
                 (c.o, c.g)
             }

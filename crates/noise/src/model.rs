@@ -858,8 +858,9 @@ impl Noise for NoiseRun {
     const ACTIVE: bool = true;
 
     #[inline(always)]
-    fn send_costs(&mut self, _p: &Params, src: u32, dst: u32, send_op: u32, size: u64) -> MsgCosts {
-        let c = self.costs(src, dst, send_op, size, 0, true, None);
+    fn send_costs(&mut self, p: &Params, src: u32, dst: u32, send_op: u32, size: u64) -> MsgCosts {
+        let c = self.send_costs_untracked(p, src, dst, send_op, size);
+        // Kept for `recv_costs` (allocated with the first send).
         if self.net {
             if self.sent.is_empty() {
                 self.sent = vec![(0, NO_OP); self.num_ranks as usize].into();
