@@ -275,7 +275,7 @@ impl Posted<'_> {
     }
 
     /// Takes the first posted receive of `host` that accepts a message from `src` with `tag`.
-    #[inline]
+    #[inline(always)]
     pub fn take_match<P: Program>(
         &mut self,
         prog: &P,
