@@ -24,6 +24,19 @@ pub(crate) struct PostedRun {
     pub count: u32,
 }
 
+impl PostedRun {
+    /// Does receive `i` of the run (of rank `host`) accept a message from `src` with `tag`?
+    #[inline(always)]
+    fn accepts<P: Program>(&self, prog: &P, host: u32, i: u32, src: u32, tag: u32) -> bool {
+        if self.src == MIXED {
+            let r = prog.op(host, self.first + i * self.stride);
+            matches(src, tag, r.peer, r.tag)
+        } else {
+            matches(src, tag, self.src, self.tag)
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Unexpected {
     pub src: u32,
@@ -288,13 +301,7 @@ impl Posted<'_> {
         if cur != NIL {
             // The usual case first: the oldest receive matches and more follow in its run.
             let run = &mut self.rq.nodes[cur as usize].item;
-            let (want_src, want_tag) = if run.src == MIXED {
-                let r = prog.op(host, run.first);
-                (r.peer, r.tag)
-            } else {
-                (run.src, run.tag)
-            };
-            if run.count > 1 && matches(src, tag, want_src, want_tag) {
+            if run.count > 1 && run.accepts(prog, host, 0, src, tag) {
                 let recv = run.first;
                 run.first += run.stride;
                 run.count -= 1;
@@ -305,12 +312,9 @@ impl Posted<'_> {
             let node = self.rq.nodes[cur as usize];
             let run = node.item;
             let hit = if run.src != MIXED {
-                matches(src, tag, run.src, run.tag).then_some(0)
+                run.accepts(prog, host, 0, src, tag).then_some(0)
             } else {
-                (0..run.count).find(|&i| {
-                    let r = prog.op(host, run.first + i * run.stride);
-                    matches(src, tag, r.peer, r.tag)
-                })
+                (0..run.count).find(|&i| run.accepts(prog, host, i, src, tag))
             };
             if let Some(i) = hit {
                 let recv = run.first + i * run.stride;

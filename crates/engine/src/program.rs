@@ -163,8 +163,8 @@ pub trait Program: Sync {
         (1, 0)
     }
     /// The program as one [`OpTable`] shared by all ranks, when it has one (`None`, the
-    /// default, is always correct). The windowed engine then reads ops and dependencies from
-    /// flat slices ([`Tabled`]).
+    /// default, is always correct). Both engines then read ops and dependencies from the
+    /// table ([`Tabled`]).
     fn op_table(&self) -> Option<OpTable<'_>> {
         None
     }
@@ -181,6 +181,32 @@ pub struct OpTable<'a> {
     /// The completion dependents of every op, each op's in one slice
     /// ([`TableOp::dependents`]).
     pub deps: &'a [TableDep],
+}
+
+impl<'a> OpTable<'a> {
+    /// Op `id` of `rank`, its peer made absolute (without a branch: ops of all kinds are asked
+    /// for in no predictable order; a calc's peer stays 0).
+    #[inline(always)]
+    pub fn op(&self, rank: u32, id: u32) -> Op {
+        let mut op = self.ops[id as usize].op;
+        let x = rank as u64 + op.peer as u64;
+        let p = self.ranks as u64;
+        let peer = (if x >= p { x - p } else { x }) as u32;
+        op.peer = peer & ((op.kind != OpKind::Calc) as u32).wrapping_neg();
+        op
+    }
+
+    /// Op `id`'s dependency count.
+    #[inline(always)]
+    pub fn depcount(&self, id: u32) -> u32 {
+        self.ops[id as usize].depcount
+    }
+
+    /// Op `id`'s completion dependents, each with its dependency count.
+    #[inline(always)]
+    pub fn dependents(&self, id: u32) -> &'a [TableDep] {
+        &self.deps[self.ops[id as usize].dependents()]
+    }
 }
 
 /// An op of an [`OpTable`], its dependency count and where its dependents are: what an event
@@ -240,17 +266,11 @@ impl<P: Program> Program for Tabled<'_, P> {
     }
     #[inline(always)]
     fn op(&self, rank: u32, id: u32) -> Op {
-        let mut op = self.t.ops[id as usize].op;
-        // Without a branch: ops of all kinds are asked for in no predictable order.
-        let x = rank as u64 + op.peer as u64;
-        let p = self.t.ranks as u64;
-        let peer = (if x >= p { x - p } else { x }) as u32;
-        op.peer = peer & ((op.kind != OpKind::Calc) as u32).wrapping_neg();
-        op
+        self.t.op(rank, id)
     }
     #[inline(always)]
     fn depcount(&self, _rank: u32, id: u32) -> u32 {
-        self.t.ops[id as usize].depcount
+        self.t.depcount(id)
     }
     fn num_roots(&self, rank: u32) -> u32 {
         self.prog.num_roots(rank)
@@ -271,8 +291,10 @@ impl<P: Program> Program for Tabled<'_, P> {
         mut f: F,
     ) {
         if kind == DepKind::Done {
-            let deps = &self.t.deps[self.t.ops[id as usize].dependents()];
-            deps.iter().for_each(|d| f(d.op, d.depcount));
+            self.t
+                .dependents(id)
+                .iter()
+                .for_each(|d| f(d.op, d.depcount));
         }
     }
     fn dense_counters(&self) -> bool {

@@ -712,13 +712,8 @@ impl Program for Generated {
     fn op(&self, rank: u32, id: u32) -> Op {
         // The engine asks for ops several times per event: the template and the ring (the
         // patterns of the large runs) are decoded inline, the rest out of line.
-        if let Some(t) = &self.tmpl {
-            let mut op = t.ops[id as usize].op;
-            // Without a branch: ops of all kinds are asked for in no predictable order. A calc's
-            // `peer` stays 0.
-            let keep = (op.kind != OpKind::Calc) as u32;
-            op.peer = wrap_add(rank, op.peer, self.p) & keep.wrapping_neg();
-            return op;
+        if let Some(t) = self.op_table() {
+            return t.op(rank, id);
         }
         if self.pattern == Collective::AllreduceRing {
             return if id.is_multiple_of(2) {
@@ -732,8 +727,8 @@ impl Program for Generated {
 
     #[inline]
     fn depcount(&self, rank: u32, id: u32) -> u32 {
-        if let Some(t) = &self.tmpl {
-            return t.ops[id as usize].depcount;
+        if let Some(t) = self.op_table() {
+            return t.depcount(id);
         }
         if self.pattern == Collective::AllreduceRing {
             return (id.is_multiple_of(2) && id >= 2) as u32;
@@ -799,9 +794,8 @@ impl Program for Generated {
         if kind == DepKind::Start {
             return; // Schedgen's collectives use `requires` only.
         }
-        if let Some(t) = &self.tmpl {
-            let deps = &t.deps[t.ops[id as usize].dependents()];
-            deps.iter().for_each(|d| f(d.op));
+        if let Some(t) = self.op_table() {
+            t.dependents(id).iter().for_each(|d| f(d.op));
             return;
         }
         if self.pattern == Collective::AllreduceRing {
@@ -819,6 +813,7 @@ impl Program for Generated {
     fn has_start_dependents(&self) -> bool {
         false // Schedgen's collectives use `requires` only.
     }
+    #[inline(always)]
     fn op_table(&self) -> Option<OpTable<'_>> {
         self.tmpl.as_ref().map(|t| OpTable {
             ranks: self.p,
