@@ -26,8 +26,10 @@
 //! rank) and its parent's stamp. A rank's events run in the order `(time, pt, gpt, seq)`
 //! (`gpt` the parent's `pt`): two entries with equal `time` and `pt` but queued by different
 //! ranks (two messages sent at one instant by two ranks that arrive at one instant) are
-//! ordered by when their parents were queued, and if that ties too, only if the parents are
-//! roots (queued rank by rank before the run). Beyond that the engine gives up, as it does on
+//! ordered by when their parents were queued, and if that ties too, by the roots' order when
+//! the parents are roots (queued rank by rank before the run), else by when the parents'
+//! parents were queued (`ggpt`: lock-step ranks whose sends each follow a zero-length calc
+//! tie down to there). Beyond that the engine gives up, as it does on
 //! rendezvous messages (a match releases the sender with no delay), on a message faster than
 //! the lookahead, on overflow and on runs that do not complete; [`crate::sim::simulate`] then
 //! runs the global engine. A given input thus always gets the global engine's answer; the
@@ -65,13 +67,14 @@ pub enum GiveUp {
 const MSG_BIT: u64 = 1 << 63;
 
 /// Where an entry was queued: while the event at time `pt − 1` (`pt` 0: before the run) of
-/// rank `src` ran, as this engine's `seq`-th insertion. The stamp of the event that queued an
-/// entry is that entry's parent stamp.
+/// rank `src` ran, as this engine's `seq`-th insertion; `gpt` is the `pt` of that event. The
+/// stamp of the event that queued an entry is that entry's parent stamp.
 #[derive(Clone, Copy, Debug, Default)]
 struct Stamp {
     pt: Time,
     src: u32,
     seq: u64,
+    gpt: Time,
 }
 
 /// An event: an op of `rank` to run, or a message to `rank` from `src`.
@@ -91,9 +94,11 @@ struct Ent {
     /// `item | gsrc << 32`: the op id (op events) or the sender's send op (messages), and the
     /// `src` of the event that queued this one's parent.
     item: u64,
-    /// The `pt` and `seq` of the event that queued this one (its parent's [`Stamp`]).
+    /// The `pt` of the event that queued this one (its parent's [`Stamp`]).
     gpt: Time,
-    gseq: u64,
+    /// When the parent is a root (`gpt` 0): the parent's `seq`. Else the parent's own `gpt`
+    /// (when the event that queued the parent was queued: `ggpt`).
+    g2: u64,
 }
 
 // Every field is 8 bytes, so copies of an entry are made of loads as wide as the stores that
@@ -123,7 +128,11 @@ impl Ent {
             who: rank as u64 | (src as u64) << 32,
             item: item as u64 | (parent.src as u64) << 32,
             gpt: parent.pt,
-            gseq: parent.seq,
+            g2: if parent.pt == 0 {
+                parent.seq
+            } else {
+                parent.gpt
+            },
         }
     }
     #[inline(always)]
@@ -148,6 +157,7 @@ impl Ent {
             pt: self.pt,
             src: self.src(),
             seq: self.seq & !MSG_BIT,
+            gpt: self.gpt,
         }
     }
     /// The heap order: `(time, pt, gpt)` is the global order whenever they differ; among
@@ -162,14 +172,21 @@ impl Ent {
     }
     /// LogGOPSim's order of two entries of one rank that tie on `(time, pt, gpt)`, or `None`
     /// when it would take more history: queued by the same rank, they keep that rank's order
-    /// (`seq`); queued by different ranks, their parents were queued at the same time, which
-    /// orders them only if that was before the run (roots, queued rank by rank).
+    /// (`seq`). Queued by different ranks, they are in the order their parents ran, which ran
+    /// at the same time and so in the order they were queued, which was at the same time too:
+    /// before the run (roots, queued rank by rank: by `gsrc`, then the parent's `seq`), or
+    /// while their own parents ran, in the order those were queued: by when (`ggpt`), if that
+    /// differs.
     #[inline]
     fn order_tied(&self, other: &Ent) -> Option<Ordering> {
         if self.src() == other.src() {
             Some((self.seq & !MSG_BIT).cmp(&(other.seq & !MSG_BIT)))
         } else if self.gpt == 0 {
-            Some((self.gsrc(), self.gseq).cmp(&(other.gsrc(), other.gseq)))
+            // `g2` is the parent's `seq`.
+            Some((self.gsrc(), self.g2).cmp(&(other.gsrc(), other.g2)))
+        } else if self.g2 != other.g2 {
+            // `g2` is `ggpt`.
+            Some(self.g2.cmp(&other.g2))
         } else {
             None
         }
@@ -664,6 +681,7 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
                     pt: self.now.saturating_add(1),
                     src: host,
                     seq: self.seq,
+                    gpt: self.parent.pt,
                 };
                 self.seq += 1;
                 return Some(Direct {
@@ -954,6 +972,7 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
                     pt: 0,
                     src: host,
                     seq: w.seq,
+                    gpt: 0,
                 };
                 w.next = Ent::new(0, 0, w.seq, 0, host, host, id, root);
                 w.has_next = true;
@@ -1455,5 +1474,52 @@ mod tests {
             assert_eq!(odds.simulate(&p, &cfg, &mut noise()), global);
         }
         assert_eq!(odds.counts(), (0, WindowOdds::TRIALS));
+    }
+
+    /// Two ranks send to a third at the same instant, each send queued at the same instant by
+    /// an op that itself was queued at a different time on each rank (a chain of calcs). The
+    /// message whose grandparent was queued first is first in LogGOPSim's order: the windowed
+    /// engine orders the tie by `ggpt` and answers as the global engine does, both ways round,
+    /// and the order shows (the messages have different sizes).
+    #[test]
+    fn simultaneous_messages_ordered_by_when_their_grandparents_were_queued() {
+        let noise = || FewValues {
+            lat: vec![1000],
+            o: vec![200],
+            g_per_byte: vec![1],
+            detour: 0,
+            period: 1000,
+            fixed_recv: None,
+        };
+        let cfg = Config::new(Params::loggopsim_defaults_ticks());
+        let mut finishes = Vec::new();
+        for (first, second) in [((100, 200), (150, 150)), ((150, 150), (100, 200))] {
+            let mut p = VecProgram::new(3);
+            for (r, (c, d)) in [first, second].into_iter().enumerate() {
+                let r = r as u32;
+                // c → d → q → send: q is queued at c and runs at c + d = 300 on both ranks.
+                let oc = VecProgram::op(&mut p, r, Op::calc(c));
+                let od = VecProgram::op(&mut p, r, Op::calc(d));
+                let oq = VecProgram::op(&mut p, r, Op::calc(50));
+                let os = VecProgram::op(&mut p, r, Op::send(10 + 5000 * r as u64, 2, 0));
+                p.requires(r, od, oc);
+                p.requires(r, oq, od);
+                p.requires(r, os, oq);
+            }
+            // Rank 2 answers rank 0 once it has the first message (whose size sets when).
+            let a = VecProgram::op(&mut p, 2, Op::recv(8, ANY, 0));
+            VecProgram::op(&mut p, 2, Op::recv(8, ANY, 0));
+            let reply = VecProgram::op(&mut p, 2, Op::send(8, 0, 1));
+            p.requires(2, reply, a);
+            VecProgram::op(&mut p, 0, Op::recv(8, 2, 1));
+            let global = simulate_global(&p, &cfg, &mut noise()).unwrap();
+            let windowed = simulate_windowed(&p, &cfg, &mut noise());
+            assert_eq!(windowed, Ok(global.clone()), "{first:?} {second:?}");
+            finishes.push(global.finish[0]);
+        }
+        assert_ne!(
+            finishes[0], finishes[1],
+            "the order shows when rank 0 gets the reply"
+        );
     }
 }
