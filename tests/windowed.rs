@@ -1,8 +1,7 @@
 //! The windowed engine on the shipped profiles: its answers are the global engine's in every
 //! noise mode, and for the paper's small-message dissemination with network noise it answers
-//! (so those runs take the fast path), but for a few DEEP-EST repetitions whose integer
-//! samples make two messages tie in a way only LogGOPSim's global insertion order decides.
-//! With OS noise alone, lock-step ranks tie more often and fall back more.
+//! (so those runs take the fast path) on every profile. With OS noise alone, lock-step ranks
+//! tie in ways only LogGOPSim's global insertion order decides, and some runs fall back.
 use std::path::Path;
 
 use loggops_engine::{simulate_global, simulate_windowed, Config, GiveUp};
@@ -56,10 +55,11 @@ fn windowed_engine_answers_the_dissemination_exactly_on_every_shipped_profile() 
         "{} of {runs}: {gave_up:?}",
         gave_up.len()
     );
+    // With network noise, ties that only the global insertion order could break are rare
+    // enough not to happen here (DEEP-EST's needed the grandparents' queueing times); with OS
+    // noise alone the network is lock-step and some profiles tie further back.
     assert!(
-        !gave_up
-            .iter()
-            .any(|(name, mode, _)| (name == "alps" || name == "aws") && *mode != NoiseMode::Os),
+        gave_up.iter().all(|(_, mode, _)| *mode == NoiseMode::Os),
         "{gave_up:?}"
     );
     assert!(
