@@ -1419,22 +1419,27 @@ mod tests {
         assert!(n("answered") > 2000 && n("Rendezvous") > 10, "{tally:?}");
     }
 
-    /// Two ranks send to a third at the same instant with the same latency; it receives
-    /// from ANY_SOURCE, so which message it takes first is LogGOPSim's insertion order of the
-    /// two sends. When the sends are roots, that is rank order (roots are queued rank by rank
-    /// before the run) and the windowed engine answers. When each send follows a calc, the
-    /// order is that of the two calcs, one level further back than the engine keeps: it gives
-    /// up.
-    #[test]
-    fn simultaneous_messages_from_two_ranks() {
-        let noise = || FewValues {
+    /// One latency, one o, no detours: messages sent at one instant arrive at one instant.
+    fn lock_step_noise() -> FewValues {
+        FewValues {
             lat: vec![1000],
             o: vec![200],
             g_per_byte: vec![1],
             detour: 0,
             period: 1000,
             fixed_recv: None,
-        };
+        }
+    }
+
+    /// Two ranks send to a third at the same instant with the same latency; it receives
+    /// from ANY_SOURCE, so which message it takes first is LogGOPSim's insertion order of the
+    /// two sends. When the sends are roots, that is rank order (roots are queued rank by rank
+    /// before the run) and the windowed engine answers. When each send follows a calc, the
+    /// order is that of the two calcs, roots queued before the run (rank order), which the
+    /// messages do not carry (their grandparents' `ggpt` is 0 on both): it gives up.
+    #[test]
+    fn simultaneous_messages_from_two_ranks() {
+        let noise = lock_step_noise;
         let cfg = Config::new(Params::loggopsim_defaults_ticks());
         for after_calc in [false, true] {
             let mut p = VecProgram::new(3);
@@ -1483,14 +1488,7 @@ mod tests {
     /// and the order shows (the messages have different sizes).
     #[test]
     fn simultaneous_messages_ordered_by_when_their_grandparents_were_queued() {
-        let noise = || FewValues {
-            lat: vec![1000],
-            o: vec![200],
-            g_per_byte: vec![1],
-            detour: 0,
-            period: 1000,
-            fixed_recv: None,
-        };
+        let noise = lock_step_noise;
         let cfg = Config::new(Params::loggopsim_defaults_ticks());
         let mut finishes = Vec::new();
         for (first, second) in [((100, 200), (150, 150)), ((150, 150), (100, 200))] {
