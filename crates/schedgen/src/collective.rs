@@ -807,6 +807,33 @@ impl Program for Generated {
         self.dependents_general(rank, id, &mut f)
     }
 
+    /// As the default (each dependent with its `depcount`), with the ring's count known
+    /// without asking: the engine calls this for every completed op.
+    #[inline(always)]
+    fn for_each_dependent_counted<F: FnMut(u32, u32)>(
+        &self,
+        rank: u32,
+        id: u32,
+        kind: DepKind,
+        mut f: F,
+    ) {
+        if kind == DepKind::Start {
+            return;
+        }
+        if let Some(t) = self.op_table() {
+            t.dependents(id).iter().for_each(|d| f(d.op, d.depcount));
+            return;
+        }
+        if self.pattern == Collective::AllreduceRing {
+            // Receive `id` (odd) frees the next send, `id + 1`, whose only dependency it is.
+            if id % 2 == 1 && id + 1 < 2 * self.rounds {
+                f(id + 1, 1);
+            }
+            return;
+        }
+        self.dependents_general(rank, id, &mut |d| f(d, self.depcount_general(rank, d)))
+    }
+
     fn dense_counters(&self) -> bool {
         false
     }
@@ -1169,6 +1196,25 @@ mod tests {
             all.push((Op::calc(0), u32::MAX, roots));
         }
         all
+    }
+
+    /// Every collective (its template too, where it has one) names each op's dependents with
+    /// their depcounts in the counted form: `decode` checks it.
+    #[test]
+    fn counted_dependents_carry_their_depcounts() {
+        for c in Collective::ALL {
+            for p in [1, 2, 3, 4, 7, 16, 33] {
+                let size = 1 << 16;
+                let Ok(g) = Generated::new(c, p, size) else {
+                    continue; // e.g. recursive doubling on a P that is not a power of two
+                };
+                decode(&g);
+                decode(&Generated {
+                    tmpl: None,
+                    ..g.clone()
+                });
+            }
+        }
     }
 
     #[test]
