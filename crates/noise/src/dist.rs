@@ -227,7 +227,8 @@ fn quantile_draw(cells: &[u32], segs: &[Seg], j: usize, u: f64) -> f64 {
         let (a, b) = (segs[lo].0, segs[lo + 1].0);
         let va = capped(a[1] + (u - a[0]) * a[2], a[3]);
         let vb = capped(b[1] + (u - b[0]) * b[2], b[3]);
-        return if b[0] <= u { vb } else { va };
+        // A select, not a branch: which segment holds `u` is a coin flip per draw.
+        return std::hint::select_unpredictable(b[0] <= u, vb, va);
     } else {
         // A slot where several segments start (a dense tail).
         let hi = (cells[j + 1] >> 1) as usize;
