@@ -675,6 +675,13 @@ impl FastDiv {
     }
 }
 
+/// The dependent of op `id` in a chain of `steps` send/receive steps (dissemination, ring,
+/// recursive doubling): receive `id` (odd) frees the next step's send, `id + 1`.
+#[inline(always)]
+fn chain_next(id: u32, steps: u32) -> Option<u32> {
+    (id % 2 == 1 && id + 1 < 2 * steps).then_some(id + 1)
+}
+
 impl Program for Generated {
     fn num_ranks(&self) -> u32 {
         self.p
@@ -799,8 +806,8 @@ impl Program for Generated {
             return;
         }
         if self.pattern == Collective::AllreduceRing {
-            if id % 2 == 1 && id + 1 < 2 * self.rounds {
-                f(id + 1);
+            if let Some(d) = chain_next(id, self.rounds) {
+                f(d);
             }
             return;
         }
@@ -825,9 +832,9 @@ impl Program for Generated {
             return;
         }
         if self.pattern == Collective::AllreduceRing {
-            // Receive `id` (odd) frees the next send, `id + 1`, whose only dependency it is.
-            if id % 2 == 1 && id + 1 < 2 * self.rounds {
-                f(id + 1, 1);
+            // The ring's next send has that receive as its only dependency.
+            if let Some(d) = chain_next(id, self.rounds) {
+                f(d, 1);
             }
             return;
         }
@@ -1100,8 +1107,8 @@ impl Generated {
             Collective::Dissemination
             | Collective::AllreduceRing
             | Collective::AllreduceRecdoub => {
-                if id % 2 == 1 && id + 1 < 2 * m {
-                    f(id + 1);
+                if let Some(d) = chain_next(id, m) {
+                    f(d);
                 }
             }
             Collective::PipelinedRing => {
