@@ -1,10 +1,13 @@
 //! The windowed engine on the shipped profiles: its answers are the global engine's in every
 //! noise mode, and for the paper's small-message dissemination with network noise it answers
 //! (so those runs take the fast path) on every profile. With OS noise alone, lock-step ranks
-//! tie in ways only LogGOPSim's global insertion order decides, and some runs fall back.
+//! tie in ways that the parents' and grandparents' queueing times do not decide, and those
+//! runs need full ancestry, which answers every run.
 use std::path::Path;
 
-use loggops_engine::{simulate_global, simulate_windowed, Config, GiveUp};
+use loggops_engine::{
+    simulate_global, simulate_windowed, simulate_windowed_with, Ancestry, Config, GiveUp,
+};
 use loggops_noise::{NoiseConfig, NoiseMode, NoiseModel};
 use loggops_schedgen::{Collective, GenOptions, Generated};
 
@@ -39,11 +42,18 @@ fn windowed_engine_answers_the_dissemination_exactly_on_every_shipped_profile() 
             let model = NoiseModel::new(&profile, &cfg).unwrap();
             let engine = Config::new(model.engine_params());
             for rep in 0..20 {
-                let windowed = simulate_windowed(&prog, &engine, &mut model.instance(7, rep, 1024));
-                let global = simulate_global(&prog, &engine, &mut model.instance(7, rep, 1024));
+                let noise = || model.instance(7, rep, 1024);
+                let windowed = simulate_windowed(&prog, &engine, &mut noise());
+                let full = simulate_windowed_with(&prog, &engine, &mut noise(), Ancestry::Full);
+                let global = simulate_global(&prog, &engine, &mut noise());
                 let what = format!("{} {mode} rep {rep}", path.display());
+                assert_eq!(
+                    full.clone().ok(),
+                    global.clone().ok(),
+                    "{what}: full ancestry"
+                );
                 match windowed {
-                    Ok(w) => assert_eq!(Ok(w), global, "{what}"),
+                    Ok(w) => assert_eq!(Ok(w), full, "{what}"),
                     Err(e) => gave_up.push((path.file_stem().unwrap().to_owned(), mode, e)),
                 }
             }

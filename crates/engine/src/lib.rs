@@ -31,4 +31,6 @@ pub use noise::*;
 pub use params::*;
 pub use program::*;
 pub use sim::*;
-pub use window::{simulate_windowed, GiveUp, WindowOdds};
+pub use window::{
+    simulate_windowed, simulate_windowed_with, Ancestry, GiveUp, WindowOdds, FULL_RECORDS,
+};

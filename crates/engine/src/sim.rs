@@ -264,15 +264,21 @@ impl RankState {
 /// Runs `prog` to completion (or until nothing can run) and returns per-rank finishing times.
 ///
 /// A noisy run goes to the windowed engine ([`crate::window`]) first, which gives the same
-/// answer faster or gives up early; the global engine ([`simulate_global`]) runs everything
-/// else, and the runs the windowed engine gave up on.
+/// answer faster or gives up early (on a tie, it tries again with full ancestry); the global
+/// engine ([`simulate_global`]) runs everything else, and the runs the windowed engine gave
+/// up on.
 pub fn simulate<P: Program, N: Noise>(
     prog: &P,
     cfg: &Config,
     noise: &mut N,
 ) -> Result<Outcome, EngineError> {
+    use crate::window::{simulate_windowed, simulate_windowed_with, Ancestry, GiveUp};
     if N::ACTIVE {
-        if let Ok(out) = crate::window::simulate_windowed(prog, cfg, noise) {
+        let mut res = simulate_windowed(prog, cfg, noise);
+        if res == Err(GiveUp::Tie) {
+            res = simulate_windowed_with(prog, cfg, noise, Ancestry::Full);
+        }
+        if let Ok(out) = res {
             return Ok(out);
         }
     }

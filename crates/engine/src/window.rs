@@ -29,7 +29,11 @@
 //! ordered by when their parents were queued, and if that ties too, by the roots' order when
 //! the parents are roots (queued rank by rank before the run), else by when the parents'
 //! parents were queued (`ggpt`: lock-step ranks whose sends each follow a zero-length calc
-//! tie down to there). Beyond that the engine gives up, as it does on
+//! tie down to there). Beyond that, with [`Ancestry::Recent`], the engine gives up; with
+//! [`Ancestry::Full`] it keeps a record of every event that queued others (its `pt`, rank,
+//! `seq` and the record of the event that queued it) and follows both entries' ancestries
+//! back until two ancestors were queued at different times, by one rank, or before the run,
+//! which always decides. It gives up as well on
 //! rendezvous messages (a match releases the sender with no delay), on a message faster than
 //! the lookahead, on overflow and on runs that do not complete; [`crate::sim::simulate`] then
 //! runs the global engine. A given input thus always gets the global engine's answer; the
@@ -61,6 +65,36 @@ pub enum GiveUp {
     Tie,
     /// Overflow, a bad peer, or a run that did not complete: the global engine reports it.
     Error,
+}
+
+/// How far back the windowed engine follows the events that queued two simultaneous events
+/// of a rank to order them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ancestry {
+    /// Up to the parents' parents (what entries carry): nothing is recorded per event, and
+    /// the ties that need more give up.
+    Recent,
+    /// As far back as it takes: every event that queues others leaves a 24-byte record, for
+    /// noise with few distinct values, where whole histories of different ranks coincide.
+    /// At most [`FULL_RECORDS`] records per run, beyond which it gives up.
+    Full,
+}
+
+/// The most event records an [`Ancestry::Full`] run keeps (96 MiB; 4096 in this crate's
+/// unit tests, which run past it).
+pub const FULL_RECORDS: usize = if cfg!(test) { 1 << 12 } else { 1 << 22 };
+
+/// "No record": queued before the run.
+const NO_REC: u32 = u32::MAX;
+
+/// What [`Ancestry::Full`] keeps of an event that queued others: the stamp it was queued with
+/// (`pt`, `seq`, `src`) and the record of the event that queued it.
+#[derive(Clone, Copy, Debug)]
+struct Rec {
+    pt: Time,
+    seq: u64,
+    src: u32,
+    parent: u32,
 }
 
 /// `Ent::seq`'s top bit: the entry is a message.
@@ -97,7 +131,8 @@ struct Ent {
     /// The `pt` of the event that queued this one (its parent's [`Stamp`]).
     gpt: Time,
     /// When the parent is a root (`gpt` 0): the parent's `seq`. Else the parent's own `gpt`
-    /// (when the event that queued the parent was queued: `ggpt`).
+    /// (when the event that queued the parent was queued: `ggpt`). With [`Ancestry::Full`]:
+    /// the parent's record ([`NO_REC`] for the roots).
     g2: u64,
 }
 
@@ -279,6 +314,7 @@ struct Scratch {
     freed: Vec<u32>,
     spares: Vec<Slot>,
     groups: Groups,
+    records: Vec<Rec>,
 }
 
 thread_local! {
@@ -319,6 +355,16 @@ pub fn simulate_windowed<P: Program, N: Noise>(
     cfg: &Config,
     noise: &mut N,
 ) -> Result<Outcome, GiveUp> {
+    simulate_windowed_with(prog, cfg, noise, Ancestry::Recent)
+}
+
+/// [`simulate_windowed`], ordering simultaneous events as far back as `ancestry` says.
+pub fn simulate_windowed_with<P: Program, N: Noise>(
+    prog: &P,
+    cfg: &Config,
+    noise: &mut N,
+    ancestry: Ancestry,
+) -> Result<Outcome, GiveUp> {
     let width = noise.min_message_delay();
     if !N::ACTIVE
         || cfg.compat
@@ -330,8 +376,8 @@ pub fn simulate_windowed<P: Program, N: Noise>(
         return Err(GiveUp::Unsupported);
     }
     match prog.op_table() {
-        Some(t) => run_windowed(&Tabled::new(prog, t), cfg, noise, width, false),
-        None => run_windowed(prog, cfg, noise, width, false),
+        Some(t) => run_windowed(&Tabled::new(prog, t), cfg, noise, width, false, ancestry),
+        None => run_windowed(prog, cfg, noise, width, false, ancestry),
     }
 }
 
@@ -344,24 +390,40 @@ fn run_windowed<P: Program, N: Noise>(
     noise: &mut N,
     width: Time,
     written_order: bool,
+    ancestry: Ancestry,
 ) -> Result<Outcome, GiveUp> {
-    let scratch = SCRATCH.with(|s| s.take()).unwrap_or_default();
-    let mut win = Win::new(prog, cfg.params, noise, width, scratch);
-    win.written_order = written_order;
-    let out = win.run();
-    SCRATCH.with(|s| s.set(Some(win.into_scratch())));
-    out
+    fn run<P: Program, N: Noise, const FULL: bool>(
+        prog: &P,
+        cfg: &Config,
+        noise: &mut N,
+        width: Time,
+        written_order: bool,
+    ) -> Result<Outcome, GiveUp> {
+        let scratch = SCRATCH.with(|s| s.take()).unwrap_or_default();
+        let mut win = Win::<P, N, FULL>::new(prog, cfg.params, noise, width, scratch);
+        win.written_order = written_order;
+        let out = win.run();
+        SCRATCH.with(|s| s.set(Some(win.into_scratch())));
+        out
+    }
+    match ancestry {
+        Ancestry::Recent => run::<P, N, false>(prog, cfg, noise, width, written_order),
+        Ancestry::Full => run::<P, N, true>(prog, cfg, noise, width, written_order),
+    }
 }
 
 /// The engine choice for many repetitions of one program under one noise model: the windowed
 /// engine while it mostly answers, the global engine alone once it has given up on more than
 /// half of at least [`WindowOdds::TRIALS`] runs (a run it gives up on costs its partial
-/// windowed run on top of the global one). Answers never depend on the choice, so it may
-/// follow the order in which parallel repetitions happen to finish.
+/// windowed run on top of the global one). A run that gives up on a tie is run again with
+/// [`Ancestry::Full`], and so is every later one until a run needs more than
+/// [`FULL_RECORDS`] records. Answers never depend on these choices, so they may follow the
+/// order in which parallel repetitions happen to finish.
 #[derive(Debug, Default)]
 pub struct WindowOdds {
     answered: std::sync::atomic::AtomicU64,
     gave_up: std::sync::atomic::AtomicU64,
+    full: std::sync::atomic::AtomicBool,
 }
 
 impl WindowOdds {
@@ -378,7 +440,22 @@ impl WindowOdds {
         use std::sync::atomic::Ordering::Relaxed;
         let (answered, gave_up) = (self.answered.load(Relaxed), self.gave_up.load(Relaxed));
         if N::ACTIVE && (answered + gave_up < Self::TRIALS || gave_up <= answered) {
-            match simulate_windowed(prog, cfg, noise) {
+            let full = self.full.load(Relaxed);
+            let first = if full {
+                Ancestry::Full
+            } else {
+                Ancestry::Recent
+            };
+            let mut res = simulate_windowed_with(prog, cfg, noise, first);
+            if res == Err(GiveUp::Tie) {
+                if !full {
+                    res = simulate_windowed_with(prog, cfg, noise, Ancestry::Full);
+                }
+                // Full ancestry gives up on a tie only beyond its records: then recent
+                // ancestry comes first again.
+                self.full.store(res != Err(GiveUp::Tie), Relaxed);
+            }
+            match res {
                 Ok(out) => {
                     self.answered.fetch_add(1, Relaxed);
                     return Ok(out);
@@ -391,6 +468,11 @@ impl WindowOdds {
         crate::sim::simulate_global(prog, cfg, noise)
     }
 
+    /// Whether runs start with [`Ancestry::Full`] (a run has given up on a tie).
+    pub fn full_ancestry(&self) -> bool {
+        self.full.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// `(answered, gave up)` so far.
     pub fn counts(&self) -> (u64, u64) {
         use std::sync::atomic::Ordering::Relaxed;
@@ -398,7 +480,8 @@ impl WindowOdds {
     }
 }
 
-struct Win<'a, P: Program, N: Noise> {
+/// `FULL`: [`Ancestry::Full`].
+struct Win<'a, P: Program, N: Noise, const FULL: bool> {
     prog: &'a P,
     p: Params,
     noise: &'a mut N,
@@ -429,6 +512,13 @@ struct Win<'a, P: Program, N: Noise> {
     now: Time,
     /// The stamp of the event being run (the parent of what it queues).
     parent: Stamp,
+    /// With `FULL`: the record of the event that queued it, and its own record once it has
+    /// queued something ([`NO_REC`] before).
+    parent_in: u32,
+    parent_rec: u32,
+    records: Vec<Rec>,
+    /// `FULL` and more than [`FULL_RECORDS`] records (`overflow` is set too).
+    too_deep: bool,
     seq: u64,
     /// Ops of `host` freed by the current event, in release order.
     freed: Vec<u32>,
@@ -447,7 +537,7 @@ struct Win<'a, P: Program, N: Noise> {
     recv_og: Option<(Time, Time)>,
 }
 
-impl<'a, P: Program, N: Noise> Win<'a, P, N> {
+impl<'a, P: Program, N: Noise, const FULL: bool> Win<'a, P, N, FULL> {
     fn new(prog: &'a P, p: Params, noise: &'a mut N, width: Time, s: Box<Scratch>) -> Self {
         let n = prog.num_ranks() as usize;
         let Scratch {
@@ -459,6 +549,7 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
             mut freed,
             spares,
             mut groups,
+            mut records,
         } = *s;
         let idle = Rank {
             o: 0,
@@ -476,6 +567,7 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
         heap.clear();
         freed.clear();
         groups.reset(n);
+        records.clear();
         let recv_og = noise.fixed_recv_overheads();
         Win {
             prog,
@@ -500,6 +592,10 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
             host: 0,
             now: 0,
             parent: Stamp::default(),
+            parent_in: NO_REC,
+            parent_rec: NO_REC,
+            records,
+            too_deep: false,
             seq: 0,
             freed,
             spares,
@@ -523,6 +619,7 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
             freed: self.freed,
             spares: self.spares,
             groups: self.groups,
+            records: self.records,
         })
     }
 
@@ -542,6 +639,92 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
             self.p.big_o.cost(size.saturating_sub(1)),
             &mut self.overflow,
         )
+    }
+
+    // --- who queued what ------------------------------------------------------------------------
+
+    /// Makes the event queued with `stamp` by the event of record `queued_by` the one being run.
+    #[inline(always)]
+    fn set_parent(&mut self, stamp: Stamp, queued_by: u32) {
+        self.parent = stamp;
+        if FULL {
+            self.parent_in = queued_by;
+            self.parent_rec = NO_REC;
+        }
+    }
+
+    /// With `FULL`, the record of the event being run, made when it first queues something;
+    /// else [`NO_REC`].
+    #[inline(always)]
+    fn parent_record(&mut self) -> u32 {
+        if FULL && self.parent_rec == NO_REC {
+            self.new_record();
+        }
+        self.parent_rec
+    }
+
+    fn new_record(&mut self) {
+        if self.records.len() >= FULL_RECORDS {
+            // The run is abandoned at the next check; record 0 stands in until then.
+            self.too_deep = true;
+            self.overflow = true;
+            self.parent_rec = 0;
+            return;
+        }
+        self.parent_rec = self.records.len() as u32;
+        self.records.push(Rec {
+            pt: self.parent.pt,
+            seq: self.parent.seq,
+            src: self.parent.src,
+            parent: self.parent_in,
+        });
+    }
+
+    /// An entry queued by the event being run.
+    #[inline(always)]
+    fn child(&mut self, time: Time, pt: Time, seq: u64, gap: Time, rank: u32, item: u32) -> Ent {
+        let mut e = Ent::new(time, pt, seq, gap, rank, self.host, item, self.parent);
+        if FULL {
+            e.g2 = self.parent_record() as u64;
+        }
+        e
+    }
+
+    /// LogGOPSim's order of two entries of the current rank that tie on `(time, pt, gpt)`, or
+    /// `None` when it takes more history than the entries carry (never with `FULL`).
+    #[inline]
+    fn order(&self, x: &Ent, y: &Ent) -> Option<Ordering> {
+        if !FULL {
+            return x.order_tied(y);
+        }
+        // Two events queued at one instant by events of different ranks are in the order
+        // those ran, which ran at one instant too, so in the order they were queued: walk
+        // up both ancestries until two ancestors were queued at different times, by one rank
+        // (in its order) or before the run (rank by rank). Records are made before their
+        // children's, so the walk ends, at the roots at the latest; ancestors queued by one
+        // event have one rank, so it never reaches a common ancestor.
+        let of = |e: &Ent| Rec {
+            pt: e.pt,
+            seq: e.seq & !MSG_BIT,
+            src: e.src(),
+            parent: e.g2 as u32,
+        };
+        let (mut a, mut b) = (of(x), of(y));
+        while a.src != b.src && a.pt == b.pt && a.pt != 0 {
+            a = self.records[a.parent as usize];
+            b = self.records[b.parent as usize];
+        }
+        Some((a.pt, a.src, a.seq).cmp(&(b.pt, b.src, b.seq)))
+    }
+
+    /// Why a run with `overflow` set stops.
+    #[cold]
+    fn stopped(&self) -> GiveUp {
+        if self.too_deep {
+            GiveUp::Tie
+        } else {
+            GiveUp::Error
+        }
     }
 
     // --- scheduling -----------------------------------------------------------------------------
@@ -643,9 +826,9 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
         let mut best = 0;
         for i in 0..group.len() {
             for j in i + 1..group.len() {
-                group[i].order_tied(&group[j]).ok_or(GiveUp::Tie)?;
+                self.order(&group[i], &group[j]).ok_or(GiveUp::Tie)?;
             }
-            if group[i].order_tied(&group[best]) == Some(Ordering::Less) {
+            if self.order(&group[i], &group[best]) == Some(Ordering::Less) {
                 best = i;
             }
         }
@@ -708,16 +891,7 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
         for i in 0..n {
             let op = self.freed[i];
             let time = self.start_time(prog.op(host, op).kind);
-            let e = Ent::new(
-                time,
-                self.now.saturating_add(1),
-                self.seq,
-                0,
-                host,
-                host,
-                op,
-                self.parent,
-            );
+            let e = self.child(time, self.now.saturating_add(1), self.seq, 0, host, op);
             self.seq += 1;
             if e.time >= self.w_end {
                 self.queue(e);
@@ -895,7 +1069,8 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
     fn drain(&mut self) -> Result<(), GiveUp> {
         while self.select()? {
             self.now = self.next.time;
-            self.parent = self.next.stamp();
+            let (stamp, queued_by) = (self.next.stamp(), self.next.g2 as u32);
+            self.set_parent(stamp, queued_by);
             if self.next.is_msg() {
                 self.msg_event();
             } else {
@@ -905,14 +1080,15 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
             // at once, and so on down the chain.
             loop {
                 if self.overflow {
-                    return Err(GiveUp::Error);
+                    return Err(self.stopped());
                 }
                 if self.has_next {
                     break;
                 }
                 let Some(d) = self.flush_freed() else { break };
                 self.now = d.time;
-                self.parent = d.stamp;
+                let queued_by = self.parent_record();
+                self.set_parent(d.stamp, queued_by);
                 self.run_op(d.id, d.op, d.time)?;
             }
         }
@@ -975,16 +1151,18 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
                     gpt: 0,
                 };
                 w.next = Ent::new(0, 0, w.seq, 0, host, host, id, root);
+                if FULL {
+                    w.next.g2 = NO_REC as u64;
+                }
                 w.has_next = true;
-                w.parent = root;
+                w.set_parent(root, NO_REC);
                 w.seq += 1;
                 w.now = 0;
                 w.op_event()?;
                 if !w.has_next {
                     if let Some(d) = w.flush_freed() {
                         // Not run at once: later roots come first.
-                        w.next =
-                            Ent::new(d.time, d.stamp.pt, d.stamp.seq, 0, host, host, d.id, root);
+                        w.next = w.child(d.time, d.stamp.pt, d.stamp.seq, 0, host, d.id);
                         w.has_next = true;
                     }
                 }
@@ -1013,7 +1191,7 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
             }
         }
         if self.overflow {
-            return Err(GiveUp::Error);
+            return Err(self.stopped());
         }
         Ok(())
     }
@@ -1072,15 +1250,13 @@ impl<'a, P: Program, N: Noise> Win<'a, P, N> {
                 if arrival < self.w_end {
                     return Err(GiveUp::Lookahead);
                 }
-                let m = Ent::new(
+                let m = self.child(
                     arrival,
                     t.saturating_add(1),
                     self.seq | MSG_BIT,
                     c.gap_bytes,
                     op.peer,
-                    host,
                     id,
-                    self.parent,
                 );
                 self.seq += 1;
                 self.messages += 1;
@@ -1395,11 +1571,27 @@ mod tests {
             let global = simulate_global(&p, &cfg, &mut noise.clone());
             let windowed = simulate_windowed(&p, &cfg, &mut noise.clone());
             let width = noise.min_message_delay();
-            let written = run_windowed(&p, &cfg, &mut noise.clone(), width, true);
+            let written = run_windowed(&p, &cfg, &mut noise.clone(), width, true, Ancestry::Recent);
             assert_eq!(
                 written, windowed,
                 "case {case}: visiting ranks in written order"
             );
+            // Full ancestry answers whenever recent ancestry does, and on every tie.
+            let full = simulate_windowed_with(&p, &cfg, &mut noise.clone(), Ancestry::Full);
+            let full_written =
+                run_windowed(&p, &cfg, &mut noise.clone(), width, true, Ancestry::Full);
+            assert_eq!(
+                full_written, full,
+                "case {case}: full ancestry, written order"
+            );
+            match (&windowed, &full) {
+                (Ok(_), _) => assert_eq!(full, windowed, "case {case}: full ancestry"),
+                (Err(GiveUp::Tie), Ok(f)) => {
+                    assert_eq!(Ok(f.clone()), global, "case {case}: full ancestry: {p:?}");
+                    *tally.entry("answered with full ancestry").or_insert(0) += 1;
+                }
+                (Err(why), _) => assert_eq!(full, Err(*why), "case {case}: full ancestry"),
+            }
             let through = crate::sim::simulate(&p, &cfg, &mut noise.clone());
             assert_eq!(
                 through, global,
@@ -1415,8 +1607,142 @@ mod tests {
         }
         let n = |k: &str| tally.get(k).copied().unwrap_or(0);
         // Ties that need more history are rare here; `simultaneous_messages_from_two_ranks`
-        // makes one.
-        assert!(n("answered") > 2000 && n("Rendezvous") > 10, "{tally:?}");
+        // and `full_ancestry_orders_lock_step_ties` make many.
+        assert!(
+            n("answered") > 2000
+                && n("Rendezvous") > 10
+                && n("Tie") == n("answered with full ancestry"),
+            "{tally:?}"
+        );
+    }
+
+    /// Rounds in which every rank runs a chain of calcs (one length per round and link, the
+    /// same on every rank), then sends to several ranks and receives as many messages, mostly
+    /// from ANY_SOURCE; the next round's chain waits for the receives. Message sizes grow
+    /// with the sender, so the order in which simultaneous messages are taken shows.
+    fn lock_step_program(rnd: &mut impl FnMut(u64) -> u64) -> VecProgram {
+        let ranks = 3 + rnd(6) as u32;
+        let mut p = VecProgram::new(ranks);
+        p.sparse_counters = rnd(2) == 0;
+        let rounds = 1 + rnd(4);
+        let mut last: Vec<Vec<u32>> = vec![Vec::new(); ranks as usize];
+        for k in 0..rounds {
+            let links: Vec<u64> = (0..1 + rnd(4))
+                .map(|_| [0, 100, 250][rnd(3) as usize])
+                .collect();
+            let fan = 1 + rnd(3) as u32;
+            // Send `i` goes to `r + i`, or to rank `i` from every rank (a gather).
+            let gather = rnd(2) == 0;
+            let to = |r: u32, i: u32| if gather { i % ranks } else { (r + i) % ranks };
+            let any = rnd(4) != 0;
+            let mut sources: Vec<Vec<u32>> = vec![Vec::new(); ranks as usize];
+            for r in 0..ranks {
+                for i in 1..=fan {
+                    sources[to(r, i) as usize].push(r);
+                }
+            }
+            for r in 0..ranks {
+                let mut prev = last[r as usize].clone();
+                for &len in &links {
+                    let c = VecProgram::op(&mut p, r, Op::calc(len));
+                    for &q in &prev {
+                        p.requires(r, c, q);
+                    }
+                    prev = vec![c];
+                }
+                for i in 1..=fan {
+                    let size = 8 + 300 * r as u64 + 50 * i as u64;
+                    let s = VecProgram::op(&mut p, r, Op::send(size, to(r, i), k as u32));
+                    p.requires(r, s, prev[0]);
+                }
+                last[r as usize] = sources[r as usize]
+                    .iter()
+                    .map(|&from| {
+                        let from = if any { ANY } else { from };
+                        VecProgram::op(&mut p, r, Op::recv(8, from, k as u32))
+                    })
+                    .collect();
+            }
+        }
+        p
+    }
+
+    /// A lock-step gather that needs more than [`FULL_RECORDS`] records: full ancestry gives up
+    /// on it as on a tie, `simulate` and `WindowOdds` still give the global answer, and
+    /// `WindowOdds` goes back to trying recent ancestry first.
+    #[test]
+    fn full_ancestry_gives_up_beyond_its_records() {
+        let ranks = 64;
+        let mut p = VecProgram::new(ranks);
+        let mut prev: Vec<Option<u32>> = vec![None; ranks as usize];
+        for k in 0..40 {
+            for r in 0..ranks {
+                let c = VecProgram::op(&mut p, r, Op::calc(100));
+                if let Some(q) = prev[r as usize] {
+                    p.requires(r, c, q);
+                }
+                let s = VecProgram::op(&mut p, r, Op::send(8 + r as u64, (k + 1) % ranks, k));
+                p.requires(r, s, c);
+                prev[r as usize] = Some(s);
+            }
+            for _ in 0..ranks {
+                VecProgram::op(&mut p, (k + 1) % ranks, Op::recv(8, ANY, k));
+            }
+        }
+        let cfg = Config::new(Params::loggopsim_defaults_ticks());
+        let noise = lock_step_noise;
+        let global = simulate_global(&p, &cfg, &mut noise());
+        assert!(global.is_ok());
+        assert_eq!(simulate_windowed(&p, &cfg, &mut noise()), Err(GiveUp::Tie));
+        let full = simulate_windowed_with(&p, &cfg, &mut noise(), Ancestry::Full);
+        assert_eq!(full, Err(GiveUp::Tie));
+        assert_eq!(crate::sim::simulate(&p, &cfg, &mut noise()), global);
+        let odds = WindowOdds::default();
+        assert_eq!(odds.simulate(&p, &cfg, &mut noise()), global);
+        assert!(!odds.full_ancestry());
+    }
+
+    /// Lock-step noise on [`lock_step_program`]s: whole histories of different ranks coincide,
+    /// so ordering simultaneous messages takes ancestries back to the roots. With full
+    /// ancestry the windowed engine gives the global answer on every such tie.
+    #[test]
+    fn full_ancestry_orders_lock_step_ties() {
+        let mut next = xorshift(0x0123_4567_89AB_CDEF);
+        let mut rnd = move |n: u64| next() % n;
+        let mut tally = std::collections::HashMap::new();
+        for case in 0..1500 {
+            let p = lock_step_program(&mut rnd);
+            let params = Params {
+                l: 1000,
+                o: 200,
+                g: [0, 300][rnd(2) as usize],
+                big_g: PerByte::from_units(1),
+                big_o: PerByte::from_units(rnd(2)),
+                s: 65535,
+                rndv_extra_latencies: 0,
+            };
+            let mut noise = lock_step_noise();
+            noise.o = vec![[100, 200][rnd(2) as usize]];
+            let cfg = Config::new(params);
+            let global = simulate_global(&p, &cfg, &mut noise.clone());
+            let recent = simulate_windowed(&p, &cfg, &mut noise.clone());
+            let full = simulate_windowed_with(&p, &cfg, &mut noise.clone(), Ancestry::Full);
+            match (&recent, &full) {
+                (Err(GiveUp::Tie), Ok(f)) => {
+                    assert_eq!(Ok(f.clone()), global, "case {case}: {p:?} {params:?}");
+                    *tally.entry("tie").or_insert(0) += 1;
+                }
+                (Ok(_), _) => {
+                    assert_eq!(full, recent, "case {case}");
+                    *tally.entry("answered").or_insert(0) += 1;
+                }
+                (Err(why), _) => {
+                    assert_eq!(full, Err(*why), "case {case}");
+                    *tally.entry(format!("{why:?}").leak()).or_insert(0) += 1;
+                }
+            }
+        }
+        assert!(tally.get("tie").copied().unwrap_or(0) > 100, "{tally:?}");
     }
 
     /// One latency, one o, no detours: messages sent at one instant arrive at one instant.
@@ -1436,7 +1762,8 @@ mod tests {
     /// two sends. When the sends are roots, that is rank order (roots are queued rank by rank
     /// before the run) and the windowed engine answers. When each send follows a calc, the
     /// order is that of the two calcs, roots queued before the run (rank order), which the
-    /// messages do not carry (their grandparents' `ggpt` is 0 on both): it gives up.
+    /// messages do not carry (their grandparents' `ggpt` is 0 on both): it gives up with
+    /// recent ancestry and answers with full ancestry.
     #[test]
     fn simultaneous_messages_from_two_ranks() {
         let noise = lock_step_noise;
@@ -1462,6 +1789,8 @@ mod tests {
             } else {
                 assert_eq!(windowed.ok(), global.clone().ok());
             }
+            let full = simulate_windowed_with(&p, &cfg, &mut noise(), Ancestry::Full);
+            assert_eq!(full.ok(), global.clone().ok(), "full ancestry");
             assert_eq!(crate::sim::simulate(&p, &cfg, &mut noise()), global);
         }
         let mut p = VecProgram::new(3);
@@ -1472,13 +1801,25 @@ mod tests {
         }
         VecProgram::op(&mut p, 2, Op::recv(8, ANY, 0));
         VecProgram::op(&mut p, 2, Op::recv(8, ANY, 0));
-        // Repeated, the windowed engine is dropped after its trials.
+        // Repeated, the first run's tie switches to full ancestry, which answers them all.
+        let odds = WindowOdds::default();
+        let global = simulate_global(&p, &cfg, &mut noise());
+        for _ in 0..20 {
+            assert_eq!(odds.simulate(&p, &cfg, &mut noise()), global);
+        }
+        assert_eq!(odds.counts(), (20, 0));
+        assert!(odds.full_ancestry());
+        // A rendezvous message: the windowed engine is dropped after its trials.
+        let mut p = VecProgram::new(2);
+        VecProgram::op(&mut p, 0, Op::send(1 << 20, 1, 0));
+        VecProgram::op(&mut p, 1, Op::recv(1 << 20, 0, 0));
         let odds = WindowOdds::default();
         let global = simulate_global(&p, &cfg, &mut noise());
         for _ in 0..20 {
             assert_eq!(odds.simulate(&p, &cfg, &mut noise()), global);
         }
         assert_eq!(odds.counts(), (0, WindowOdds::TRIALS));
+        assert!(!odds.full_ancestry());
     }
 
     /// Two ranks send to a third at the same instant, each send queued at the same instant by
