@@ -365,6 +365,17 @@ pub fn simulate_windowed_with<P: Program, N: Noise>(
     noise: &mut N,
     ancestry: Ancestry,
 ) -> Result<Outcome, GiveUp> {
+    windowed(prog, cfg, noise, ancestry).map(|(out, _)| out)
+}
+
+/// [`simulate_windowed_with`], and whether a tie took more ancestry than recent ancestry
+/// follows (only full ancestry answers such runs).
+fn windowed<P: Program, N: Noise>(
+    prog: &P,
+    cfg: &Config,
+    noise: &mut N,
+    ancestry: Ancestry,
+) -> Result<(Outcome, bool), GiveUp> {
     let width = noise.min_message_delay();
     if !N::ACTIVE
         || cfg.compat
@@ -391,20 +402,21 @@ fn run_windowed<P: Program, N: Noise>(
     width: Time,
     written_order: bool,
     ancestry: Ancestry,
-) -> Result<Outcome, GiveUp> {
+) -> Result<(Outcome, bool), GiveUp> {
     fn run<P: Program, N: Noise, const FULL: bool>(
         prog: &P,
         cfg: &Config,
         noise: &mut N,
         width: Time,
         written_order: bool,
-    ) -> Result<Outcome, GiveUp> {
+    ) -> Result<(Outcome, bool), GiveUp> {
         let scratch = SCRATCH.with(|s| s.take()).unwrap_or_default();
         let mut win = Win::<P, N, FULL>::new(prog, cfg.params, noise, width, scratch);
         win.written_order = written_order;
         let out = win.run();
+        let deep = win.deep_tie;
         SCRATCH.with(|s| s.set(Some(win.into_scratch())));
-        out
+        out.map(|out| (out, deep))
     }
     match ancestry {
         Ancestry::Recent => run::<P, N, false>(prog, cfg, noise, width, written_order),
@@ -416,19 +428,27 @@ fn run_windowed<P: Program, N: Noise>(
 /// engine while it mostly answers, the global engine alone once it has given up on more than
 /// half of at least [`WindowOdds::TRIALS`] runs (a run it gives up on costs its partial
 /// windowed run on top of the global one). A run that gives up on a tie is run again with
-/// [`Ancestry::Full`], and so is every later one until a run needs more than
-/// [`FULL_RECORDS`] records. Answers never depend on these choices, so they may follow the
-/// order in which parallel repetitions happen to finish.
+/// [`Ancestry::Full`]; once more than one in [`WindowOdds::TIES_FOR_FULL`] of at least
+/// [`WindowOdds::TRIALS`] runs needed full ancestry, runs start with it (its records cost
+/// about 13 % on runs that never need them; those runs still tell whether they needed it),
+/// until a run needs more than [`FULL_RECORDS`] records. Answers never depend on these
+/// choices, so they may follow the order in which parallel repetitions happen to finish.
 #[derive(Debug, Default)]
 pub struct WindowOdds {
     answered: std::sync::atomic::AtomicU64,
     gave_up: std::sync::atomic::AtomicU64,
-    full: std::sync::atomic::AtomicBool,
+    /// Windowed runs, and how many of them needed full ancestry.
+    runs: std::sync::atomic::AtomicU64,
+    deep: std::sync::atomic::AtomicU64,
+    /// A full-ancestry run needed more than [`FULL_RECORDS`] records.
+    too_deep: std::sync::atomic::AtomicBool,
 }
 
 impl WindowOdds {
-    /// Runs judged before the windowed engine may be dropped.
+    /// Runs judged before the windowed engine may be dropped, or full ancestry tried first.
     pub const TRIALS: u64 = 8;
+    /// Runs start with full ancestry when more than one in this many needed it.
+    pub const TIES_FOR_FULL: u64 = 8;
 
     /// [`crate::sim::simulate`], skipping the windowed engine when it has not paid off.
     pub fn simulate<P: Program, N: Noise>(
@@ -440,23 +460,34 @@ impl WindowOdds {
         use std::sync::atomic::Ordering::Relaxed;
         let (answered, gave_up) = (self.answered.load(Relaxed), self.gave_up.load(Relaxed));
         if N::ACTIVE && (answered + gave_up < Self::TRIALS || gave_up <= answered) {
-            let full = self.full.load(Relaxed);
+            let mut full = self.full_ancestry();
             let first = if full {
                 Ancestry::Full
             } else {
                 Ancestry::Recent
             };
-            let mut res = simulate_windowed_with(prog, cfg, noise, first);
-            if res == Err(GiveUp::Tie) {
-                if !full {
-                    res = simulate_windowed_with(prog, cfg, noise, Ancestry::Full);
+            let mut res = windowed(prog, cfg, noise, first);
+            let deep = match res {
+                Err(GiveUp::Tie) if !full => {
+                    if !self.too_deep.load(Relaxed) {
+                        full = true;
+                        res = windowed(prog, cfg, noise, Ancestry::Full);
+                    }
+                    true
                 }
-                // Full ancestry gives up on a tie only beyond its records: then recent
-                // ancestry comes first again.
-                self.full.store(res != Err(GiveUp::Tie), Relaxed);
+                Ok((_, deep)) => deep,
+                Err(_) => false,
+            };
+            self.runs.fetch_add(1, Relaxed);
+            if deep {
+                self.deep.fetch_add(1, Relaxed);
+            }
+            if full && res == Err(GiveUp::Tie) {
+                // Full ancestry gives up on a tie only beyond its records.
+                self.too_deep.store(true, Relaxed);
             }
             match res {
-                Ok(out) => {
+                Ok((out, _)) => {
                     self.answered.fetch_add(1, Relaxed);
                     return Ok(out);
                 }
@@ -468,9 +499,11 @@ impl WindowOdds {
         crate::sim::simulate_global(prog, cfg, noise)
     }
 
-    /// Whether runs start with [`Ancestry::Full`] (a run has given up on a tie).
+    /// Whether runs start with [`Ancestry::Full`].
     pub fn full_ancestry(&self) -> bool {
-        self.full.load(std::sync::atomic::Ordering::Relaxed)
+        use std::sync::atomic::Ordering::Relaxed;
+        let (runs, deep) = (self.runs.load(Relaxed), self.deep.load(Relaxed));
+        !self.too_deep.load(Relaxed) && runs >= Self::TRIALS && deep * Self::TIES_FOR_FULL > runs
     }
 
     /// `(answered, gave up)` so far.
@@ -519,6 +552,8 @@ struct Win<'a, P: Program, N: Noise, const FULL: bool> {
     records: Vec<Rec>,
     /// `FULL` and more than [`FULL_RECORDS`] records (`overflow` is set too).
     too_deep: bool,
+    /// `FULL` and a tie that recent ancestry would have given up on.
+    deep_tie: bool,
     seq: u64,
     /// Ops of `host` freed by the current event, in release order.
     freed: Vec<u32>,
@@ -596,6 +631,7 @@ impl<'a, P: Program, N: Noise, const FULL: bool> Win<'a, P, N, FULL> {
             parent_rec: NO_REC,
             records,
             too_deep: false,
+            deep_tie: false,
             seq: 0,
             freed,
             spares,
@@ -693,9 +729,15 @@ impl<'a, P: Program, N: Noise, const FULL: bool> Win<'a, P, N, FULL> {
     /// LogGOPSim's order of two entries of the current rank that tie on `(time, pt, gpt)`, or
     /// `None` when it takes more history than the entries carry (never with `FULL`).
     #[inline]
-    fn order(&self, x: &Ent, y: &Ent) -> Option<Ordering> {
+    fn order(&mut self, x: &Ent, y: &Ent) -> Option<Ordering> {
         if !FULL {
             return x.order_tied(y);
+        }
+        // Where `Ent::order_tied` gives up (`g2` holds records here, so it is asked what it
+        // would read: the parents' parents' `pt`).
+        let ggpt = |e: &Ent| self.records[self.records[e.g2 as usize].parent as usize].pt;
+        if x.src() != y.src() && x.gpt != 0 && ggpt(x) == ggpt(y) {
+            self.deep_tie = true;
         }
         // Two events queued at one instant by events of different ranks are in the order
         // those ran, which ran at one instant too, so in the order they were queued: walk
@@ -1571,19 +1613,25 @@ mod tests {
             let global = simulate_global(&p, &cfg, &mut noise.clone());
             let windowed = simulate_windowed(&p, &cfg, &mut noise.clone());
             let width = noise.min_message_delay();
-            let written = run_windowed(&p, &cfg, &mut noise.clone(), width, true, Ancestry::Recent);
+            let written = run_windowed(&p, &cfg, &mut noise.clone(), width, true, Ancestry::Recent)
+                .map(|(out, _)| out);
             assert_eq!(
                 written, windowed,
                 "case {case}: visiting ranks in written order"
             );
-            // Full ancestry answers whenever recent ancestry does, and on every tie.
-            let full = simulate_windowed_with(&p, &cfg, &mut noise.clone(), Ancestry::Full);
+            // Full ancestry answers whenever recent ancestry does, and on every tie, and tells
+            // which runs needed it.
+            let full_deep = super::windowed(&p, &cfg, &mut noise.clone(), Ancestry::Full);
             let full_written =
                 run_windowed(&p, &cfg, &mut noise.clone(), width, true, Ancestry::Full);
             assert_eq!(
-                full_written, full,
+                full_written, full_deep,
                 "case {case}: full ancestry, written order"
             );
+            if let Ok((_, deep)) = full_deep {
+                assert_eq!(deep, windowed == Err(GiveUp::Tie), "case {case}: {p:?}");
+            }
+            let full = full_deep.map(|(out, _)| out);
             match (&windowed, &full) {
                 (Ok(_), _) => assert_eq!(full, windowed, "case {case}: full ancestry"),
                 (Err(GiveUp::Tie), Ok(f)) => {
@@ -1726,7 +1774,11 @@ mod tests {
             let cfg = Config::new(params);
             let global = simulate_global(&p, &cfg, &mut noise.clone());
             let recent = simulate_windowed(&p, &cfg, &mut noise.clone());
-            let full = simulate_windowed_with(&p, &cfg, &mut noise.clone(), Ancestry::Full);
+            let full_deep = super::windowed(&p, &cfg, &mut noise.clone(), Ancestry::Full);
+            if let Ok((_, deep)) = full_deep {
+                assert_eq!(deep, recent == Err(GiveUp::Tie), "case {case}: {p:?}");
+            }
+            let full = full_deep.map(|(out, _)| out);
             match (&recent, &full) {
                 (Err(GiveUp::Tie), Ok(f)) => {
                     assert_eq!(Ok(f.clone()), global, "case {case}: {p:?} {params:?}");
@@ -1793,22 +1845,39 @@ mod tests {
             assert_eq!(full.ok(), global.clone().ok(), "full ancestry");
             assert_eq!(crate::sim::simulate(&p, &cfg, &mut noise()), global);
         }
-        let mut p = VecProgram::new(3);
-        for r in 0..2 {
-            let s = VecProgram::op(&mut p, r, Op::send(8, 2, 0));
-            let c = VecProgram::op(&mut p, r, Op::calc(100));
-            p.requires(r, s, c);
-        }
-        VecProgram::op(&mut p, 2, Op::recv(8, ANY, 0));
-        VecProgram::op(&mut p, 2, Op::recv(8, ANY, 0));
-        // Repeated, the first run's tie switches to full ancestry, which answers them all.
+        // Each rank's send follows a calc (`tie`) or is a root.
+        let two_senders = |tie: bool| {
+            let mut p = VecProgram::new(3);
+            for r in 0..2 {
+                let s = VecProgram::op(&mut p, r, Op::send(8, 2, 0));
+                if tie {
+                    let c = VecProgram::op(&mut p, r, Op::calc(100));
+                    p.requires(r, s, c);
+                }
+            }
+            VecProgram::op(&mut p, 2, Op::recv(8, ANY, 0));
+            VecProgram::op(&mut p, 2, Op::recv(8, ANY, 0));
+            p
+        };
+        // Every run ties with recent ancestry and answers with full ancestry; after the
+        // trials, runs start with full ancestry.
+        let p = two_senders(true);
         let odds = WindowOdds::default();
         let global = simulate_global(&p, &cfg, &mut noise());
-        for _ in 0..20 {
+        for i in 0..20 {
+            assert_eq!(odds.full_ancestry(), i >= WindowOdds::TRIALS, "run {i}");
             assert_eq!(odds.simulate(&p, &cfg, &mut noise()), global);
         }
         assert_eq!(odds.counts(), (20, 0));
-        assert!(odds.full_ancestry());
+        // The first run ties and no other: recent ancestry stays first.
+        let odds = WindowOdds::default();
+        for i in 0..30 {
+            let p = two_senders(i == 0);
+            let global = simulate_global(&p, &cfg, &mut noise());
+            assert_eq!(odds.simulate(&p, &cfg, &mut noise()), global);
+        }
+        assert_eq!(odds.counts(), (30, 0));
+        assert!(!odds.full_ancestry());
         // A rendezvous message: the windowed engine is dropped after its trials.
         let mut p = VecProgram::new(2);
         VecProgram::op(&mut p, 0, Op::send(1 << 20, 1, 0));
