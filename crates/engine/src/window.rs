@@ -1576,6 +1576,52 @@ mod tests {
         }
     }
 
+    /// L = 1 us, o = 200 ns, and a random g (0 or 300 ns) and O (0 or 1 ps per byte).
+    fn random_params(rnd: &mut impl FnMut(u64) -> u64) -> Params {
+        Params {
+            l: 1000,
+            o: 200,
+            g: [0, 300][rnd(2) as usize],
+            big_g: PerByte::from_units(1),
+            big_o: PerByte::from_units(rnd(2)),
+            s: 65535,
+            rndv_extra_latencies: 0,
+        }
+    }
+
+    /// Full ancestry on `p`, against recent ancestry's answer `recent` and the global one: the
+    /// same answer when recent ancestry answers, the global one when it gave up on a tie, the
+    /// same reason when it gave up on anything else; and it reports a deep tie exactly when
+    /// recent ancestry gave up on one. Returns whether it answered a tie.
+    fn check_full_ancestry(
+        case: usize,
+        p: &VecProgram,
+        cfg: &Config,
+        noise: &FewValues,
+        recent: &Result<Outcome, GiveUp>,
+        global: &Result<Outcome, crate::sim::EngineError>,
+    ) -> bool {
+        let full = windowed(p, cfg, &mut noise.clone(), Ancestry::Full);
+        if let Ok((_, deep)) = full {
+            assert_eq!(deep, *recent == Err(GiveUp::Tie), "case {case}: {p:?}");
+        }
+        let full = full.map(|(out, _)| out);
+        match (recent, &full) {
+            (Err(GiveUp::Tie), Ok(f)) => {
+                assert_eq!(Ok(f), global.as_ref(), "case {case}: {p:?}");
+                true
+            }
+            (Ok(_), _) => {
+                assert_eq!(&full, recent, "case {case}");
+                false
+            }
+            (Err(why), _) => {
+                assert_eq!(full, Err(*why), "case {case}");
+                false
+            }
+        }
+    }
+
     /// Whenever the windowed engine answers, its answer is the global engine's; over random
     /// programs and tie-prone noise it both answers and gives up (ties, rendezvous).
     #[test]
@@ -1585,15 +1631,7 @@ mod tests {
         let mut tally = std::collections::HashMap::new();
         for case in 0..3000 {
             let p = random_program(&mut rnd);
-            let params = Params {
-                l: 1000,
-                o: 200,
-                g: [0, 300][rnd(2) as usize],
-                big_g: PerByte::from_units(1),
-                big_o: PerByte::from_units(rnd(2)),
-                s: 65535,
-                rndv_extra_latencies: 0,
-            };
+            let params = random_params(&mut rnd);
             let few = |rnd: &mut dyn FnMut(u64) -> u64| FewValues {
                 lat: (0..1 + rnd(3)).map(|i| 1000 + 500 * i).collect(),
                 o: (0..1 + rnd(2))
@@ -1619,26 +1657,15 @@ mod tests {
                 written, windowed,
                 "case {case}: visiting ranks in written order"
             );
-            // Full ancestry answers whenever recent ancestry does, and on every tie, and tells
-            // which runs needed it.
-            let full_deep = super::windowed(&p, &cfg, &mut noise.clone(), Ancestry::Full);
             let full_written =
                 run_windowed(&p, &cfg, &mut noise.clone(), width, true, Ancestry::Full);
             assert_eq!(
-                full_written, full_deep,
+                full_written,
+                super::windowed(&p, &cfg, &mut noise.clone(), Ancestry::Full),
                 "case {case}: full ancestry, written order"
             );
-            if let Ok((_, deep)) = full_deep {
-                assert_eq!(deep, windowed == Err(GiveUp::Tie), "case {case}: {p:?}");
-            }
-            let full = full_deep.map(|(out, _)| out);
-            match (&windowed, &full) {
-                (Ok(_), _) => assert_eq!(full, windowed, "case {case}: full ancestry"),
-                (Err(GiveUp::Tie), Ok(f)) => {
-                    assert_eq!(Ok(f.clone()), global, "case {case}: full ancestry: {p:?}");
-                    *tally.entry("answered with full ancestry").or_insert(0) += 1;
-                }
-                (Err(why), _) => assert_eq!(full, Err(*why), "case {case}: full ancestry"),
+            if check_full_ancestry(case, &p, &cfg, &noise, &windowed, &global) {
+                *tally.entry("answered with full ancestry").or_insert(0) += 1;
             }
             let through = crate::sim::simulate(&p, &cfg, &mut noise.clone());
             assert_eq!(
@@ -1760,39 +1787,19 @@ mod tests {
         let mut tally = std::collections::HashMap::new();
         for case in 0..1500 {
             let p = lock_step_program(&mut rnd);
-            let params = Params {
-                l: 1000,
-                o: 200,
-                g: [0, 300][rnd(2) as usize],
-                big_g: PerByte::from_units(1),
-                big_o: PerByte::from_units(rnd(2)),
-                s: 65535,
-                rndv_extra_latencies: 0,
-            };
+            let params = random_params(&mut rnd);
             let mut noise = lock_step_noise();
             noise.o = vec![[100, 200][rnd(2) as usize]];
             let cfg = Config::new(params);
             let global = simulate_global(&p, &cfg, &mut noise.clone());
             let recent = simulate_windowed(&p, &cfg, &mut noise.clone());
-            let full_deep = super::windowed(&p, &cfg, &mut noise.clone(), Ancestry::Full);
-            if let Ok((_, deep)) = full_deep {
-                assert_eq!(deep, recent == Err(GiveUp::Tie), "case {case}: {p:?}");
-            }
-            let full = full_deep.map(|(out, _)| out);
-            match (&recent, &full) {
-                (Err(GiveUp::Tie), Ok(f)) => {
-                    assert_eq!(Ok(f.clone()), global, "case {case}: {p:?} {params:?}");
-                    *tally.entry("tie").or_insert(0) += 1;
-                }
-                (Ok(_), _) => {
-                    assert_eq!(full, recent, "case {case}");
-                    *tally.entry("answered").or_insert(0) += 1;
-                }
-                (Err(why), _) => {
-                    assert_eq!(full, Err(*why), "case {case}");
-                    *tally.entry(format!("{why:?}").leak()).or_insert(0) += 1;
-                }
-            }
+            let tie = check_full_ancestry(case, &p, &cfg, &noise, &recent, &global);
+            let what = match recent {
+                _ if tie => "tie",
+                Ok(_) => "answered",
+                Err(why) => format!("{why:?}").leak(),
+            };
+            *tally.entry(what).or_insert(0) += 1;
         }
         assert!(tally.get("tie").copied().unwrap_or(0) > 100, "{tally:?}");
     }
@@ -1820,7 +1827,9 @@ mod tests {
     fn simultaneous_messages_from_two_ranks() {
         let noise = lock_step_noise;
         let cfg = Config::new(Params::loggopsim_defaults_ticks());
-        for after_calc in [false, true] {
+        // Each rank's send follows a calc (`after_calc`) or is a root; with `pause`, rank 2
+        // computes between its two receives.
+        let two_senders = |after_calc: bool, pause: bool| {
             let mut p = VecProgram::new(3);
             for r in 0..2 {
                 let s = VecProgram::op(&mut p, r, Op::send(8, 2, 0));
@@ -1829,11 +1838,17 @@ mod tests {
                     p.requires(r, s, c);
                 }
             }
-            VecProgram::op(&mut p, 2, Op::recv(8, ANY, 0));
-            VecProgram::op(&mut p, 2, Op::calc(300));
-            VecProgram::op(&mut p, 2, Op::recv(8, ANY, 0));
-            p.requires(2, 1, 0);
-            p.requires(2, 2, 1);
+            let first = VecProgram::op(&mut p, 2, Op::recv(8, ANY, 0));
+            let second = VecProgram::op(&mut p, 2, Op::recv(8, ANY, 0));
+            if pause {
+                let c = VecProgram::op(&mut p, 2, Op::calc(300));
+                p.requires(2, c, first);
+                p.requires(2, second, c);
+            }
+            p
+        };
+        for after_calc in [false, true] {
+            let p = two_senders(after_calc, true);
             let global = simulate_global(&p, &cfg, &mut noise());
             let windowed = simulate_windowed(&p, &cfg, &mut noise());
             if after_calc {
@@ -1845,23 +1860,9 @@ mod tests {
             assert_eq!(full.ok(), global.clone().ok(), "full ancestry");
             assert_eq!(crate::sim::simulate(&p, &cfg, &mut noise()), global);
         }
-        // Each rank's send follows a calc (`tie`) or is a root.
-        let two_senders = |tie: bool| {
-            let mut p = VecProgram::new(3);
-            for r in 0..2 {
-                let s = VecProgram::op(&mut p, r, Op::send(8, 2, 0));
-                if tie {
-                    let c = VecProgram::op(&mut p, r, Op::calc(100));
-                    p.requires(r, s, c);
-                }
-            }
-            VecProgram::op(&mut p, 2, Op::recv(8, ANY, 0));
-            VecProgram::op(&mut p, 2, Op::recv(8, ANY, 0));
-            p
-        };
         // Every run ties with recent ancestry and answers with full ancestry; after the
         // trials, runs start with full ancestry.
-        let p = two_senders(true);
+        let p = two_senders(true, false);
         let odds = WindowOdds::default();
         let global = simulate_global(&p, &cfg, &mut noise());
         for i in 0..20 {
@@ -1872,7 +1873,7 @@ mod tests {
         // The first run ties and no other: recent ancestry stays first.
         let odds = WindowOdds::default();
         for i in 0..30 {
-            let p = two_senders(i == 0);
+            let p = two_senders(i == 0, false);
             let global = simulate_global(&p, &cfg, &mut noise());
             assert_eq!(odds.simulate(&p, &cfg, &mut noise()), global);
         }
