@@ -892,14 +892,24 @@ impl<'a, P: Program, N: Noise, const FULL: bool> Win<'a, P, N, FULL> {
         }
         debug_assert!(!self.has_next);
         let (prog, host) = (self.prog, self.host);
-        if n == 1 && self.heap.is_empty() {
-            // The only event left of this rank in this window, if it is due in it: it runs
-            // now, as `select` would pick it, without being queued (it is ready by
-            // construction: its start is when its CPU, and NIC for a send, are free).
+        if n == 1 {
             let id = self.freed[0];
             let op = prog.op(host, id);
             let time = self.start_time(op.kind);
-            if time < self.w_end {
+            if time >= self.w_end {
+                // Due after this window (a send waiting for its NIC): queued for its window,
+                // as `flush_queued` would.
+                self.freed.clear();
+                self.enqueued += 1;
+                let e = self.child(time, self.now.saturating_add(1), self.seq, 0, host, id);
+                self.seq += 1;
+                self.queue(e);
+                return None;
+            }
+            // The only event left of this rank in this window: it runs now, as `select`
+            // would pick it, without being queued (it is ready by construction: its start is
+            // when its CPU, and NIC for a send, are free).
+            if self.heap.is_empty() {
                 self.freed.clear();
                 self.enqueued += 1;
                 let stamp = Stamp {
