@@ -882,7 +882,8 @@ impl<'a, P: Program, N: Noise, const FULL: bool> Win<'a, P, N, FULL> {
     /// Queues the ops freed by the current event in LogGOPSim's order (by type, release order
     /// within a type), starting when their CPU (and NIC, for sends) is free. The last one due
     /// in this window becomes `next` (which must be free); a single one due in this window,
-    /// with nothing else of the rank pending, is returned to be run at once instead.
+    /// with nothing else of the rank pending, is returned to be run at once instead, and a
+    /// single one due after it is queued here.
     #[inline(always)]
     #[must_use]
     fn flush_freed(&mut self) -> Option<Direct> {
