@@ -272,17 +272,8 @@ pub fn simulate<P: Program, N: Noise>(
     cfg: &Config,
     noise: &mut N,
 ) -> Result<Outcome, EngineError> {
-    use crate::window::{simulate_windowed, simulate_windowed_with, Ancestry, GiveUp};
-    if N::ACTIVE {
-        let mut res = simulate_windowed(prog, cfg, noise);
-        if res == Err(GiveUp::Tie) {
-            res = simulate_windowed_with(prog, cfg, noise, Ancestry::Full);
-        }
-        if let Ok(out) = res {
-            return Ok(out);
-        }
-    }
-    simulate_global(prog, cfg, noise)
+    // A first run's choice of engine and ancestry, as for one repetition of many.
+    crate::window::WindowOdds::default().simulate(prog, cfg, noise)
 }
 
 /// Runs `prog` with the global engine: every event through one queue ordered by `(time, ts)`,
