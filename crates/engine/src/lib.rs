@@ -21,6 +21,7 @@ pub mod noise;
 pub mod params;
 pub mod program;
 mod queue;
+mod reduce;
 pub mod sim;
 pub mod stdsort;
 #[cfg(test)]

@@ -241,13 +241,28 @@ pub struct TableDep {
 pub struct Tabled<'a, P: Program> {
     prog: &'a P,
     t: OpTable<'a>,
+    /// `t` is not `prog`'s own table (its dependency counts may differ from `prog`'s).
+    other_counts: bool,
 }
 
 impl<'a, P: Program> Tabled<'a, P> {
     pub fn new(prog: &'a P, t: OpTable<'a>) -> Self {
         debug_assert_eq!(t.ranks, prog.num_ranks());
         debug_assert!(t.ops.iter().all(|o| o.dependents().end <= t.deps.len()));
-        Tabled { prog, t }
+        Tabled {
+            prog,
+            t,
+            other_counts: false,
+        }
+    }
+
+    /// `prog` read through `t`, a table with the same ops and fewer dependencies (see
+    /// `crate::reduce`): its dependency counts are `t`'s.
+    pub(crate) fn with_own_counts(prog: &'a P, t: OpTable<'a>) -> Self {
+        Tabled {
+            other_counts: true,
+            ..Tabled::new(prog, t)
+        }
     }
 }
 
@@ -310,6 +325,9 @@ impl<P: Program> Program for Tabled<'_, P> {
         self.prog.roots_in_type_order(rank)
     }
     fn depcount_bytes(&self, rank: u32) -> Option<&[u8]> {
+        if self.other_counts {
+            return None;
+        }
         self.prog.depcount_bytes(rank)
     }
     fn root_recv_run(&self, rank: u32, k: u32) -> (u32, u32) {

@@ -387,7 +387,13 @@ fn windowed<P: Program, N: Noise>(
         return Err(GiveUp::Unsupported);
     }
     match prog.op_table() {
-        Some(t) => run_windowed(&Tabled::new(prog, t), cfg, noise, width, false, ancestry),
+        Some(t) => match crate::reduce::reduce(&t) {
+            Some(r) => {
+                let prog = Tabled::with_own_counts(prog, r.table(t.ranks));
+                run_windowed(&prog, cfg, noise, width, false, ancestry)
+            }
+            None => run_windowed(&Tabled::new(prog, t), cfg, noise, width, false, ancestry),
+        },
         None => run_windowed(prog, cfg, noise, width, false, ancestry),
     }
 }
