@@ -545,6 +545,9 @@ struct Win<'a, P: Program, N: Noise, const FULL: bool> {
     /// unless the heap holds an earlier one, and the rest. The event being run is `next`: its
     /// fields are read where they were written, with no copies of the whole entry.
     heap: BinaryHeap<Min>,
+    /// The time of the heap's first entry (`Time::MAX` when it is empty), set after every
+    /// change of the heap: an event due earlier is the rank's next one whatever the stamps.
+    heap_first: Time,
     next: Ent,
     has_next: bool,
     host: u32,
@@ -628,6 +631,7 @@ impl<'a, P: Program, N: Noise, const FULL: bool> Win<'a, P, N, FULL> {
             in_ring: 0,
             far: BinaryHeap::from(far),
             heap: BinaryHeap::from(heap),
+            heap_first: Time::MAX,
             next: Ent::new(0, 0, 0, 0, 0, 0, 0, Stamp::default()),
             has_next: false,
             host: 0,
@@ -668,6 +672,12 @@ impl<'a, P: Program, N: Noise, const FULL: bool> Win<'a, P, N, FULL> {
     #[inline(always)]
     fn add(&mut self, a: Time, b: Time) -> Time {
         or_overflow(a.checked_add(b), &mut self.overflow)
+    }
+
+    /// Records the time of the heap's first entry, after the heap changed.
+    #[inline(always)]
+    fn heap_changed(&mut self) {
+        self.heap_first = self.heap.peek().map_or(Time::MAX, |Min(m)| m.time);
     }
 
     /// `(s-1)·O`.
@@ -858,6 +868,7 @@ impl<'a, P: Program, N: Noise, const FULL: bool> Win<'a, P, N, FULL> {
             Some(Min(m)) if e.tied(m) => self.first_of_tie(e)?,
             _ => e,
         };
+        self.heap_changed();
         self.has_next = true;
         Ok(true)
     }
@@ -891,8 +902,8 @@ impl<'a, P: Program, N: Noise, const FULL: bool> Win<'a, P, N, FULL> {
     /// Queues the ops freed by the current event in LogGOPSim's order (by type, release order
     /// within a type), starting when their CPU (and NIC, for sends) is free. The last one due
     /// in this window becomes `next` (which must be free); a single one due in this window,
-    /// with nothing else of the rank pending, is returned to be run at once instead, and a
-    /// single one due after it is queued here.
+    /// before every other pending event of the rank, is returned to be run at once instead,
+    /// and a single one due after it is queued here.
     #[inline(always)]
     #[must_use]
     fn flush_freed(&mut self) -> Option<Direct> {
@@ -916,10 +927,11 @@ impl<'a, P: Program, N: Noise, const FULL: bool> Win<'a, P, N, FULL> {
                 self.queue(e);
                 return None;
             }
-            // The only event left of this rank in this window: it runs now, as `select`
-            // would pick it, without being queued (it is ready by construction: its start is
-            // when its CPU, and NIC for a send, are free).
-            if self.heap.is_empty() {
+            // Due before every other pending event of this rank: it runs now, as `select`
+            // would pick it (its key starts with an earlier time), without being queued (it
+            // is ready by construction: its start is when its CPU, and NIC for a send, are
+            // free).
+            if time < self.heap_first {
                 self.freed.clear();
                 self.enqueued += 1;
                 let stamp = Stamp {
@@ -961,6 +973,7 @@ impl<'a, P: Program, N: Noise, const FULL: bool> Win<'a, P, N, FULL> {
                 if self.has_next {
                     let prev = self.next;
                     self.heap.push(Min(prev));
+                    self.heap_changed();
                 }
                 self.next = e;
                 self.has_next = true;
@@ -1099,6 +1112,7 @@ impl<'a, P: Program, N: Noise, const FULL: bool> Win<'a, P, N, FULL> {
             self.heap.push(Min(buf[i as usize]));
             i = g.links[i as usize];
         }
+        self.heap_changed();
         let res = self.drain();
         self.rs[rank as usize] = self.me;
         res
@@ -1233,6 +1247,7 @@ impl<'a, P: Program, N: Noise, const FULL: bool> Win<'a, P, N, FULL> {
                     w.has_next = false;
                     let d = w.next;
                     w.heap.push(Min(d));
+                    w.heap_changed();
                 }
             }
             Ok(done)
@@ -1351,11 +1366,11 @@ impl<'a, P: Program, N: Noise, const FULL: bool> Win<'a, P, N, FULL> {
         let h = host as usize;
         let ready = self.me.o.max(self.me.gr);
         // A message whose CPU or NIC is busy waits until `ready`. When that is in this window
-        // and nothing else of the rank is pending, it would be the rank's next event anyway,
-        // so it runs now, at `ready`. Which messages wait is random, so the test is one
-        // branch on a value computed without branches.
+        // and before every other pending event of the rank, it would be the rank's next event
+        // anyway, so it runs now, at `ready`. Which messages wait is random, so the test is
+        // one branch on a value computed without branches.
         let t = arrival.max(ready);
-        let wait = (ready > arrival) & ((ready >= self.w_end) | !self.heap.is_empty());
+        let wait = (ready > arrival) & ((ready >= self.w_end) | (ready >= self.heap_first));
         if std::hint::black_box(wait) {
             self.defer(ready);
             return;
