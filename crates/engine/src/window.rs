@@ -851,10 +851,8 @@ impl<'a, P: Program, N: Noise, const FULL: bool> Win<'a, P, N, FULL> {
             (true, Some(Min(m))) if self.next.key() < m.key() && !self.next.tied(m) => {
                 return Ok(true)
             }
-            // Tied with the heap's first (its key may still be smaller): left to the tie rule.
-            (true, Some(Min(m))) if self.next.key() < m.key() => Some(Min(self.next)),
-            // The heap's first comes first: `next` takes its place (one sift instead of a push
-            // and a pop).
+            // The heap's first comes first, or ties with `next` (then the tie rule below picks
+            // among them): `next` takes its place (one sift instead of a push and a pop).
             (true, Some(_)) => {
                 let mut first = self.heap.peek_mut().expect("peeked");
                 Some(std::mem::replace(&mut *first, Min(self.next)))
