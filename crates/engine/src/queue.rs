@@ -11,9 +11,11 @@
 //! equal times), a whole small bucket, sorted, or one slice of a *rung*, sorted. A large bucket
 //! with several times becomes a rung (as in a ladder queue): about `len / 16` slices of equal,
 //! power-of-two width, so each entry moves once more before it is sorted, instead of about three
-//! times through the lower radix buckets. A push at a time inside the run is inserted in order
-//! (a fresh event has the largest `ts` so far, so with equal times it goes last); later times go
-//! to the rung's slices or to the buckets.
+//! times through the lower radix buckets; a slice that has grown large by the time it is reached
+//! becomes a deeper rung the same way. A push at a time inside the run is inserted in order (a
+//! fresh event has the largest `ts` so far, so with equal times it goes last); later times go
+//! to the rungs' slices or to the buckets. A run that grows past 256 entries by insertions hands
+//! its later half back to the slice or buckets it came from.
 
 use std::collections::{BinaryHeap, VecDeque};
 
@@ -70,8 +72,9 @@ impl<E: QueueItem> EventQueue<E> for HeapQueue<E> {
 pub(crate) struct RadixQueue<E> {
     /// A lower bound of every time in the queue: the minimum of the last bucket emptied.
     last: Time,
-    /// The entries that pop next, ascending by `(time, ts)`; each precedes every bucket entry.
-    /// After a split these all have time `last`; after a small bucket is sorted they span it.
+    /// The entries that pop next, ascending by `(time, ts)`; each precedes every other entry.
+    /// After a split these all have time `last`; after a small bucket or a rung slice is
+    /// sorted they span it.
     now: VecDeque<E>,
     /// `buckets[i]` holds entries whose time differs from `last` first in bit `i`.
     buckets: Vec<Vec<E>>,
@@ -81,32 +84,51 @@ pub(crate) struct RadixQueue<E> {
     /// lock-step runs move their whole front (one entry per rank) from bucket to bucket, and
     /// without this every bucket would keep an allocation of that size.
     spare: Vec<E>,
-    /// Every entry with a time `<= front_max` belongs in `now` (everything in the rung and the
-    /// buckets is later).
+    /// Every entry with a time `<= front_max` belongs in `now` (everything in the rungs and
+    /// the buckets is later).
     front_max: Time,
-    /// A large bucket split once into equal slices of time (a ladder queue's rung) instead of
-    /// over the lower radix buckets, where its entries would move about three times each.
-    /// `rung[j]` (for `rung_cur <= j < rung_n`) holds the entries with time in
-    /// `rung_lo + [j, j+1) << rung_shift`, up to `rung_max`; every bucket entry is later.
-    rung: Vec<Vec<E>>,
-    rung_lo: Time,
-    rung_max: Time,
-    rung_shift: u32,
-    rung_cur: usize,
-    /// Slices in the current rung; 0 when there is none.
-    rung_n: usize,
+    /// The rungs of a ladder queue: `rungs[0]` splits a large bucket into equal slices of
+    /// time instead of over the lower radix buckets (where its entries would move about three
+    /// times each), and `rungs[k + 1]` splits a large slice of `rungs[k]` the same way. Only
+    /// `rungs[..depth]` are in use; the others keep their allocations.
+    rungs: Vec<Rung<E>>,
+    depth: usize,
 }
 
-/// A bucket of at most this many entries is sorted into `now` at once instead of being split
-/// over the lower buckets (its entries would take several more moves each on the way down).
+/// Equal slices of time: `slices[j]` (for `cur <= j < n`) holds the entries with time in
+/// `lo + [j, j+1) << shift`, up to `max`. Every entry of a deeper rung is earlier than every
+/// entry of this one, and every bucket entry is later.
+struct Rung<E> {
+    slices: Vec<Vec<E>>,
+    lo: Time,
+    max: Time,
+    shift: u32,
+    cur: usize,
+    n: usize,
+}
+
+impl<E> Rung<E> {
+    #[inline(always)]
+    fn slice_of(&self, t: Time) -> usize {
+        ((t - self.lo) >> self.shift) as usize
+    }
+}
+
+/// A bucket or rung slice of at most this many entries is sorted into `now` at once instead
+/// of being split further (its entries would take several more moves each on the way down).
 /// (128: 20 % faster than splitting on noisy 1024-rank rings, 9 % on the 16K dissemination;
 /// 32 and 512 do worse.)
 const SORT_AT_MOST: usize = 128;
 
+/// An insertion into the middle of a `now` of more entries than this first moves its later
+/// half back to the rung or the buckets ([`RadixQueue::shed`]).
+const NOW_MOST: usize = 256;
+
 /// Emptied buckets keep allocations up to this many entries; larger ones go to `spare`.
 const KEEP_AT_MOST: usize = 1024;
 
-/// A bucket of more than [`SORT_AT_MOST`] entries is split into slices of about this many.
+/// A bucket or slice of more than [`SORT_AT_MOST`] entries is split into slices of about
+/// this many.
 const RUNG_FILL: usize = 16;
 
 /// Emptied runs handed to a rung slice keep allocations up to this many entries.
@@ -121,12 +143,8 @@ impl<E: QueueItem> RadixQueue<E> {
             mask: 0,
             spare: Vec::new(),
             front_max: 0,
-            rung: Vec::new(),
-            rung_lo: 0,
-            rung_max: 0,
-            rung_shift: 0,
-            rung_cur: 0,
-            rung_n: 0,
+            rungs: Vec::new(),
+            depth: 0,
         }
     }
 
@@ -135,11 +153,68 @@ impl<E: QueueItem> RadixQueue<E> {
         let key = e.key();
         match self.now.back() {
             Some(b) if b.key() > key => {
+                if self.now.len() > NOW_MOST && self.shed() {
+                    // `e` may now be later than everything left in `now`.
+                    return self.push(e);
+                }
                 let at = self.now.partition_point(|x| x.key() < key);
                 self.now.insert(at, e);
             }
             _ => self.now.push_back(e),
         }
+    }
+
+    /// Moves the later half of `now` (from its first time after the middle entry's) back to
+    /// the rung or the buckets; `false` when there is no such time. Without this, a rung slice
+    /// or a small bucket sorted into `now` that spans a long time takes every push before its
+    /// last entry, `now` grows to hold most of the queue, and each insertion moves hundreds of
+    /// entries (noisy rendezvous rings at 1024 ranks: about 250 per push).
+    #[cold]
+    #[inline(never)]
+    fn shed(&mut self) -> bool {
+        let mid = self.now[self.now.len() / 2].time();
+        let keep_max = if self.depth > 0 {
+            mid
+        } else {
+            mid.max(self.front_max)
+        };
+        let cut = self.now.partition_point(|x| x.time() <= keep_max);
+        if cut == self.now.len() {
+            return false;
+        }
+        if let Some(r) = self.depth.checked_sub(1).map(|d| &mut self.rungs[d]) {
+            // `now` is the top rung's last slice sorted, with the pushes into its range, so
+            // every time in `now` is in that slice: the later entries go back to it, and it is
+            // the next to sort again.
+            r.cur = r.slice_of(keep_max);
+            self.front_max = keep_max;
+        }
+        let mut later = self.now.split_off(cut);
+        for e in later.drain(..) {
+            self.push_later(e);
+        }
+        true
+    }
+
+    /// Pushes `e`, later than every entry of `now` and than `front_max`, to a rung or the
+    /// buckets.
+    #[inline(always)]
+    fn push_later(&mut self, e: E) {
+        let t = e.time();
+        for r in self.rungs[..self.depth].iter_mut().rev() {
+            if t <= r.max {
+                let j = r.slice_of(t);
+                r.slices[j].push(e);
+                return;
+            }
+        }
+        let b = 63 - (t ^ self.last).leading_zeros() as usize;
+        let bucket = &mut self.buckets[b];
+        if bucket.capacity() == 0 {
+            *bucket = std::mem::take(&mut self.spare);
+        }
+        bucket.push(e);
+        self.mask |= 1 << b;
     }
 }
 
@@ -152,16 +227,8 @@ impl<E: QueueItem> EventQueue<E> for RadixQueue<E> {
         // `front_max` (`last` itself, or the end of the rung slice last sorted into `now`).
         if t <= self.front_max || self.now.back().is_some_and(|b| t <= b.time()) {
             self.insert_now(e);
-        } else if t <= self.rung_max && self.rung_n > 0 {
-            self.rung[((t - self.rung_lo) >> self.rung_shift) as usize].push(e);
         } else {
-            let b = 63 - (t ^ self.last).leading_zeros() as usize;
-            let bucket = &mut self.buckets[b];
-            if bucket.capacity() == 0 {
-                *bucket = std::mem::take(&mut self.spare);
-            }
-            bucket.push(e);
-            self.mask |= 1 << b;
+            self.push_later(e);
         }
     }
 
@@ -186,18 +253,18 @@ impl<E: QueueItem> EventQueue<E> for RadixQueue<E> {
     fn all_after(&self, time: Time) -> bool {
         match self.now.front() {
             Some(e) => e.time() > time,
-            None => self.mask == 0 && self.rung_n == 0,
+            None => self.mask == 0 && self.depth == 0,
         }
     }
 }
 
 impl<E: QueueItem> RadixQueue<E> {
-    /// Refills `now` from the next slice of the rung, or else from the lowest non-empty bucket
-    /// (its entries of the smallest time, or all of them, sorted, if it is small; a large one
-    /// becomes a rung first), and returns the first.
+    /// Refills `now` from the next slice of the rungs, or else from the lowest non-empty
+    /// bucket (its entries of the smallest time, or all of them, sorted, if it is small; a
+    /// large one becomes a rung first), and returns the first.
     #[inline(never)]
     fn refill(&mut self) -> Option<E> {
-        if self.rung_n > 0 {
+        if self.depth > 0 {
             if let Some(e) = self.next_slice() {
                 return Some(e);
             }
@@ -208,11 +275,7 @@ impl<E: QueueItem> RadixQueue<E> {
         let b = self.mask.trailing_zeros() as usize;
         let mut bucket = std::mem::take(&mut self.buckets[b]);
         self.mask &= !(1 << b);
-        let (mut min, mut max) = (Time::MAX, 0);
-        for e in &bucket {
-            min = min.min(e.time());
-            max = max.max(e.time());
-        }
+        let (min, max) = time_range(&bucket);
         self.last = min;
         self.front_max = min;
         if min == max {
@@ -233,50 +296,78 @@ impl<E: QueueItem> RadixQueue<E> {
             self.give_back(b, Vec::from(empty));
             return self.now.pop_front();
         }
-        // A rung of about `len / RUNG_FILL` slices of a power-of-two width over [min, max].
-        // Every other bucket's entries are later than `max` (they differ from `last` in a
-        // higher bit), and so is every later push that does not land in the rung.
-        let span = max - min;
-        let width = span / (bucket.len() / RUNG_FILL) as u64 + 1;
-        let shift = 64 - (width - 1).leading_zeros();
-        let n = (span >> shift) as usize + 1;
-        if self.rung.len() < n {
-            self.rung.resize_with(n, Vec::new);
-        }
-        for e in bucket.drain(..) {
-            self.rung[((e.time() - min) >> shift) as usize].push(e);
-        }
+        // A rung over [min, max]: every other bucket's entries are later than `max` (they
+        // differ from `last` in a higher bit), and so is every later push that does not land
+        // in the rung.
+        self.add_rung(&mut bucket, min, max);
         self.give_back(b, bucket);
-        (self.rung_lo, self.rung_max, self.rung_shift) = (min, max, shift);
-        (self.rung_cur, self.rung_n) = (0, n);
         self.next_slice()
     }
 
-    /// Sorts the rung's next non-empty slice into `now` and returns its first entry; `None`
-    /// (and no rung) once the rung is empty.
+    /// Moves `entries` (times in `[min, max]`, `min < max`) into a new top rung over
+    /// `[min, max]` of about `len / RUNG_FILL` slices of a power-of-two width.
+    fn add_rung(&mut self, entries: &mut Vec<E>, min: Time, max: Time) {
+        let span = max - min;
+        let width = span / (entries.len() / RUNG_FILL) as u64 + 1;
+        let shift = 64 - (width - 1).leading_zeros();
+        let n = (span >> shift) as usize + 1;
+        if self.rungs.len() == self.depth {
+            self.rungs.push(Rung {
+                slices: Vec::new(),
+                lo: 0,
+                max: 0,
+                shift: 0,
+                cur: 0,
+                n: 0,
+            });
+        }
+        let r = &mut self.rungs[self.depth];
+        if r.slices.len() < n {
+            r.slices.resize_with(n, Vec::new);
+        }
+        for e in entries.drain(..) {
+            r.slices[((e.time() - min) >> shift) as usize].push(e);
+        }
+        (r.lo, r.max, r.shift, r.cur, r.n) = (min, max, shift, 0, n);
+        self.depth += 1;
+    }
+
+    /// Sorts the top rung's next non-empty slice into `now` (a large one becomes a deeper rung
+    /// first) and returns its first entry; `None` (and no rung) once every rung is empty.
     fn next_slice(&mut self) -> Option<E> {
-        while self.rung_cur < self.rung_n {
-            let j = self.rung_cur;
-            self.rung_cur += 1;
-            if self.rung[j].is_empty() {
+        while let Some(d) = self.depth.checked_sub(1) {
+            let r = &mut self.rungs[d];
+            let Some(j) = (r.cur..r.n).find(|&j| !r.slices[j].is_empty()) else {
+                self.depth = d;
                 continue;
-            }
-            self.front_max = if self.rung_cur == self.rung_n {
-                self.rung_max
-            } else {
-                self.rung_lo + ((self.rung_cur as u64) << self.rung_shift) - 1
             };
-            let mut slice = std::mem::take(&mut self.rung[j]);
+            r.cur = j + 1;
+            // The slice's end: every later push up to it lands in this slice's place.
+            let end = if r.cur == r.n {
+                r.max
+            } else {
+                r.lo + ((r.cur as u64) << r.shift) - 1
+            };
+            let mut slice = std::mem::take(&mut r.slices[j]);
+            if slice.len() > SORT_AT_MOST {
+                let (min, max) = time_range(&slice);
+                if min < max {
+                    // Split again over [min, end]: pushes up to `end` belong below this rung.
+                    self.add_rung(&mut slice, min, end);
+                    self.rungs[d].slices[j] = self.keep_small(slice, SLICE_KEEP_AT_MOST);
+                    continue;
+                }
+            }
+            self.front_max = end;
             if !slice.is_sorted_by_key(|e| e.key()) {
                 slice.sort_unstable_by_key(|e| e.key());
             }
             // The emptied `now` goes to the slice only if small: a rung has up to `len / 16`
             // slices, and each keeping the largest run it ever swapped with held megabytes.
             let empty = Vec::from(std::mem::replace(&mut self.now, VecDeque::from(slice)));
-            self.rung[j] = self.keep_small(empty, SLICE_KEEP_AT_MOST);
+            self.rungs[d].slices[j] = self.keep_small(empty, SLICE_KEEP_AT_MOST);
             return self.now.pop_front();
         }
-        self.rung_n = 0;
         None
     }
 
@@ -299,6 +390,16 @@ impl<E: QueueItem> RadixQueue<E> {
         }
         v
     }
+}
+
+/// The smallest and the largest time of `entries`.
+fn time_range<E: QueueItem>(entries: &[E]) -> (Time, Time) {
+    let (mut min, mut max) = (Time::MAX, 0);
+    for e in entries {
+        min = min.min(e.time());
+        max = max.max(e.time());
+    }
+    (min, max)
 }
 
 #[cfg(test)]
@@ -351,7 +452,11 @@ mod tests {
         let held: usize = q.buckets.iter().map(Vec::capacity).sum::<usize>()
             + q.now.capacity()
             + q.spare.capacity()
-            + q.rung.iter().map(Vec::capacity).sum::<usize>();
+            + q.rungs
+                .iter()
+                .flat_map(|r| &r.slices)
+                .map(Vec::capacity)
+                .sum::<usize>();
         // The front itself (in `now` or a bucket), one spare, small buckets.
         assert!(held <= 3 * 8192, "queue holds {held} entries of capacity");
         let mut left = 0;
@@ -413,12 +518,52 @@ mod tests {
             ts += 1;
         }
         while q.pop().is_some() {}
-        let most = q.rung.iter().map(Vec::capacity).max().unwrap_or(0);
+        let most = q
+            .rungs
+            .iter()
+            .flat_map(|r| &r.slices)
+            .map(Vec::capacity)
+            .max()
+            .unwrap_or(0);
         assert!(
             most <= SLICE_KEEP_AT_MOST,
             "a slice holds {most} entries of capacity"
         );
-        assert!(!q.rung.is_empty());
+        assert!(!q.rungs.is_empty());
+    }
+
+    /// A front of 1000 entries spread over a long time, each pop pushing one entry a short
+    /// time later (noisy rendezvous rings): the pushes land in the slice being popped, which
+    /// is split again into a deeper rung instead of growing `now` (each insertion into `now`
+    /// moves the entries after it).
+    #[test]
+    fn pushes_into_the_current_slice_go_to_a_deeper_rung() {
+        let (mut r, mut h) = (RadixQueue::new(), HeapQueue::new());
+        let mut rnd = xorshift(7);
+        let mut ts = 0;
+        for _ in 0..1000 {
+            let e = Item(1 + rnd() % (1 << 24), ts);
+            ts += 1;
+            r.push(e);
+            h.push(e);
+        }
+        let (mut most_now, mut deepest) = (0, 0);
+        for _ in 0..200_000 {
+            let a = r.pop().unwrap();
+            assert_eq!(Some(a), h.pop());
+            let e = Item(a.0 + rnd() % (1 << 14), ts);
+            ts += 1;
+            r.push(e);
+            h.push(e);
+            most_now = most_now.max(r.now.len());
+            deepest = deepest.max(r.depth);
+        }
+        while let Some(a) = r.pop() {
+            assert_eq!(Some(a), h.pop());
+        }
+        assert_eq!(h.pop(), None);
+        assert!(most_now <= 2 * NOW_MOST, "`now` grew to {most_now} entries");
+        assert!(deepest >= 2, "no slice was split again");
     }
 
     /// A monotone random workload: each pop pushes 0-3 entries at or after the popped time,
