@@ -278,6 +278,10 @@ impl Ord for Far {
 /// Windows held in the ring (a power of two); later entries wait in `far`.
 const RING: u64 = 64;
 
+/// A tie group of at least this many entries is sorted once and kept aside
+/// ([`Win::first_of_tie`]).
+const TIE_ASIDE: usize = 8;
+
 /// A window's emptied buffer stays in its slot up to this many entries; a larger one (a
 /// lock-step front: one entry per rank) is kept as one of at most [`SPARES`] spares for the
 /// next slot that fills, so memory follows the live entries rather than the largest window.
@@ -548,6 +552,10 @@ struct Win<'a, P: Program, N: Noise, const FULL: bool> {
     /// The time of the heap's first entry (`Time::MAX` when it is empty), set after every
     /// change of the heap: an event due earlier is the rank's next one whatever the stamps.
     heap_first: Time,
+    /// The rest of a large tie group (see [`Self::first_of_tie`]), last the first in
+    /// LogGOPSim's order; all share one `(time, pt, gpt)`. Pending like the heap's entries;
+    /// while it is not empty, the group's next entry is in the heap, so the heap speaks for it.
+    tie: Vec<Ent>,
     next: Ent,
     has_next: bool,
     host: u32,
@@ -632,6 +640,7 @@ impl<'a, P: Program, N: Noise, const FULL: bool> Win<'a, P, N, FULL> {
             far: BinaryHeap::from(far),
             heap: BinaryHeap::from(heap),
             heap_first: Time::MAX,
+            tie: Vec::new(),
             next: Ent::new(0, 0, 0, 0, 0, 0, 0, Stamp::default()),
             has_next: false,
             host: 0,
@@ -864,24 +873,58 @@ impl<'a, P: Program, N: Noise, const FULL: bool> Win<'a, P, N, FULL> {
         let Some(Min(e)) = e else { return Ok(false) };
         self.next = match self.heap.peek() {
             Some(Min(m)) if e.tied(m) => self.first_of_tie(e)?,
-            _ => e,
+            _ => {
+                if !self.tie.is_empty() {
+                    self.next_aside(&e);
+                }
+                e
+            }
         };
         self.heap_changed();
         self.has_next = true;
         Ok(true)
     }
 
-    /// Of `e` and the heap entries tied with it, the one LogGOPSim runs first (the others go
-    /// back to the heap).
+    /// When `select` takes `e` from the heap without a tie: if it is the set-aside group's
+    /// entry in the heap (an entry of the group's `(time, pt, gpt)` taken without a tie is
+    /// that one: any other would have tied with it), the group's next entry takes its place.
+    #[cold]
+    #[inline(never)]
+    fn next_aside(&mut self, e: &Ent) {
+        let aside = self.tie.last().expect("not empty");
+        if e.tied(aside) {
+            let e = self.tie.pop().expect("not empty");
+            self.heap.push(Min(e));
+        }
+    }
+
+    /// Of `e` and the heap entries tied with it, the one LogGOPSim runs first. The others go
+    /// back to the heap; or, for a large group, are sorted once and kept aside in `tie`
+    /// (picked again from the heap one by one, g tied sends deferred by their NIC in turn
+    /// cost g³ heap operations: about 2 minutes per repetition of a 1024-rank 255-way
+    /// dissemination).
     #[cold]
     #[inline(never)]
     fn first_of_tie(&mut self, e: Ent) -> Result<Ent, GiveUp> {
+        if self.tie.last().is_some_and(|t| e.tied(t)) {
+            // A new entry ties with the group set aside (whose next entry is in the heap):
+            // the whole group is picked from again.
+            self.heap.extend(self.tie.drain(..).map(Min));
+        }
         let mut group = vec![e];
         while let Some(Min(m)) = self.heap.peek() {
             if !e.tied(m) {
                 break;
             }
             group.push(self.heap.pop().expect("peeked").0);
+        }
+        if group.len() >= TIE_ASIDE && self.tie.is_empty() {
+            let mut sorted = self.sort_tied(group)?;
+            let first = sorted.pop().expect("a group of several");
+            self.heap
+                .push(Min(sorted.pop().expect("a group of several")));
+            self.tie = sorted;
+            return Ok(first);
         }
         // Every order `order` decides is LogGOPSim's, so the first is found by comparing each
         // entry with the best so far (pairs of later entries are compared when one of them is
@@ -895,6 +938,49 @@ impl<'a, P: Program, N: Noise, const FULL: bool> Win<'a, P, N, FULL> {
         let first = group.swap_remove(best);
         self.heap.extend(group.into_iter().map(Min));
         Ok(first)
+    }
+
+    /// `group` (tied entries) sorted by `order`, the first last: a merge sort, so that an
+    /// order that gives up stops it without a panic.
+    fn sort_tied(&mut self, mut group: Vec<Ent>) -> Result<Vec<Ent>, GiveUp> {
+        // The heap gives the group by `seq`, often LogGOPSim's order already (one rank's
+        // sends deferred together by the NIC, window after window).
+        let mut sorted = true;
+        for i in 1..group.len() {
+            if self.order(&group[i - 1], &group[i]).ok_or(GiveUp::Tie)? != Ordering::Less {
+                sorted = false;
+                break;
+            }
+        }
+        if sorted {
+            group.reverse();
+            return Ok(group);
+        }
+        let mut buf = Vec::with_capacity(group.len());
+        let mut width = 1;
+        while width < group.len() {
+            buf.clear();
+            for lo in (0..group.len()).step_by(2 * width) {
+                let mid = (lo + width).min(group.len());
+                let hi = (lo + 2 * width).min(group.len());
+                let (mut i, mut j) = (lo, mid);
+                while i < mid && j < hi {
+                    // Later first: the earliest ends up last.
+                    if self.order(&group[i], &group[j]).ok_or(GiveUp::Tie)? == Ordering::Less {
+                        buf.push(group[j]);
+                        j += 1;
+                    } else {
+                        buf.push(group[i]);
+                        i += 1;
+                    }
+                }
+                buf.extend_from_slice(&group[i..mid]);
+                buf.extend_from_slice(&group[j..hi]);
+            }
+            std::mem::swap(&mut group, &mut buf);
+            width *= 2;
+        }
+        Ok(group)
     }
 
     /// Queues the ops freed by the current event in LogGOPSim's order (by type, release order
@@ -1845,6 +1931,82 @@ mod tests {
     }
 
     /// One latency, one o, no detours: messages sent at one instant arrive at one instant.
+    /// Ranks sending to many peers at one instant (n-way disseminations with calcs of 0 ns):
+    /// a rank's sends tie in groups of up to `fan` entries, deferred by the NIC's gap one
+    /// after the other, and zero-time chains of calcs (and calcs freed by a send when o is 0)
+    /// make later entries tie with a group already kept aside. Groups of [`TIE_ASIDE`] or more are sorted once and kept aside; the
+    /// answer is still the global engine's, in lock step and with noise.
+    #[test]
+    fn large_tie_groups_give_the_global_answer() {
+        let mut next = xorshift(0x7135_A51D_E000_0001);
+        let mut rnd = move |n: u64| next() % n;
+        for case in 0..400 {
+            let ranks = 3 + rnd(12) as u32;
+            let fan = 1 + rnd(ranks as u64 - 1) as u32;
+            let mut p = VecProgram::new(ranks);
+            let mut last: Vec<Vec<u32>> = vec![Vec::new(); ranks as usize];
+            for round in 0..1 + rnd(3) as u32 {
+                for r in 0..ranks {
+                    let c = VecProgram::op(&mut p, r, Op::calc([0, 0, 100][rnd(3) as usize]));
+                    for &v in &last[r as usize] {
+                        p.requires(r, c, v);
+                    }
+                    // A second calc of 0 ns after the first: sends after either.
+                    let c2 = VecProgram::op(&mut p, r, Op::calc(0));
+                    p.requires(r, c2, c);
+                    let mut recvs = Vec::new();
+                    let after_c2 = rnd(4);
+                    for k in 1..=fan {
+                        let s = VecProgram::op(&mut p, r, Op::send(8, (r + k) % ranks, round));
+                        p.requires(r, s, if rnd(4) < after_c2 { c2 } else { c });
+                        if rnd(3) == 0 {
+                            // Freed by the send, at once when o is 0.
+                            let z = VecProgram::op(&mut p, r, Op::calc(0));
+                            p.requires(r, z, s);
+                        }
+                        let from = (r + ranks - k) % ranks;
+                        recvs.push(VecProgram::op(&mut p, r, Op::recv(8, from, round)));
+                    }
+                    last[r as usize] = recvs;
+                }
+            }
+            let cfg = Config::new(Params {
+                g: [0, 300][rnd(2) as usize],
+                ..Params::loggopsim_defaults_ticks()
+            });
+            let noisy = FewValues {
+                lat: vec![1000, 1500],
+                o: vec![200, 300],
+                g_per_byte: vec![1, 2],
+                detour: 50,
+                period: 2500,
+                fixed_recv: None,
+            };
+            let no_o = FewValues {
+                o: vec![0],
+                ..lock_step_noise()
+            };
+            let cfg = if rnd(2) == 0 {
+                cfg
+            } else {
+                Config::new(Params {
+                    o: 0,
+                    g: 0,
+                    ..Params::loggopsim_defaults_ticks()
+                })
+            };
+            for noise in [lock_step_noise(), noisy, no_o] {
+                let global = simulate_global(&p, &cfg, &mut noise.clone()).unwrap();
+                for ancestry in [Ancestry::Recent, Ancestry::Full] {
+                    let windowed = simulate_windowed_with(&p, &cfg, &mut noise.clone(), ancestry);
+                    if ancestry == Ancestry::Full || windowed != Err(GiveUp::Tie) {
+                        assert_eq!(windowed, Ok(global.clone()), "case {case}: {fan}-way");
+                    }
+                }
+            }
+        }
+    }
+
     fn lock_step_noise() -> FewValues {
         FewValues {
             lat: vec![1000],
