@@ -33,8 +33,16 @@
 //! [`Ancestry::Full`] it keeps a record of every event that queued others (its `pt`, rank,
 //! `seq` and the record of the event that queued it) and follows both entries' ancestries
 //! back until two ancestors were queued at different times, by one rank, or before the run,
-//! which always decides. It gives up as well on
-//! rendezvous messages (a match releases the sender with no delay), on a message faster than
+//! which always decides.
+//!
+//! A rendezvous send completes when a receive matches its message: the global engine then
+//! raises the sender's CPU and NIC clocks to the match time and frees the send's dependents,
+//! on another rank and with no delay. The raise changes nothing the sender does later (every
+//! later event of the sender is due at the match or after and compares the clocks with its own
+//! time, and every clock value set later is at least that time), only the sender's final CPU
+//! clock, so this engine keeps the latest match per sender and takes the maximum at the end
+//! (`Win::release_late`). A rendezvous send that frees ops cannot be handled so: the engine
+//! gives up on it, as on a message faster than
 //! the lookahead, on overflow and on runs that do not complete; [`crate::sim::simulate`] then
 //! runs the global engine. A given input thus always gets the global engine's answer; the
 //! randomized tests below compare both engines on programs and noise built to produce ties,
@@ -56,7 +64,8 @@ pub enum GiveUp {
     /// The run or the noise is outside what the windowed engine handles: compat mode, the
     /// libstdc++ order, several CPUs or NICs per rank, or no positive lookahead.
     Unsupported,
-    /// A rendezvous message (a match releases its sender with no delay).
+    /// A rendezvous send with completion dependents (a match frees them on its sender with no
+    /// delay).
     Rendezvous,
     /// A message arrived sooner than [`Noise::min_message_delay`] promised.
     Lookahead,
@@ -319,6 +328,7 @@ struct Scratch {
     spares: Vec<Slot>,
     groups: Groups,
     records: Vec<Rec>,
+    late: Vec<Time>,
 }
 
 thread_local! {
@@ -587,6 +597,9 @@ struct Win<'a, P: Program, N: Noise, const FULL: bool> {
     written_order: bool,
     /// [`Noise::fixed_recv_overheads`].
     recv_og: Option<(Time, Time)>,
+    /// Per rank, the latest time a receive matched one of its rendezvous sends (empty until
+    /// the first): see [`Self::release_late`].
+    late: Vec<Time>,
 }
 
 impl<'a, P: Program, N: Noise, const FULL: bool> Win<'a, P, N, FULL> {
@@ -602,6 +615,7 @@ impl<'a, P: Program, N: Noise, const FULL: bool> Win<'a, P, N, FULL> {
             spares,
             mut groups,
             mut records,
+            mut late,
         } = *s;
         let idle = Rank {
             o: 0,
@@ -620,6 +634,7 @@ impl<'a, P: Program, N: Noise, const FULL: bool> Win<'a, P, N, FULL> {
         freed.clear();
         groups.reset(n);
         records.clear();
+        late.clear();
         let recv_og = noise.fixed_recv_overheads();
         Win {
             prog,
@@ -661,6 +676,7 @@ impl<'a, P: Program, N: Noise, const FULL: bool> Win<'a, P, N, FULL> {
             overflow: false,
             written_order: false,
             recv_og,
+            late,
         }
     }
 
@@ -675,6 +691,7 @@ impl<'a, P: Program, N: Noise, const FULL: bool> Win<'a, P, N, FULL> {
             spares: self.spares,
             groups: self.groups,
             records: self.records,
+            late: self.late,
         })
     }
 
@@ -1088,6 +1105,32 @@ impl<'a, P: Program, N: Noise, const FULL: bool> Win<'a, P, N, FULL> {
             .release(self.prog, self.host, op, kind, |d| freed.push(d));
     }
 
+    /// Whether op `id` of `rank` has completion dependents: a rendezvous send that has some
+    /// frees them when its receive matches, on another rank with no delay, which this
+    /// engine cannot order (it gives up).
+    #[cold]
+    fn completes_others(&self, rank: u32, id: u32) -> bool {
+        let mut any = false;
+        self.prog
+            .for_each_dependent(rank, id, DepKind::Done, |_| any = true);
+        any
+    }
+
+    /// A receive matched at `t` a rendezvous message of rank `s` whose send frees nothing.
+    /// The global engine then raises `s`'s CPU and NIC clocks to at least `t`. Nothing else
+    /// of `s` sees that: every later event of `s` is due at `t` or after and compares the
+    /// clocks with its own time, and every clock value set later is at least that time. So
+    /// only `s`'s final CPU clock shows it, as `max(clock, t)`, which is taken at the end.
+    #[inline]
+    fn release_late(&mut self, s: u32, t: Time) {
+        if self.late.is_empty() {
+            self.late.resize(self.ranks as usize, 0);
+        }
+        if let Some(l) = self.late.get_mut(s as usize) {
+            *l = (*l).max(t);
+        }
+    }
+
     #[inline(always)]
     fn posted(&mut self, h: usize) -> Posted<'_> {
         self.lists.posted(&mut self.me.rq, h)
@@ -1134,7 +1177,9 @@ impl<'a, P: Program, N: Noise, const FULL: bool> Win<'a, P, N, FULL> {
             return Err(GiveUp::Error);
         }
         Ok(Outcome {
-            finish: self.rs.iter().map(|r| r.o).collect(),
+            finish: (self.rs.iter().enumerate())
+                .map(|(i, r)| r.o.max(self.late.get(i).copied().unwrap_or(0)))
+                .collect(),
             // LogGOPSim's count: ops enqueued and messages.
             events: self.enqueued + self.messages,
             messages: self.messages,
@@ -1394,7 +1439,8 @@ impl<'a, P: Program, N: Noise, const FULL: bool> Win<'a, P, N, FULL> {
                 if op.peer >= self.ranks {
                     return Err(GiveUp::Error);
                 }
-                if op.size > self.p.s {
+                let rndv = op.size > self.p.s;
+                if rndv && self.completes_others(host, id) {
                     return Err(GiveUp::Rendezvous);
                 }
                 self.mark(id, DepKind::Start);
@@ -1408,7 +1454,12 @@ impl<'a, P: Program, N: Noise, const FULL: bool> Win<'a, P, N, FULL> {
                 self.me.o = self.add(v, noise);
                 let v = self.add(t, c.g);
                 self.me.gs = self.add(v, c.gap_bytes);
-                let arrival = self.add(t_o, c.latency);
+                let mut arrival = self.add(t_o, c.latency);
+                if rndv {
+                    for _ in 0..self.p.rndv_extra_latencies {
+                        arrival = self.add(arrival, c.latency);
+                    }
+                }
                 if arrival < self.w_end {
                     return Err(GiveUp::Lookahead);
                 }
@@ -1423,14 +1474,21 @@ impl<'a, P: Program, N: Noise, const FULL: bool> Win<'a, P, N, FULL> {
                 self.seq += 1;
                 self.messages += 1;
                 self.queue(m);
-                self.mark(id, DepKind::Done);
+                if !rndv {
+                    self.mark(id, DepKind::Done);
+                }
             }
             OpKind::Recv => {
                 self.mark(id, DepKind::Start);
-                if self.arrived(h).take_match(op.peer, op.tag).is_some() {
-                    // The run is abandoned, so the message may be taken first.
+                if let Some(u) = self.arrived(h).take_match(op.peer, op.tag) {
+                    // LogGOPSim completes the matched send here when the *receive* is larger
+                    // than S, whatever the send's size. (If the run is abandoned, the
+                    // message may be taken first.)
                     if op.size > self.p.s {
-                        return Err(GiveUp::Rendezvous);
+                        if self.completes_others(u.src, u.send_op) {
+                            return Err(GiveUp::Rendezvous);
+                        }
+                        self.release_late(u.src, t);
                     }
                     self.open -= 1;
                     self.mark(id, DepKind::Done);
@@ -1481,6 +1539,9 @@ impl<'a, P: Program, N: Noise, const FULL: bool> Win<'a, P, N, FULL> {
         self.me.gr = self.add(v, gap);
         let prog = self.prog;
         if let Some(recv) = self.posted(h).take_match(prog, host, sender, op.tag) {
+            if op.size > self.p.s {
+                self.release_late(sender, t);
+            }
             self.open -= 1;
             self.mark(recv, DepKind::Done);
         } else {
@@ -1623,7 +1684,15 @@ mod tests {
                     (r + ranks - d) % ranks
                 };
                 let tag = if rnd(6) == 0 { ANY } else { k as u32 };
-                let v = VecProgram::op(&mut p, r, Op::recv(size, from, tag));
+                // Now and then a receive of another size: LogGOPSim decides rendezvous by the
+                // send's size when the message finds its receive, by the receive's when the
+                // receive finds the message.
+                let rsize = if rnd(10) == 0 {
+                    [8, 70_000][rnd(2) as usize]
+                } else {
+                    size
+                };
+                let v = VecProgram::op(&mut p, r, Op::recv(rsize, from, tag));
                 let c = VecProgram::op(&mut p, r, Op::calc([0, 0, 500, 1000][rnd(4) as usize]));
                 p.requires(r, c, v);
                 if rnd(2) == 0 {
@@ -1703,7 +1772,18 @@ mod tests {
         }
     }
 
-    /// L = 1 us, o = 200 ns, and a random g (0 or 300 ns) and O (0 or 1 ps per byte).
+    /// Whether `p` sends or receives more than `s` bytes somewhere.
+    fn has_rendezvous(p: &VecProgram, s: u64) -> bool {
+        (0..p.num_ranks()).any(|r| {
+            (0..p.num_ops(r)).any(|i| {
+                let op = p.op(r, i);
+                op.kind != OpKind::Calc && op.size > s
+            })
+        })
+    }
+
+    /// L = 1 us, o = 200 ns, S = 64 KiB − 1, and a random g (0 or 300 ns), O (0 or 1 ps per
+    /// byte) and rendezvous latency (L or 3L, the paper's).
     fn random_params(rnd: &mut impl FnMut(u64) -> u64) -> Params {
         Params {
             l: 1000,
@@ -1712,14 +1792,15 @@ mod tests {
             big_g: PerByte::from_units(1),
             big_o: PerByte::from_units(rnd(2)),
             s: 65535,
-            rndv_extra_latencies: 0,
+            rndv_extra_latencies: [0, 2][rnd(2) as usize],
         }
     }
 
     /// Full ancestry on `p`, against recent ancestry's answer `recent` and the global one: the
     /// same answer when recent ancestry answers, the global one when it gave up on a tie, the
-    /// same reason when it gave up on anything else; and it reports a deep tie exactly when
-    /// recent ancestry gave up on one. Returns whether it answered a tie.
+    /// same reason when it gave up on anything else (on a tie, it may give up later for any
+    /// reason); and it reports a deep tie exactly when recent ancestry gave up on one. Returns
+    /// whether it answered a tie.
     fn check_full_ancestry(
         case: usize,
         p: &VecProgram,
@@ -1738,6 +1819,9 @@ mod tests {
                 assert_eq!(Ok(f), global.as_ref(), "case {case}: {p:?}");
                 true
             }
+            // Past the tie, full ancestry may give up later for another reason (a receive
+            // that completes a rendezvous send with dependents, a run that does not complete).
+            (Err(GiveUp::Tie), Err(_)) => false,
             (Ok(_), _) => {
                 assert_eq!(&full, recent, "case {case}");
                 false
@@ -1793,6 +1877,8 @@ mod tests {
             );
             if check_full_ancestry(case, &p, &cfg, &noise, &windowed, &global) {
                 *tally.entry("answered with full ancestry").or_insert(0) += 1;
+            } else if windowed == Err(GiveUp::Tie) {
+                *tally.entry("gave up past a tie").or_insert(0) += 1;
             }
             let through = crate::sim::simulate(&p, &cfg, &mut noise.clone());
             assert_eq!(
@@ -1803,6 +1889,9 @@ mod tests {
                 Ok(w) => {
                     assert_eq!(Ok(w), global, "case {case}: {p:?}");
                     *tally.entry("answered").or_insert(0) += 1;
+                    if has_rendezvous(&p, params.s) {
+                        *tally.entry("answered with rendezvous").or_insert(0) += 1;
+                    }
                 }
                 Err(why) => *tally.entry(format!("{why:?}").leak()).or_insert(0) += 1,
             }
@@ -1813,7 +1902,9 @@ mod tests {
         assert!(
             n("answered") > 2000
                 && n("Rendezvous") > 10
-                && n("Tie") == n("answered with full ancestry"),
+                && n("answered with rendezvous") > 10
+                && n("Tie") == n("answered with full ancestry") + n("gave up past a tie")
+                && n("answered with full ancestry") > 0,
             "{tally:?}"
         );
     }
@@ -2019,6 +2110,47 @@ mod tests {
         }
     }
 
+    /// A rendezvous send that frees nothing runs windowed, and its sender's CPU stays busy
+    /// until a receive matches it (the sender does nothing else after it): o = 200, L = 1000
+    /// and 3L for rendezvous, so its message arrives at 3200.
+    #[test]
+    fn rendezvous_sends_without_dependents_run_windowed() {
+        let params = Params {
+            s: 1000,
+            rndv_extra_latencies: 2,
+            ..random_params(&mut |_| 0)
+        };
+        let cfg = Config::new(params);
+        // (rank 1 computes before taking the message, rank 1 posts its receive late, matched)
+        for (busy, late, matched) in [(0, false, 3200), (50_000, false, 50_000), (0, true, 51_607)]
+        {
+            let mut p = VecProgram::new(2);
+            VecProgram::op(&mut p, 0, Op::send(4000, 1, 0));
+            if late {
+                // An eager message sent after a calc of 50000 (at 50200, arriving at 51400)
+                // lets rank 1 post its receive once it has taken that one in (o = 200 and
+                // 7 bytes at G = 1: at 51607), and the receive finds the message.
+                let c = VecProgram::op(&mut p, 0, Op::calc(50_000));
+                let e = VecProgram::op(&mut p, 0, Op::send(8, 1, 1));
+                p.requires(0, e, c);
+                let first = VecProgram::op(&mut p, 1, Op::recv(8, 0, 1));
+                let r = VecProgram::op(&mut p, 1, Op::recv(4000, 0, 0));
+                p.requires(1, r, first);
+            } else {
+                VecProgram::op(&mut p, 1, Op::recv(4000, 0, 0));
+                if busy > 0 {
+                    // The message waits for rank 1's CPU (the message finds its receive then).
+                    VecProgram::op(&mut p, 1, Op::calc(busy));
+                }
+            }
+            let noise = lock_step_noise();
+            let global = simulate_global(&p, &cfg, &mut noise.clone()).unwrap();
+            let windowed = simulate_windowed(&p, &cfg, &mut noise.clone());
+            assert_eq!(windowed.as_ref(), Ok(&global), "busy {busy}, late {late}");
+            assert_eq!(global.finish[0], matched, "busy {busy}, late {late}");
+        }
+    }
+
     /// Two ranks send to a third at the same instant with the same latency; it receives
     /// from ANY_SOURCE, so which message it takes first is LogGOPSim's insertion order of the
     /// two sends. When the sends are roots, that is rank order (roots are queued rank by rank
@@ -2082,9 +2214,12 @@ mod tests {
         }
         assert_eq!(odds.counts(), (30, 0));
         assert!(!odds.full_ancestry());
-        // A rendezvous message: the windowed engine is dropped after its trials.
+        // A rendezvous send that frees an op (when another rank's receive matches it): the
+        // windowed engine is dropped after its trials.
         let mut p = VecProgram::new(2);
-        VecProgram::op(&mut p, 0, Op::send(1 << 20, 1, 0));
+        let s = VecProgram::op(&mut p, 0, Op::send(1 << 20, 1, 0));
+        let c = VecProgram::op(&mut p, 0, Op::calc(100));
+        p.requires(0, c, s);
         VecProgram::op(&mut p, 1, Op::recv(1 << 20, 0, 0));
         let odds = WindowOdds::default();
         let global = simulate_global(&p, &cfg, &mut noise());
