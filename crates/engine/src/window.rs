@@ -1109,6 +1109,7 @@ impl<'a, P: Program, N: Noise, const FULL: bool> Win<'a, P, N, FULL> {
     /// frees them when its receive matches, on another rank with no delay, which this
     /// engine cannot order (it gives up).
     #[cold]
+    #[inline(never)]
     fn completes_others(&self, rank: u32, id: u32) -> bool {
         let mut any = false;
         self.prog
@@ -1116,12 +1117,25 @@ impl<'a, P: Program, N: Noise, const FULL: bool> Win<'a, P, N, FULL> {
         any
     }
 
+    /// A receive larger than S took the message of send `id` of rank `s` at `t`, which
+    /// LogGOPSim takes as that send's completion, whatever its size.
+    #[cold]
+    #[inline(never)]
+    fn receive_completes(&mut self, s: u32, id: u32, t: Time) -> Result<(), GiveUp> {
+        if self.completes_others(s, id) {
+            return Err(GiveUp::Rendezvous);
+        }
+        self.release_late(s, t);
+        Ok(())
+    }
+
     /// A receive matched at `t` a rendezvous message of rank `s` whose send frees nothing.
     /// The global engine then raises `s`'s CPU and NIC clocks to at least `t`. Nothing else
     /// of `s` sees that: every later event of `s` is due at `t` or after and compares the
     /// clocks with its own time, and every clock value set later is at least that time. So
     /// only `s`'s final CPU clock shows it, as `max(clock, t)`, which is taken at the end.
-    #[inline]
+    #[cold]
+    #[inline(never)]
     fn release_late(&mut self, s: u32, t: Time) {
         if self.late.is_empty() {
             self.late.resize(self.ranks as usize, 0);
@@ -1439,44 +1453,10 @@ impl<'a, P: Program, N: Noise, const FULL: bool> Win<'a, P, N, FULL> {
                 if op.peer >= self.ranks {
                     return Err(GiveUp::Error);
                 }
-                let rndv = op.size > self.p.s;
-                if rndv && self.completes_others(host, id) {
-                    return Err(GiveUp::Rendezvous);
+                if op.size > self.p.s {
+                    return self.rendezvous_send(id, op, t);
                 }
-                self.mark(id, DepKind::Start);
-                let c = self
-                    .noise
-                    .send_costs_untracked(&self.p, host, op.peer, id, op.size);
-                let t_o = self.add(t, c.o);
-                let noise = self.noise.os_detour(host, t, t_o);
-                let ob = self.overhead_bytes(op.size);
-                let v = self.add(t_o, ob);
-                self.me.o = self.add(v, noise);
-                let v = self.add(t, c.g);
-                self.me.gs = self.add(v, c.gap_bytes);
-                let mut arrival = self.add(t_o, c.latency);
-                if rndv {
-                    for _ in 0..self.p.rndv_extra_latencies {
-                        arrival = self.add(arrival, c.latency);
-                    }
-                }
-                if arrival < self.w_end {
-                    return Err(GiveUp::Lookahead);
-                }
-                let m = self.child(
-                    arrival,
-                    t.saturating_add(1),
-                    self.seq | MSG_BIT,
-                    c.gap_bytes,
-                    op.peer,
-                    id,
-                );
-                self.seq += 1;
-                self.messages += 1;
-                self.queue(m);
-                if !rndv {
-                    self.mark(id, DepKind::Done);
-                }
+                self.send::<false>(id, op, t)?;
             }
             OpKind::Recv => {
                 self.mark(id, DepKind::Start);
@@ -1485,10 +1465,7 @@ impl<'a, P: Program, N: Noise, const FULL: bool> Win<'a, P, N, FULL> {
                     // than S, whatever the send's size. (If the run is abandoned, the
                     // message may be taken first.)
                     if op.size > self.p.s {
-                        if self.completes_others(u.src, u.send_op) {
-                            return Err(GiveUp::Rendezvous);
-                        }
-                        self.release_late(u.src, t);
+                        self.receive_completes(u.src, u.send_op, t)?;
                     }
                     self.open -= 1;
                     self.mark(id, DepKind::Done);
@@ -1499,6 +1476,58 @@ impl<'a, P: Program, N: Noise, const FULL: bool> Win<'a, P, N, FULL> {
             }
         }
         Ok(())
+    }
+
+    /// Sends op `id` (`op`) of the current rank at `t` (its CPU and NIC are free); `RNDV`: a
+    /// rendezvous send, which frees nothing (checked by the caller).
+    #[inline(always)]
+    fn send<const RNDV: bool>(&mut self, id: u32, op: Op, t: Time) -> Result<(), GiveUp> {
+        let host = self.host;
+        self.mark(id, DepKind::Start);
+        let c = self
+            .noise
+            .send_costs_untracked(&self.p, host, op.peer, id, op.size);
+        let t_o = self.add(t, c.o);
+        let noise = self.noise.os_detour(host, t, t_o);
+        let ob = self.overhead_bytes(op.size);
+        let v = self.add(t_o, ob);
+        self.me.o = self.add(v, noise);
+        let v = self.add(t, c.g);
+        self.me.gs = self.add(v, c.gap_bytes);
+        let mut arrival = self.add(t_o, c.latency);
+        if RNDV {
+            for _ in 0..self.p.rndv_extra_latencies {
+                arrival = self.add(arrival, c.latency);
+            }
+        }
+        if arrival < self.w_end {
+            return Err(GiveUp::Lookahead);
+        }
+        let m = self.child(
+            arrival,
+            t.saturating_add(1),
+            self.seq | MSG_BIT,
+            c.gap_bytes,
+            op.peer,
+            id,
+        );
+        self.seq += 1;
+        self.messages += 1;
+        self.queue(m);
+        // A rendezvous send here frees nothing: marking it done now is marking it done when
+        // its receive matches (see `release_late`).
+        self.mark(id, DepKind::Done);
+        Ok(())
+    }
+
+    /// [`Self::send`] of a rendezvous send, unless it frees ops.
+    #[cold]
+    #[inline(never)]
+    fn rendezvous_send(&mut self, id: u32, op: Op, t: Time) -> Result<(), GiveUp> {
+        if self.completes_others(self.host, id) {
+            return Err(GiveUp::Rendezvous);
+        }
+        self.send::<true>(id, op, t)
     }
 
     /// Runs message event `next` at its receiver, or defers it while the CPU or NIC is busy.
