@@ -675,6 +675,13 @@ impl FastDiv {
     }
 }
 
+/// The dependent of op `id` in a pipelined ring of `segments` segments: the receive of
+/// segment j (op 2j) frees the send of segment j + 1 (op 2j + 3).
+#[inline(always)]
+fn pipelined_next(id: u32, segments: u32) -> Option<u32> {
+    (id.is_multiple_of(2) && id + 3 < 2 * segments).then_some(id + 3)
+}
+
 /// The dependent of op `id` in a chain of `steps` send/receive steps (dissemination, ring,
 /// recursive doubling): receive `id` (odd) frees the next step's send, `id + 1`.
 #[inline(always)]
@@ -729,6 +736,22 @@ impl Program for Generated {
                 Op::recv(self.chunk, wrap_add(rank, self.p - 1, self.p), self.tag(0))
             };
         }
+        if self.pattern == Collective::PipelinedRing {
+            // Asked for each posted receive a message is matched against.
+            let seg = id / 2;
+            let s = if seg == self.rounds - 1 {
+                self.size - self.segment * seg as u64
+            } else {
+                self.segment
+            };
+            let v = self.swap_root(rank);
+            return if id.is_multiple_of(2) {
+                let from = wrap_add(v, self.p - 1, self.p);
+                Op::recv(s, self.swap_root(from), self.tag(seg))
+            } else {
+                Op::send(s, self.swap_root(wrap_add(v, 1, self.p)), self.tag(seg))
+            };
+        }
         self.op_general(rank, id)
     }
 
@@ -739,6 +762,9 @@ impl Program for Generated {
         }
         if self.pattern == Collective::AllreduceRing {
             return (id.is_multiple_of(2) && id >= 2) as u32;
+        }
+        if self.pattern == Collective::PipelinedRing {
+            return (id % 2 == 1 && id >= 3) as u32;
         }
         self.depcount_general(rank, id)
     }
@@ -811,6 +837,12 @@ impl Program for Generated {
             }
             return;
         }
+        if self.pattern == Collective::PipelinedRing {
+            if let Some(d) = pipelined_next(id, self.rounds) {
+                f(d);
+            }
+            return;
+        }
         self.dependents_general(rank, id, &mut f)
     }
 
@@ -834,6 +866,13 @@ impl Program for Generated {
         if self.pattern == Collective::AllreduceRing {
             // The ring's next send has that receive as its only dependency.
             if let Some(d) = chain_next(id, self.rounds) {
+                f(d, 1);
+            }
+            return;
+        }
+        if self.pattern == Collective::PipelinedRing {
+            // The next segment's send has that receive as its only dependency.
+            if let Some(d) = pipelined_next(id, self.rounds) {
                 f(d, 1);
             }
             return;
@@ -908,22 +947,7 @@ impl Generated {
                     Op::recv(s, peer, self.tag(0))
                 }
             }
-            Collective::PipelinedRing => {
-                let seg = id / 2;
-                let s = if seg == self.rounds - 1 {
-                    d - self.segment * seg as u64
-                } else {
-                    self.segment
-                };
-                let v = self.swap_root(rank);
-                if id.is_multiple_of(2) {
-                    let from = if v == 0 { p - 1 } else { v - 1 };
-                    Op::recv(s, self.swap_root(from), self.tag(seg))
-                } else {
-                    let to = modp(v as i64 + 1, p);
-                    Op::send(s, self.swap_root(to), self.tag(seg))
-                }
-            }
+            Collective::PipelinedRing => unreachable!("decoded in `Program::op`"),
             Collective::NwayDissemination => {
                 let n = self.nway;
                 let (rd, local) = self.nway_locate(id);
@@ -1112,8 +1136,8 @@ impl Generated {
                 }
             }
             Collective::PipelinedRing => {
-                if id.is_multiple_of(2) && id + 3 < 2 * m {
-                    f(id + 3);
+                if let Some(d) = pipelined_next(id, m) {
+                    f(d);
                 }
             }
             Collective::LinearAlltoall => {}
