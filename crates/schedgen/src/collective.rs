@@ -724,8 +724,9 @@ impl Program for Generated {
 
     #[inline(always)]
     fn op(&self, rank: u32, id: u32) -> Op {
-        // The engine asks for ops several times per event: the template and the ring (the
-        // patterns of the large runs) are decoded inline, the rest out of line.
+        // The engine asks for ops several times per event: the template, the ring and the
+        // pipelined ring (the patterns of the large runs) are decoded inline, the rest out of
+        // line.
         if let Some(t) = self.op_table() {
             return t.op(rank, id);
         }
