@@ -2140,8 +2140,8 @@ mod tests {
     }
 
     /// A rendezvous send that frees nothing runs windowed, and its sender's CPU stays busy
-    /// until a receive matches it (the sender does nothing else after it): o = 200, L = 1000
-    /// and 3L for rendezvous, so its message arrives at 3200.
+    /// until a receive matches it (whatever else the sender does ends earlier here): o = 200,
+    /// L = 1000 and 3L for rendezvous, so its message arrives at 3200.
     #[test]
     fn rendezvous_sends_without_dependents_run_windowed() {
         let params = Params {

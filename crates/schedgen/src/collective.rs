@@ -992,7 +992,7 @@ impl Generated {
             Collective::Dissemination
             | Collective::AllreduceRing
             | Collective::AllreduceRecdoub => (id.is_multiple_of(2) && id >= 2) as u32,
-            Collective::PipelinedRing => (id % 2 == 1 && id >= 3) as u32,
+            Collective::PipelinedRing => unreachable!("decoded in `Program::depcount`"),
             Collective::LinearAlltoall => 0,
             Collective::NwayDissemination => {
                 let n = self.nway;
@@ -1137,9 +1137,7 @@ impl Generated {
                 }
             }
             Collective::PipelinedRing => {
-                if let Some(d) = pipelined_next(id, m) {
-                    f(d);
-                }
+                unreachable!("decoded in `Program::for_each_dependent`")
             }
             Collective::LinearAlltoall => {}
             Collective::NwayDissemination => {
