@@ -42,9 +42,8 @@
 //! time, and every clock value set later is at least that time), only the sender's final CPU
 //! clock, so this engine keeps the latest match per sender and takes the maximum at the end
 //! (`Win::release_late`). A rendezvous send that frees ops cannot be handled so: the engine
-//! gives up on it, as on a message faster than
-//! the lookahead, on overflow and on runs that do not complete; [`crate::sim::simulate`] then
-//! runs the global engine. A given input thus always gets the global engine's answer; the
+//! gives up on it, as on a message faster than the lookahead, on overflow and on runs that do
+//! not complete; [`crate::sim::simulate`] then runs the global engine. A given input thus always gets the global engine's answer; the
 //! randomized tests below compare both engines on programs and noise built to produce ties,
 //! and fail when the order or the tie rules are changed.
 
