@@ -21,7 +21,7 @@
 //! counter orders insertions the way their parent events were processed: an event queued
 //! while processing an event at time `a` precedes one queued at time `b > a`, and two events
 //! queued by events of the same rank at the same time keep that rank's order. So each entry
-//! carries a [`Stamp`] of where it was queued (the time `pt` and rank `src` of that event,
+//! carries a `Stamp` of where it was queued (the time `pt` and rank `src` of that event,
 //! and this engine's insertion counter `seq`, which agrees with `ts` for events queued by one
 //! rank) and its parent's stamp. A rank's events run in the order `(time, pt, gpt, seq)`
 //! (`gpt` the parent's `pt`): two entries with equal `time` and `pt` but queued by different

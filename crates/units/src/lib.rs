@@ -18,7 +18,7 @@
 //! [`Decimal::scale`].
 //!
 //! Formatting: `format_*` is exact and parses back; `fmt_*` rounds to 3–4 significant digits for
-//! tables (see [`format`]).
+//! tables (see [`mod@format`]).
 //!
 //! ```
 //! use loggops_units::{fmt_time_ps, format_size, parse_size, parse_time, SizeRules, TimeRules};
