@@ -67,24 +67,13 @@ fn generated(c: &mut Criterion) {
     );
 }
 
-/// The paper's 16 B dissemination at 16,384 ranks (`goal/dissemination_16B.goal`) under the
-/// shipped Alps profile, `os+net`: one noisy repetition with the windowed engine (what
-/// `simulate` runs) and with the global engine, against the noiseless run, in one group so
-/// that their ratio is measured in the same run.
-fn noisy(c: &mut Criterion) {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/calibration/alps.h5");
-    let profile = loggops_profile::read_profile(path).expect("shipped profile");
-    let prog = Generated::with_options(
-        Collective::NwayDissemination,
-        16384,
-        16,
-        GenOptions {
-            nway: 1,
-            reduce_calc: Some(0),
-            ..GenOptions::default()
-        },
-    )
-    .unwrap();
+/// One noisy repetition of `prog` under the shipped profile `profile`, `os+net`, with the
+/// windowed engine (what `simulate` runs) and, with `global`, with the global engine, against
+/// the noiseless run with the same profile's parameters, in one group so that their ratio
+/// (the per-message cost of noise) is measured in the same run.
+fn noisy_group<P: Program>(c: &mut Criterion, name: &str, prog: &P, profile: &str, global: bool) {
+    let path = format!("{}/calibration/{profile}.h5", env!("CARGO_MANIFEST_DIR"));
+    let profile = loggops_profile::read_profile(&path).expect("shipped profile");
     let cfg_of = |mode| {
         let model = NoiseModel::new(
             &profile,
@@ -98,26 +87,52 @@ fn noisy(c: &mut Criterion) {
     };
     let (cfg, model) = cfg_of(NoiseMode::OsNet);
     let (quiet_cfg, _) = cfg_of(NoiseMode::None);
-    let mut g = c.benchmark_group("noisy_dissemination_16B");
+    let ranks = prog.num_ranks();
+    let mut g = c.benchmark_group(name);
     g.sample_size(10);
-    g.throughput(Throughput::Elements(events(&prog, &quiet_cfg)));
-    g.bench_function("noiseless/16384", |b| b.iter(|| events(&prog, &quiet_cfg)));
+    g.throughput(Throughput::Elements(events(prog, &quiet_cfg)));
+    g.bench_function(format!("noiseless/{ranks}"), |b| {
+        b.iter(|| events(prog, &quiet_cfg))
+    });
     let mut rep = 0;
-    g.bench_function("os+net windowed/16384", |b| {
+    g.bench_function(format!("os+net windowed/{ranks}"), |b| {
         b.iter(|| {
             rep += 1;
-            let mut n = model.instance(1, rep, 16384);
-            simulate(&prog, &cfg, &mut n).unwrap().events
+            let mut n = model.instance(1, rep, ranks);
+            simulate(prog, &cfg, &mut n).unwrap().events
         })
     });
-    g.bench_function("os+net global/16384", |b| {
-        b.iter(|| {
-            rep += 1;
-            let mut n = model.instance(1, rep, 16384);
-            simulate_global(&prog, &cfg, &mut n).unwrap().events
-        })
-    });
+    if global {
+        g.bench_function(format!("os+net global/{ranks}"), |b| {
+            b.iter(|| {
+                rep += 1;
+                let mut n = model.instance(1, rep, ranks);
+                simulate_global(prog, &cfg, &mut n).unwrap().events
+            })
+        });
+    }
     g.finish();
+}
+
+/// The paper's 16 B dissemination at 16,384 ranks (`goal/dissemination_16B.goal`) under the
+/// shipped Alps profile; and the ring allreduce of 32 MiB at 1024 ranks (32 KiB messages:
+/// rendezvous under Alps' S, eager under AWS').
+fn noisy(c: &mut Criterion) {
+    let dissemination = Generated::with_options(
+        Collective::NwayDissemination,
+        16384,
+        16,
+        GenOptions {
+            nway: 1,
+            reduce_calc: Some(0),
+            ..GenOptions::default()
+        },
+    )
+    .unwrap();
+    noisy_group(c, "noisy_dissemination_16B", &dissemination, "alps", true);
+    let ring = Generated::new(Collective::AllreduceRing, 1024, 32 << 20).unwrap();
+    noisy_group(c, "noisy_ring_32MiB_alps", &ring, "alps", false);
+    noisy_group(c, "noisy_ring_32MiB_aws", &ring, "aws", false);
 }
 
 criterion_group!(benches, engine, generated, noisy);
