@@ -43,9 +43,10 @@
 //! clock, so this engine keeps the latest match per sender and takes the maximum at the end
 //! (`Win::release_late`). A rendezvous send that frees ops cannot be handled so: the engine
 //! gives up on it, as on a message faster than the lookahead, on overflow and on runs that do
-//! not complete; [`crate::sim::simulate`] then runs the global engine. A given input thus always gets the global engine's answer; the
-//! randomized tests below compare both engines on programs and noise built to produce ties,
-//! and fail when the order or the tie rules are changed.
+//! not complete; [`crate::sim::simulate`] then runs the global engine. A given input thus
+//! always gets the global engine's answer; the randomized tests below compare both engines on
+//! programs and noise built to produce ties, and fail when the order or the tie rules are
+//! changed.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -2054,8 +2055,9 @@ mod tests {
     /// Ranks sending to many peers at one instant (n-way disseminations with calcs of 0 ns):
     /// a rank's sends tie in groups of up to `fan` entries, deferred by the NIC's gap one
     /// after the other, and zero-time chains of calcs (and calcs freed by a send when o is 0)
-    /// make later entries tie with a group already kept aside. Groups of [`TIE_ASIDE`] or more are sorted once and kept aside; the
-    /// answer is still the global engine's, in lock step and with noise.
+    /// make later entries tie with a group already kept aside. Groups of [`TIE_ASIDE`] or more
+    /// are sorted once and kept aside; the answer is still the global engine's, in lock step
+    /// and with noise.
     #[test]
     fn large_tie_groups_give_the_global_answer() {
         let mut next = xorshift(0x7135_A51D_E000_0001);
