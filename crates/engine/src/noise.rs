@@ -75,6 +75,13 @@ pub trait Noise {
     fn min_message_delay(&self) -> Time {
         0
     }
+    /// A lower bound of the latency drawn for any message (`0`, the default, is always
+    /// correct). A rendezvous message adds `rndv_extra_latencies` times its latency to its
+    /// delay, so in a run with rendezvous messages only, every message arrives at least
+    /// `min_message_delay() + rndv_extra_latencies · min_latency()` after its send.
+    fn min_latency(&self) -> Time {
+        0
+    }
 }
 
 /// No noise: the engine's default; every call is compiled away.

@@ -168,6 +168,12 @@ pub trait Program: Sync {
     fn op_table(&self) -> Option<OpTable<'_>> {
         None
     }
+    /// A lower bound of the size of every send (`0`, the default, is always correct). When it
+    /// exceeds S every message is a rendezvous message, which arrives later than an eager one,
+    /// and the windowed engine widens its windows accordingly ([`crate::window`]).
+    fn min_send_size(&self) -> u64 {
+        0
+    }
 }
 
 /// Every rank's ops as one table ([`Program::op_table`]): op `i` of rank `r` is `ops[i]`, a
@@ -339,6 +345,9 @@ impl<P: Program> Program for Tabled<'_, P> {
     fn op_table(&self) -> Option<OpTable<'_>> {
         Some(self.t)
     }
+    fn min_send_size(&self) -> u64 {
+        self.prog.min_send_size()
+    }
 }
 
 impl<P: Program + ?Sized> Program for &P {
@@ -401,5 +410,8 @@ impl<P: Program + ?Sized> Program for &P {
     }
     fn op_table(&self) -> Option<OpTable<'_>> {
         (**self).op_table()
+    }
+    fn min_send_size(&self) -> u64 {
+        (**self).min_send_size()
     }
 }

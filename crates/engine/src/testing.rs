@@ -13,8 +13,8 @@ pub struct VecProgram {
     /// Ask the engine for sparse dependency counters, as generated schedules do.
     pub sparse_counters: bool,
     /// Answer the optional hints ([`Program::roots_in_type_order`],
-    /// [`Program::root_recv_run`], [`Program::root_recv_ids`]) from the ops, as generated schedules do; otherwise give
-    /// their always-correct defaults.
+    /// [`Program::root_recv_run`], [`Program::root_recv_ids`], [`Program::min_send_size`]) from
+    /// the ops, as generated schedules do; otherwise give their always-correct defaults.
     pub hints: bool,
 }
 
@@ -149,6 +149,13 @@ impl Program for VecProgram {
         } else {
             (len, stride)
         }
+    }
+    fn min_send_size(&self) -> u64 {
+        if !self.hints {
+            return 0;
+        }
+        let sends = self.ops.iter().flatten().filter(|o| o.kind == OpKind::Send);
+        sends.map(|o| o.size).min().unwrap_or(0)
     }
     fn for_each_dependent<F: FnMut(u32)>(&self, rank: u32, id: u32, kind: DepKind, mut f: F) {
         for &(d, k) in &self.deps[rank as usize][id as usize] {

@@ -4,9 +4,11 @@
 //! In a noisy run almost every event has its own time, so the global engine's queue orders
 //! every event against every other and each event lands on a random rank. But ranks only
 //! influence each other through messages, and a message arrives at least
-//! [`Noise::min_message_delay`] (`o + L` at their smallest, the *lookahead*) after the event
-//! that sends it. So time is cut into windows of that width: whatever a rank does inside a
-//! window depends only on its own earlier events and on messages sent in earlier windows. The
+//! [`Noise::min_message_delay`] (`o + L` at their smallest) after the event that sends it, or
+//! `o + 3L` when every message is a rendezvous message (paying the paper's three latencies;
+//! [`Program::min_send_size`] tells): the *lookahead*. So time is cut into windows of that
+//! width: whatever a rank does inside a window depends only on its own earlier events and on
+//! messages sent in earlier windows (a message sent sooner makes the run give up). The
 //! engine takes the events of one window (messages and deferred ops, kept in a ring of
 //! per-window buffers), groups them by rank and runs each rank's events in order with a
 //! per-rank heap (a conservative parallel discrete-event simulation, run sequentially). The
@@ -67,7 +69,7 @@ pub enum GiveUp {
     /// A rendezvous send with completion dependents (a match frees them on its sender with no
     /// delay).
     Rendezvous,
-    /// A message arrived sooner than [`Noise::min_message_delay`] promised.
+    /// A message arrived sooner than the lookahead promised.
     Lookahead,
     /// Two events of a rank that only the global insertion order can order (see the module
     /// documentation).
@@ -390,7 +392,7 @@ fn windowed<P: Program, N: Noise>(
     noise: &mut N,
     ancestry: Ancestry,
 ) -> Result<(Outcome, bool), GiveUp> {
-    let width = noise.min_message_delay();
+    let width = lookahead(prog, &cfg.params, noise);
     if !N::ACTIVE
         || cfg.compat
         || cfg.order != Order::Stable
@@ -409,6 +411,21 @@ fn windowed<P: Program, N: Noise>(
             None => run_windowed(&Tabled::new(prog, t), cfg, noise, width, false, ancestry),
         },
         None => run_windowed(prog, cfg, noise, width, false, ancestry),
+    }
+}
+
+/// The width of the windows: how long after its send a message arrives at the earliest
+/// ([`Noise::min_message_delay`]), plus `rndv_extra_latencies` latencies when every send of
+/// the program is larger than S (each message a rendezvous message; 0 if there is no bound).
+fn lookahead<P: Program, N: Noise>(prog: &P, p: &Params, noise: &N) -> Time {
+    let delay = noise.min_message_delay();
+    if delay > 0 && prog.min_send_size() > p.s {
+        let extra = noise
+            .min_latency()
+            .saturating_mul(p.rndv_extra_latencies as Time);
+        delay.saturating_add(extra)
+    } else {
+        delay
     }
 }
 
@@ -1632,6 +1649,8 @@ mod tests {
         period: Time,
         /// Reported as [`Noise::fixed_recv_overheads`] (only when `o` has one value).
         fixed_recv: Option<(Time, Time)>,
+        /// Added to the true bound in [`Noise::min_latency`] (a false promise, for tests).
+        overclaim: Time,
     }
 
     fn hash(a: u64, b: u64) -> u64 {
@@ -1682,6 +1701,9 @@ mod tests {
         fn min_message_delay(&self) -> Time {
             self.o.iter().min().unwrap() + self.lat.iter().min().unwrap()
         }
+        fn min_latency(&self) -> Time {
+            self.lat.iter().min().unwrap() + self.overclaim
+        }
         fn fixed_recv_overheads(&self) -> Option<(Time, Time)> {
             self.fixed_recv
         }
@@ -1689,8 +1711,9 @@ mod tests {
 
     /// Random exchange rounds: sends to `r + d`, receives from `r − d` (sometimes from
     /// ANY_SOURCE, sometimes with ANY_TAG), calcs of a few lengths, `requires` and `irequires`
-    /// between rounds, now and then a self-message or a rendezvous-sized one.
-    fn random_program(rnd: &mut impl FnMut(u64) -> u64) -> VecProgram {
+    /// between rounds, now and then a self-message or a rendezvous-sized one. `send_deps`:
+    /// calcs may require sends (with it off no send frees ops; the draws are the same).
+    fn random_program(rnd: &mut impl FnMut(u64) -> u64, send_deps: bool) -> VecProgram {
         let ranks = 2 + rnd(7) as u32;
         let mut p = VecProgram::new(ranks);
         p.sparse_counters = rnd(2) == 0;
@@ -1724,7 +1747,7 @@ mod tests {
                 let v = VecProgram::op(&mut p, r, Op::recv(rsize, from, tag));
                 let c = VecProgram::op(&mut p, r, Op::calc([0, 0, 500, 1000][rnd(4) as usize]));
                 p.requires(r, c, v);
-                if rnd(2) == 0 {
+                if rnd(2) == 0 && send_deps {
                     p.requires(r, c, s);
                 }
                 if let Some(prev) = last[r as usize] {
@@ -1862,6 +1885,69 @@ mod tests {
         }
     }
 
+    /// One to three latencies (1 us apart by 0.5 us), one or two o's, two per-byte gaps and a
+    /// periodic detour: few values, so that events tie.
+    fn random_noise(rnd: &mut impl FnMut(u64) -> u64) -> FewValues {
+        FewValues {
+            lat: (0..1 + rnd(3)).map(|i| 1000 + 500 * i).collect(),
+            o: (0..1 + rnd(2))
+                .map(|i| [0, 200][rnd(2) as usize] + 100 * i)
+                .collect(),
+            g_per_byte: vec![1, 2],
+            detour: [0, 50, 700][rnd(3) as usize],
+            period: 2000 + rnd(3000),
+            fixed_recv: None,
+            overclaim: 0,
+        }
+    }
+
+    /// When every send is larger than S, every message pays `1 + rndv_extra_latencies`
+    /// latencies and the windows are `rndv_extra_latencies` smallest latencies wider; with
+    /// them the windowed engine still gives the global engine's answer, and no message beats
+    /// the wider lookahead. One byte more of S (a message is eager) and the windows are back
+    /// to `min o + L`. A noise that promises more than it draws makes runs give up on the
+    /// lookahead, never answer wrongly.
+    #[test]
+    fn rendezvous_only_programs_run_in_wider_windows() {
+        let mut next = xorshift(0x0DDB_A11C_AFE0_5EED);
+        let mut rnd = move |n: u64| next() % n;
+        let (mut answered, mut overclaimed) = (0, 0);
+        for case in 0..1500 {
+            let mut p = random_program(&mut rnd, false);
+            p.hints = true;
+            let min_send = p.min_send_size();
+            let mut params = Params {
+                s: min_send - 1,
+                rndv_extra_latencies: 2,
+                ..random_params(&mut rnd)
+            };
+            let mut noise = random_noise(&mut rnd);
+            let delay = noise.min_message_delay();
+            assert_eq!(lookahead(&p, &params, &noise), delay + 2 * noise.lat[0]);
+            let cfg = Config::new(params);
+            let global = simulate_global(&p, &cfg, &mut noise.clone());
+            match simulate_windowed(&p, &cfg, &mut noise.clone()) {
+                Ok(w) => {
+                    assert_eq!(Ok(w), global, "case {case}: {p:?}");
+                    answered += 1;
+                }
+                Err(why) => assert_ne!(why, GiveUp::Lookahead, "case {case}: {p:?}"),
+            }
+            noise.overclaim = 5000;
+            match simulate_windowed(&p, &cfg, &mut noise.clone()) {
+                Ok(w) => assert_eq!(Ok(w), global, "case {case}: {p:?}"),
+                Err(GiveUp::Lookahead) => overclaimed += 1,
+                Err(_) => {}
+            }
+            params.s = min_send;
+            assert_eq!(lookahead(&p, &params, &noise), delay, "case {case}");
+        }
+        assert!(
+            answered > 900 && overclaimed > 1000,
+            "{answered} {overclaimed}"
+        );
+    }
+
     /// Whenever the windowed engine answers, its answer is the global engine's; over random
     /// programs and tie-prone noise it both answers and gives up (ties, rendezvous).
     #[test]
@@ -1870,19 +1956,9 @@ mod tests {
         let mut rnd = move |n: u64| next() % n;
         let mut tally = std::collections::HashMap::new();
         for case in 0..3000 {
-            let p = random_program(&mut rnd);
+            let p = random_program(&mut rnd, true);
             let params = random_params(&mut rnd);
-            let few = |rnd: &mut dyn FnMut(u64) -> u64| FewValues {
-                lat: (0..1 + rnd(3)).map(|i| 1000 + 500 * i).collect(),
-                o: (0..1 + rnd(2))
-                    .map(|i| [0, 200][rnd(2) as usize] + 100 * i)
-                    .collect(),
-                g_per_byte: vec![1, 2],
-                detour: [0, 50, 700][rnd(3) as usize],
-                period: 2000 + rnd(3000),
-                fixed_recv: None,
-            };
-            let mut noise = few(&mut rnd);
+            let mut noise = random_noise(&mut rnd);
             if noise.o.len() == 1 && rnd(2) == 0 {
                 // The receiver's o and g are constants: the windowed engine takes them as such.
                 noise.fixed_recv = Some((noise.o[0], params.g));
@@ -1890,7 +1966,7 @@ mod tests {
             let cfg = Config::new(params);
             let global = simulate_global(&p, &cfg, &mut noise.clone());
             let windowed = simulate_windowed(&p, &cfg, &mut noise.clone());
-            let width = noise.min_message_delay();
+            let width = lookahead(&p, &cfg.params, &noise);
             let written = run_windowed(&p, &cfg, &mut noise.clone(), width, true, Ancestry::Recent)
                 .map(|(out, _)| out);
             assert_eq!(
@@ -2103,6 +2179,7 @@ mod tests {
                 detour: 50,
                 period: 2500,
                 fixed_recv: None,
+                overclaim: 0,
             };
             let no_o = FewValues {
                 o: vec![0],
@@ -2137,6 +2214,7 @@ mod tests {
             detour: 0,
             period: 1000,
             fixed_recv: None,
+            overclaim: 0,
         }
     }
 

@@ -231,6 +231,8 @@ struct Inner {
     /// The smallest `o + L` of any message (see [`Noise::min_message_delay`]); 0 in mode
     /// `none`, whose runs are lock-step.
     min_delay: Time,
+    /// The smallest `L` of any message (see [`Noise::min_latency`]); 0 in mode `none`.
+    min_latency: Time,
 }
 
 #[derive(Debug)]
@@ -442,13 +444,14 @@ impl NoiseModel {
             Some(s) if on => s.min().floor() as Time,
             _ => base,
         };
-        let delay =
-            |p: &Place| least(&p.o, og, p.base.o).saturating_add(least(&p.lat, net, p.base.l));
-        let min_delay = match cfg.mode {
+        let latency = |p: &Place| least(&p.lat, net, p.base.l);
+        let delay = |p: &Place| least(&p.o, og, p.base.o).saturating_add(latency(p));
+        let smallest = |f: &dyn Fn(&Place) -> Time| match cfg.mode {
             NoiseMode::None => 0,
-            _ if far_differs => delay(&near).min(delay(&far)),
-            _ => delay(&near),
+            _ if far_differs => f(&near).min(f(&far)),
+            _ => f(&near),
         };
+        let (min_delay, min_latency) = (smallest(&delay), smallest(&latency));
         Ok(NoiseModel {
             inner: Arc::new(Inner {
                 system: profile.system.clone(),
@@ -461,6 +464,7 @@ impl NoiseModel {
                 og,
                 os,
                 min_delay,
+                min_latency,
             }),
         })
     }
@@ -939,6 +943,10 @@ impl Noise for NoiseRun {
 
     fn min_message_delay(&self) -> Time {
         self.m.min_delay
+    }
+
+    fn min_latency(&self) -> Time {
+        self.m.min_latency
     }
 
     fn fixed_recv_overheads(&self) -> Option<(Time, Time)> {

@@ -868,21 +868,27 @@ fn os_detour_cache_is_transparent() {
     }
 }
 
-/// `min_message_delay` bounds `o + latency` of every message from below (the windowed
-/// engine's lookahead), is attained up to rounding by the smallest latency sample, is the base
-/// `o + L` without network noise and 0 in mode `none`; `recv_costs_known_gap` answers as
-/// `recv_costs` does.
+/// `min_message_delay` bounds `o + latency` of every message from below and `min_latency`
+/// its latency (the windowed engine's lookahead), both attained up to rounding by the
+/// smallest latency sample; they are the base `o + L` and `L` without network noise and 0 in
+/// mode `none`; `recv_costs_known_gap` answers as `recv_costs` does.
 #[test]
 fn min_message_delay_bounds_every_message_and_known_gaps_agree() {
     let m = model(NoiseMode::OsNet);
     let mut run = m.instance(3, 1, 64);
     let least = run.min_message_delay();
+    let least_latency = run.min_latency();
+    assert_eq!(least, 150_000 + least_latency);
     let mut smallest = u64::MAX;
     for src in 0..64u32 {
         for op in 0..400u32 {
             let dst = (src + 1 + op % 63) % 64;
             let s = run.send_costs(&P, src, dst, op, 16);
             assert!(s.o + s.latency >= least, "{src} {op}: {s:?} < {least}");
+            assert!(
+                s.latency >= least_latency,
+                "{src} {op}: {s:?} < {least_latency}"
+            );
             smallest = smallest.min(s.o + s.latency);
             let r = run.recv_costs_known_gap(&P, src, dst, op, 16, s.gap_bytes);
             assert_eq!(r, run.recv_costs(&P, src, dst, op, 16));
@@ -903,10 +909,7 @@ fn min_message_delay_bounds_every_message_and_known_gaps_agree() {
     );
     let quiet = model(NoiseMode::Os).instance(3, 1, 64);
     assert_eq!(quiet.min_message_delay(), 150_000 + 1_300_000);
-    assert_eq!(
-        model(NoiseMode::None)
-            .instance(3, 1, 64)
-            .min_message_delay(),
-        0
-    );
+    assert_eq!(quiet.min_latency(), 1_300_000);
+    let none = model(NoiseMode::None).instance(3, 1, 64);
+    assert_eq!((none.min_message_delay(), none.min_latency()), (0, 0));
 }

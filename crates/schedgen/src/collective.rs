@@ -896,6 +896,17 @@ impl Program for Generated {
         })
     }
 
+    fn min_send_size(&self) -> u64 {
+        // Known for the rings, the patterns of large messages; 0 (always correct) otherwise.
+        match self.pattern {
+            Collective::AllreduceRing => self.chunk,
+            Collective::PipelinedRing if self.rounds > 0 => {
+                self.size - self.segment * (self.rounds as u64 - 1)
+            }
+            _ => 0,
+        }
+    }
+
     fn total_ops(&self) -> u64 {
         match self.pattern {
             Collective::BinomialTreeBcast | Collective::BinomialTreeReduce => {
