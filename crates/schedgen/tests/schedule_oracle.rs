@@ -2,7 +2,7 @@
 //! are sequenced"), for random schedules: a random phase tree is written as schedule text,
 //! parsed and instantiated, and compared op for op with the tree built eagerly per rank.
 
-use loggops_engine::{DepKind, Op, Program};
+use loggops_engine::{DepKind, Op, OpKind, Program};
 use loggops_schedgen::check::{first_difference, validate, Line, Materialized};
 use loggops_schedgen::{parse_schedule_str, Collective, GenOptions, Generated};
 use proptest::prelude::*;
@@ -306,6 +306,19 @@ fn check(tree: &[Ph], p: u32) -> Result<(), TestCaseError> {
         return Err(TestCaseError::fail(format!("{d}\n{text}")));
     }
     validate(&sched).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+    // `min_send_size` bounds every send from below.
+    for r in 0..p {
+        for i in 0..sched.num_ops(r) {
+            let op = sched.op(r, i);
+            if op.kind == OpKind::Send && op.size < sched.min_send_size() {
+                return Err(TestCaseError::fail(format!(
+                    "rank {r} op {i} sends {} B, below min_send_size {}\n{text}",
+                    op.size,
+                    sched.min_send_size()
+                )));
+            }
+        }
+    }
     Ok(())
 }
 
@@ -353,4 +366,28 @@ fn calc_then_ring_links_the_calc_to_every_ring_root() {
     assert_eq!(s.num_ops(0), 12 + 1 + 12);
     assert_eq!(s.op(0, 12), Op::calc(0));
     assert_eq!(s.depcount(0, 12), 7);
+}
+
+/// A schedule's smallest send: its rings' chunks and its point-to-point sends, through
+/// sequences, repeats and concurrent blocks; a schedule without sends bounds nothing from
+/// below, one with a collective of unknown sizes reports 0.
+#[test]
+fn min_send_size_is_the_smallest_send_of_the_phases() {
+    let at = |text: &str| {
+        let text = format!("loggops-schedule 1\n{text}");
+        parse_schedule_str(&text, "t", 4, &[] as &[(&str, &str)])
+            .unwrap()
+            .min_send_size()
+    };
+    assert_eq!(at("calc 5ns\nallreduce ring 64KiB\n"), 16384);
+    assert_eq!(
+        at("repeat 2 {\n  pipelinedring 40KiB segment 16KiB root 0\n}\n"),
+        8192
+    );
+    assert_eq!(
+        at("concurrent {\n  allreduce ring 64KiB\n  sequence {\n    send 300B to rank + 1 tag 7\n    recv 300B from (rank - 1) % P\n  }\n}\n"),
+        300
+    );
+    assert_eq!(at("calc 5ns\n"), u64::MAX);
+    assert_eq!(at("allreduce ring 64KiB\ndissemination 1MiB\n"), 0);
 }

@@ -246,6 +246,9 @@ impl Program for Schedule {
         // Only `requires` links: between phases, and inside Schedgen's collectives.
         false
     }
+    fn min_send_size(&self) -> u64 {
+        self.root.min_send_size()
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -719,6 +722,23 @@ fn in_count(prev: Option<(&Node, Link)>, outer: u32, r: u32, p: u32) -> u32 {
 }
 
 impl Node {
+    /// A lower bound of the size of every send in the node (`u64::MAX` when it has none).
+    fn min_send_size(&self) -> u64 {
+        match &self.kind {
+            Kind::Leaf(Leaf::Coll(g)) => g.min_send_size(),
+            Kind::Leaf(Leaf::P2p {
+                kind: P2pKind::Send,
+                size,
+                ..
+            }) => *size,
+            Kind::Leaf(_) => u64::MAX,
+            Kind::Seq(c) | Kind::Par(c) => {
+                c.iter().map(Node::min_send_size).min().unwrap_or(u64::MAX)
+            }
+            Kind::Repeat { body, .. } => body.min_send_size(),
+        }
+    }
+
     /// A node, with its per-rank sizes cached when they do not depend on the rank.
     fn new(kind: Kind, p: u32) -> Node {
         let mut n = Node {
