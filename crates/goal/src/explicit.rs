@@ -165,6 +165,8 @@ pub struct ExplicitProgram {
     /// Over all ranks (shared slots counted once per rank).
     total_ops: u64,
     total_edges: u64,
+    /// The smallest size of any send (`u64::MAX` without sends), set by `finish`.
+    min_send: u64,
 }
 
 impl ExplicitProgram {
@@ -286,6 +288,9 @@ impl ExplicitProgram {
 impl Program for ExplicitProgram {
     fn num_ranks(&self) -> u32 {
         self.num_ranks
+    }
+    fn min_send_size(&self) -> u64 {
+        self.min_send
     }
     fn num_cpus(&self) -> u8 {
         self.num_cpus
@@ -513,6 +518,7 @@ impl ProgramBuilder {
                 slots: vec![SlotBase::default()],
                 total_ops: 0,
                 total_edges: 0,
+                min_send: u64::MAX,
             },
             shape_ids: HashMap::default(),
             slot_of_hash: HashMap::default(),
@@ -774,6 +780,9 @@ impl ProgramBuilder {
         let p = &mut self.p;
         p.num_cpus = self.max_cpu + 1;
         p.num_nics = self.max_nic + 1;
+        // Every shape is some op's.
+        let sends = p.shapes.iter().filter(|s| s.kind == OpKind::Send);
+        p.min_send = sends.map(|s| s.size).min().unwrap_or(u64::MAX);
         p.shapes.shrink_to_fit();
         p.op_shape.shrink();
         p.depcount.shrink_to_fit();
@@ -917,6 +926,27 @@ mod tests {
         p.for_each_dependent(1, 1, DepKind::Start, |x| d.push(x));
         assert!(d.is_empty());
         assert_eq!((p.num_cpus(), p.num_nics()), (1, 1));
+        assert_eq!(p.min_send_size(), 1024);
+    }
+
+    /// The smallest send over all ranks (shared or not), whatever the receives' sizes; no
+    /// sends bound nothing from below.
+    #[test]
+    fn min_send_size_is_the_smallest_send() {
+        let mut b = ProgramBuilder::new(3);
+        for r in 0..3 {
+            b.start_rank(r);
+            b.add_op(Op::calc(1));
+            b.add_op(Op::recv(7, (r + 2) % 3, 0));
+            b.add_op(Op::send([5000, 5000, 900][r as usize], (r + 1) % 3, 0));
+            b.end_rank().unwrap();
+        }
+        assert_eq!(b.finish().min_send_size(), 900);
+        let mut b = ProgramBuilder::new(1);
+        b.start_rank(0);
+        b.add_op(Op::calc(1));
+        b.end_rank().unwrap();
+        assert_eq!(b.finish().min_send_size(), u64::MAX);
     }
 
     #[test]
