@@ -168,9 +168,10 @@ pub trait Program: Sync {
     fn op_table(&self) -> Option<OpTable<'_>> {
         None
     }
-    /// A lower bound of the size of every send (`0`, the default, is always correct). When it
-    /// exceeds S every message is a rendezvous message, which arrives later than an eager one,
-    /// and the windowed engine widens its windows accordingly ([`crate::window`]).
+    /// A lower bound of the size of every send (`0`, the default, is always correct; any value
+    /// is one for a program without sends). When it exceeds S every message is a rendezvous
+    /// message, which arrives later than an eager one, and the windowed engine widens its
+    /// windows accordingly ([`crate::window`]).
     fn min_send_size(&self) -> u64 {
         0
     }

@@ -415,8 +415,9 @@ fn windowed<P: Program, N: Noise>(
 }
 
 /// The width of the windows: how long after its send a message arrives at the earliest
-/// ([`Noise::min_message_delay`]), plus `rndv_extra_latencies` latencies when every send of
-/// the program is larger than S (each message a rendezvous message; 0 if there is no bound).
+/// ([`Noise::min_message_delay`]; 0 when the noise gives no bound), plus
+/// `rndv_extra_latencies` smallest latencies when every send of the program is larger than S
+/// (each message a rendezvous message).
 fn lookahead<P: Program, N: Noise>(prog: &P, p: &Params, noise: &N) -> Time {
     let delay = noise.min_message_delay();
     if delay > 0 && prog.min_send_size() > p.s {
