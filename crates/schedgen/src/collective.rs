@@ -897,13 +897,16 @@ impl Program for Generated {
     }
 
     fn min_send_size(&self) -> u64 {
-        // Known for the rings, the patterns of large messages; 0 (always correct) otherwise.
         match self.pattern {
             Collective::AllreduceRing => self.chunk,
+            // The last segment is the shortest.
             Collective::PipelinedRing if self.rounds > 0 => {
                 self.size - self.segment * (self.rounds as u64 - 1)
             }
-            _ => 0,
+            // Halved every round down to D >> rounds, then doubled back.
+            Collective::AllreduceRecdoub => self.size >> self.rounds,
+            // Every send carries the whole size.
+            _ => self.size,
         }
     }
 

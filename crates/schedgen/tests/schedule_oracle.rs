@@ -368,9 +368,9 @@ fn calc_then_ring_links_the_calc_to_every_ring_root() {
     assert_eq!(s.depcount(0, 12), 7);
 }
 
-/// A schedule's smallest send: its rings' chunks and its point-to-point sends, through
+/// A schedule's smallest send: its collectives' and its point-to-point sends', through
 /// sequences, repeats and concurrent blocks; a schedule without sends bounds nothing from
-/// below, one with a collective of unknown sizes reports 0.
+/// below.
 #[test]
 fn min_send_size_is_the_smallest_send_of_the_phases() {
     let at = |text: &str| {
@@ -389,5 +389,6 @@ fn min_send_size_is_the_smallest_send_of_the_phases() {
         300
     );
     assert_eq!(at("calc 5ns\n"), u64::MAX);
-    assert_eq!(at("allreduce ring 64KiB\ndissemination 1MiB\n"), 0);
+    assert_eq!(at("allreduce ring 64KiB\ndissemination 1KiB\n"), 1024);
+    assert_eq!(at("allreduce recdoub 64KiB\n"), 16384);
 }
