@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use loggops_engine::{DepKind, OpKind, Program};
+use loggops_engine::{DepKind, OpKind, Program, Tabled};
 use loggops_schedgen::check::{first_difference, validate};
 use loggops_schedgen::{Collective, GenError, GenOptions, Generated};
 use proptest::prelude::*;
@@ -96,6 +96,10 @@ proptest! {
             .min();
         if let Some(least) = least {
             prop_assert_eq!(g.min_send_size(), least);
+        }
+        // The engine reads a templated collective through its table: the bound goes along.
+        if let Some(t) = g.op_table() {
+            prop_assert_eq!(Tabled::new(&g, t).min_send_size(), g.min_send_size());
         }
     }
 }
