@@ -69,8 +69,10 @@ fn generated(c: &mut Criterion) {
 
 /// One noisy repetition of `prog` under the shipped profile `profile`, `os+net`, with the
 /// windowed engine (what `simulate` runs) and, with `global`, with the global engine, against
-/// the noiseless run with the same profile's parameters, in one group so that their ratio
-/// (the per-message cost of noise) is measured in the same run.
+/// two noiseless runs, in one group so that their ratio (the per-message cost of noise) is
+/// measured in the same run: `noiseless`, every message with the profile's near parameters
+/// (`NoNoise`), and `noiseless placed`, the profile's noiseless run as `--noise-mode none`
+/// computes it (messages between switches with the far parameters).
 fn noisy_group<P: Program>(c: &mut Criterion, name: &str, prog: &P, profile: &str, global: bool) {
     let path = format!("{}/calibration/{profile}.h5", env!("CARGO_MANIFEST_DIR"));
     let profile = loggops_profile::read_profile(&path).expect("shipped profile");
@@ -86,13 +88,19 @@ fn noisy_group<P: Program>(c: &mut Criterion, name: &str, prog: &P, profile: &st
         (Config::new(model.engine_params()), model)
     };
     let (cfg, model) = cfg_of(NoiseMode::OsNet);
-    let (quiet_cfg, _) = cfg_of(NoiseMode::None);
+    let (quiet_cfg, quiet_model) = cfg_of(NoiseMode::None);
     let ranks = prog.num_ranks();
     let mut g = c.benchmark_group(name);
     g.sample_size(10);
     g.throughput(Throughput::Elements(events(prog, &quiet_cfg)));
     g.bench_function(format!("noiseless/{ranks}"), |b| {
         b.iter(|| events(prog, &quiet_cfg))
+    });
+    g.bench_function(format!("noiseless placed/{ranks}"), |b| {
+        b.iter(|| {
+            let mut n = quiet_model.instance(1, 0, ranks);
+            simulate(prog, &quiet_cfg, &mut n).unwrap().events
+        })
     });
     let mut rep = 0;
     g.bench_function(format!("os+net windowed/{ranks}"), |b| {
