@@ -24,13 +24,35 @@ Examples:
   loggops-sim gen allreduce_ring --nodes 16 --size 16MiB -o ring.goal
       Write Schedgen-compatible explicit GOAL text.
 
+  loggops-sim --goal goal/dissemination_16B.goal --nodes 4,64,1024 --noise calibration/ \\
+              --noise-mode none,os+net --plot runtime.svg --report report.html
+      Every shipped system side by side: one table, boxplots, and a one-file HTML report.
+  loggops-sim profile show calibration/aws.h5 --plot aws.png
+      What a noise profile holds: parameters, quantiles, OS noise, provenance.
+
 Units: times take ps, ns, us, ms, s (a bare number is ns); per-byte costs take the same units
 (meaning per byte: -G 0.1ns is 0.1 ns/B); sizes take B, KiB, MiB, GiB (kB, MB, GB are powers
 of 1000). Without --noise, the LogGOPS parameters default to LogGOPSim's defaults read as ns:
-L=2.5us o=1.5us g=1us G=6ns/B O=0 S=65535B.";
+L=2.5us o=1.5us g=1us G=6ns/B O=0 S=65535B.
+
+Outputs: the table (default) ends with the settings: seed, repetition rule, every system's
+profile path, SHA-256 and parameters near and far, every workload's file and SHA-256, the tool
+and results-schema version. --format json holds the same plus every repetition's time (integer
+ps); --format csv has one row per cell with the settings in its last columns (the same columns
+with and without --noise). Dollar amounts in the table are rounded for reading; JSON and CSV
+keep the exact values. Ctrl-C during a run stops it after the repetitions in progress: what
+finished is written to every output, marked partial, and the exit status is 130.";
+
+/// The help's closing text: examples, units, outputs and the meaning of every table column.
+fn after_help() -> String {
+    format!(
+        "{AFTER_HELP}\n\nColumns of the table:\n{}",
+        loggops_report::guide::table_columns_text()
+    )
+}
 
 #[derive(Parser, Debug)]
-#[command(name = "loggops-sim", version, about = ABOUT, after_help = AFTER_HELP)]
+#[command(name = "loggops-sim", version, about = ABOUT, after_help = after_help())]
 #[command(args_conflicts_with_subcommands = true)]
 pub struct Cli {
     #[command(subcommand)]
@@ -46,6 +68,28 @@ pub enum Command {
     Gen(GenArgs),
     /// Turn Netgauge captures into an HDF5 noise profile, with a fit report.
     Calibrate(Box<CalibrateArgs>),
+    /// Look into noise profiles (`profile show FILE.h5`).
+    #[command(subcommand)]
+    Profile(ProfileCommand),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ProfileCommand {
+    /// Print what a profile holds: parameters near and far, quantiles of each distribution,
+    /// the OS-noise summary, prices, provenance and the file's SHA-256; --plot draws the
+    /// distributions.
+    Show(ProfileShowArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ProfileShowArgs {
+    /// The profile (HDF5), e.g. calibration/aws.h5.
+    #[arg(value_name = "FILE.h5")]
+    pub file: PathBuf,
+    /// Also draw the distributions (latency, per-byte time, OS detours) into FILE (.svg or
+    /// .png; repeatable).
+    #[arg(long, value_name = "FILE.svg|FILE.png")]
+    pub plot: Vec<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, ValueEnum)]
@@ -73,10 +117,12 @@ pub enum FormatArg {
 
 #[derive(Args, Debug, Default)]
 pub struct RunArgs {
-    /// Schedule to simulate: explicit GOAL text, LogGOPSim binary GOAL, or a rank-parametric
-    /// schedule (see goal/README.md).
-    #[arg(long, value_name = "FILE")]
-    pub goal: Option<PathBuf>,
+    /// Schedule(s) to simulate: explicit GOAL text, LogGOPSim binary GOAL, or a rank-parametric
+    /// schedule (see goal/README.md). Several run as one sweep (a `workload` column): a comma
+    /// list, the flag repeated, a quoted glob ('goal/paper_*.goal') or a directory (every
+    /// *.goal and *.bin in it, sorted).
+    #[arg(long, value_name = "FILE", value_delimiter = ',')]
+    pub goal: Vec<PathBuf>,
     /// Rank counts: binds a rank-parametric schedule; must equal num_ranks of an explicit file.
     /// A comma list sweeps (4,64,1024,16384).
     #[arg(long, value_name = "N[,N...]", value_delimiter = ',')]
@@ -121,10 +167,12 @@ pub struct RunArgs {
     /// Set a parameter of a rank-parametric schedule (e.g. --param dgemm=21us).
     #[arg(long = "param", value_name = "NAME=VALUE")]
     pub params: Vec<String>,
-    /// Noise profile (HDF5), e.g. calibration/aws.h5. Its base parameters replace the defaults
-    /// (explicit -L/-o/... still win).
-    #[arg(long, value_name = "FILE.h5")]
-    pub noise: Option<PathBuf>,
+    /// Noise profile(s) (HDF5), e.g. calibration/aws.h5. Its base parameters replace the
+    /// defaults (explicit -L/-o/... still win, for every profile). Several systems run side by
+    /// side (a `system` column): a comma list, the flag repeated, a quoted glob
+    /// ('calibration/*.h5') or a directory (every *.h5 in it, sorted).
+    #[arg(long, value_name = "FILE.h5", value_delimiter = ',')]
+    pub noise: Vec<PathBuf>,
     /// Noise variants to run: none, os, net, os+net (comma list sweeps) [default: os+net].
     #[arg(long, value_name = "MODE[,MODE...]", value_delimiter = ',')]
     pub noise_mode: Vec<String>,
@@ -142,9 +190,24 @@ pub struct RunArgs {
     /// Worker threads (results do not depend on it) [default: all cores].
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
-    /// Write one row per repetition (nodes, mode, rep, time) to FILE (CSV, atomically).
+    /// Write one row per repetition to FILE (CSV, atomically), with the columns workload,
+    /// system, nodes, noise_mode, rep (0-based repetition index), time_ps (simulated time),
+    /// noiseless_ps, run_ps (the time one run is billed for), on_demand_usd, committed_usd
+    /// (empty without a price), cost_increase_pct (over noiseless) and partial (true when the
+    /// run was interrupted before this cell finished).
     #[arg(long, value_name = "FILE")]
     pub samples: Option<PathBuf>,
+    /// Draw plots into FILE (.svg or .png; repeatable): `[KIND=]FILE` with KIND one of runtime
+    /// (boxplots of the time per node count; hue: noise mode, or system when one mode runs on
+    /// several systems), cost (cost increase over noiseless against nodes, the paper's Fig.
+    /// 17), ecdf (distribution at the largest node count) or all (the default: all three).
+    #[arg(long, value_name = "[KIND=]FILE", value_parser = parse_plot)]
+    pub plot: Vec<(loggops_report::plot::PlotKind, PathBuf)>,
+    /// Write a one-file HTML report to FILE: the command, settings, systems with their
+    /// profiles' hashes and provenance, the table, the plots and a guide to the columns. It
+    /// loads nothing from elsewhere (opens offline).
+    #[arg(long, value_name = "FILE.html")]
+    pub report: Option<PathBuf>,
     /// Draw one-way latencies as the profile's samples are, in absolute time, instead of
     /// scaling each draw by L / median (the paper's convention, the default: the profile gives
     /// the shape of the noise, -L or the profile's base parameters its level). Use it with
@@ -309,6 +372,10 @@ impl Reps {
     pub const AUTO_MAX: u32 = 1000;
     /// Relative half-width (of the median) the confidence intervals must reach.
     pub const AUTO_PRECISION: f64 = 0.005;
+}
+
+fn parse_plot(s: &str) -> Result<(loggops_report::plot::PlotKind, PathBuf), String> {
+    loggops_report::plot::parse_plot_arg(s)
 }
 
 fn parse_reps(s: &str) -> Result<Reps, String> {

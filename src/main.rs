@@ -3,7 +3,9 @@
 
 mod cli;
 mod compat;
+mod inputs;
 mod mc;
+mod profile_show;
 mod run;
 mod schedule;
 mod units;
@@ -59,6 +61,7 @@ fn dispatch(cli: cli::Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Some(cli::Command::Gen(args)) => run::gen(args),
         Some(cli::Command::Calibrate(args)) => run::calibrate(*args),
+        Some(cli::Command::Profile(cli::ProfileCommand::Show(args))) => profile_show::show(&args),
         None => run::simulate(cli.run),
     }
 }

@@ -1,20 +1,80 @@
-//! Monte-Carlo runs with a noise profile: repetitions in parallel (rayon), collected in
-//! repetition order, so the result never depends on the thread count.
+//! Sweeps: the `--goal` × `--noise` × `--nodes` × `--noise-mode` runs, noisy (Monte-Carlo
+//! repetitions with noise profiles) or noiseless, in three separate steps:
+//!
+//! 1. **plan** ([`plan`]): expand the input lists, load and hash the profiles, resolve the
+//!    parameters near and far, and describe everything in a [`loggops_report::Plan`];
+//! 2. **execute** ([`execute`]): fill one [`CellResult`] per planned cell. Repetitions run in
+//!    parallel (rayon) and are collected by repetition index, so the result never depends on
+//!    the thread count; the noiseless baseline is computed once per (workload, system, nodes);
+//! 3. **render** ([`write_outputs`]): every output (table or JSON or CSV, `--samples`, `--plot`,
+//!    `--report`) is drawn from the [`RunResult`] alone.
+//!
+//! Ctrl-C (SIGINT) sets a flag: no new repetition starts, repetitions in progress finish
+//! (a noiseless run of the global engine stops at once through the engine's progress hook), the
+//! finished repetitions are written to every output marked partial, and the exit status is 130.
+//! A second Ctrl-C ends the process at once.
 
 use std::io::IsTerminal;
-use std::path::Path;
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
-use loggops_engine::{simulate, Config, NoNoise, Params, PerByte, Program, WindowOdds};
+use loggops_engine::{Config, EngineError, NoNoise, Params, PerByte, Program, Progress, WindowOdds};
 use loggops_noise::{NoiseConfig, NoiseMode, NoiseModel, ScaleMode};
 use loggops_profile::{BaseParams, Profile};
-use loggops_report::{Cell, CellSamples, CostModel, Format, Labels};
+use loggops_report::{
+    CellResult, EngineParams, Format, NoiseSettings, Plan, Prices, ProfileRef, Provenance,
+    RepsRule, RunFacts, RunResult, Settings, Status, SystemInfo, Tool, WorkloadInfo,
+};
 use rayon::prelude::*;
 
-use crate::cli::{FormatArg, Reps, RunArgs};
-use crate::schedule::{self, with_program};
+use crate::cli::{FormatArg, OrderArg, Reps, RunArgs};
+use crate::inputs::{self, Kind};
+use crate::schedule::{self, with_program, Schedule};
+
+/// The engine's progress hook for every run of this process (its stop flag is Ctrl-C's).
+pub static HOOK: Progress = Progress::new();
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Exit status of a run stopped by Ctrl-C (128 + SIGINT, as shells report it).
+pub const EXIT_INTERRUPTED: u8 = 130;
+
+/// Installs the Ctrl-C handler (once): the first Ctrl-C asks the run to stop and keep what
+/// finished, the second ends the process.
+pub fn install_interrupt_handler() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let _ = ctrlc::set_handler(|| {
+            if INTERRUPTED.swap(true, Ordering::SeqCst) {
+                eprintln!("\ninterrupted again: quitting without writing results");
+                std::process::exit(EXIT_INTERRUPTED as i32);
+            }
+            HOOK.request_stop();
+            eprintln!(
+                "\ninterrupted: finishing the repetitions in progress, then writing what \
+                 finished (marked partial); Ctrl-C again to quit at once"
+            );
+        });
+    });
+}
+
+/// True once Ctrl-C was pressed.
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::SeqCst)
+}
+
+/// A system of the plan with what its cells need to run.
+struct System {
+    info: SystemInfo,
+    /// `None`: a noiseless run with the parameters of the flags.
+    profile: Option<Profile>,
+    base_cfg: NoiseConfig,
+    /// The parameters of a noiseless run without a profile.
+    flag_params: Params,
+}
 
 /// Applies explicit `-L -o -g -G -O -S` flags to both placements of the profile.
 fn override_params(args: &RunArgs, profile: &mut Profile) -> Result<()> {
@@ -56,7 +116,13 @@ fn override_params(args: &RunArgs, profile: &mut Profile) -> Result<()> {
     Ok(())
 }
 
-fn modes(raw: &[String]) -> Result<Vec<NoiseMode>> {
+fn modes(raw: &[String], noisy: bool) -> Result<Vec<NoiseMode>> {
+    if !noisy {
+        if raw.iter().any(|m| m != "none") {
+            bail!("--noise-mode {} needs a noise profile: give --noise FILE.h5", raw.join(","));
+        }
+        return Ok(vec![NoiseMode::None]);
+    }
     if raw.is_empty() {
         return Ok(vec![NoiseMode::OsNet]);
     }
@@ -68,46 +134,45 @@ fn modes(raw: &[String]) -> Result<Vec<NoiseMode>> {
         .collect()
 }
 
-/// One simulated time (max over ranks), ps, or an error naming what did not complete.
-fn one_run<P: Program>(
-    prog: &P,
-    model: &NoiseModel,
-    seed: u64,
-    rep: u64,
-    odds: &WindowOdds,
-) -> Result<u64> {
-    let cfg = Config::new(model.engine_params());
-    let out = if model.needs_noise_run() {
-        let mut n = model.instance(seed, rep, prog.num_ranks());
-        odds.simulate(prog, &cfg, &mut n)?
-    } else {
-        simulate(prog, &cfg, &mut NoNoise)?
-    };
-    if !out.completed() {
-        bail!(
-            "the schedule did not complete (repetition {rep}): {} rank(s) have unmatched messages or ops that never ran; run it without --noise for details",
-            out.leftovers.len()
-        );
+fn engine_params(p: &Params) -> EngineParams {
+    EngineParams {
+        l_ps: p.l,
+        o_ps: p.o,
+        g_ps: p.g,
+        big_g_ps_per_byte: p.big_g.as_f64(),
+        big_o_ps_per_byte: p.big_o.as_f64(),
+        s_bytes: p.s,
+        rndv_3l: p.rndv_extra_latencies > 0,
     }
-    Ok(out.max().0)
 }
 
-pub fn monte_carlo(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Result<ExitCode> {
-    let path = args.noise.as_deref().expect("called with --noise");
-    let mut profile = loggops_profile::read_profile(path)?;
-    override_params(args, &mut profile)?;
-    let modes = modes(&args.noise_mode)?;
-    let nodes: Vec<Option<u32>> = if args.nodes.is_empty() {
-        vec![None]
-    } else {
-        args.nodes.iter().map(|&n| Some(n)).collect()
-    };
-    let threads = args.threads.unwrap_or(0);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .context("cannot start worker threads")?;
+/// The explicit parameter flags as typed (`-G 79ps`), for the record.
+fn param_flags(args: &RunArgs) -> Vec<String> {
+    let mut out = Vec::new();
+    for (flag, v) in [
+        ("-L", &args.l),
+        ("-o", &args.o),
+        ("-g", &args.g),
+        ("-G", &args.big_g),
+        ("-O", &args.big_o),
+        ("-S", &args.s),
+    ] {
+        if let Some(v) = v {
+            out.push(format!("{flag} {v}"));
+        }
+    }
+    if let Some(b) = args.rndv_3l {
+        out.push(format!("--rndv-3l {b}"));
+    }
+    out
+}
 
+/// Step 1: what to run, described completely.
+fn plan(args: &RunArgs, ov: &[(String, String)]) -> Result<(Plan, Vec<System>, Vec<PathBuf>)> {
+    let goals = inputs::expand(&args.goal, Kind::Schedule)?;
+    let profiles = inputs::expand(&args.noise, Kind::Profile)?;
+    let noisy = !profiles.is_empty();
+    let modes = modes(&args.noise_mode, noisy)?;
     let base_cfg = NoiseConfig {
         scaling: if args.absolute_latency {
             ScaleMode::Absolute
@@ -118,8 +183,307 @@ pub fn monte_carlo(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Resu
         rndv_triple_latency: args.rndv_3l.unwrap_or(true),
         ..NoiseConfig::default()
     };
-    let noisy_cells = nodes.len() * modes.iter().filter(|m| **m != NoiseMode::None).count();
-    let bar = if args.quiet || !std::io::stderr().is_terminal() {
+
+    let mut systems = Vec::new();
+    if noisy {
+        let mut loaded = Vec::new();
+        for path in &profiles {
+            let bytes = std::fs::read(path)
+                .with_context(|| format!("cannot read noise profile {}", path.display()))?;
+            let mut profile = loggops_profile::read_profile(path)?;
+            override_params(args, &mut profile)?;
+            loaded.push((inputs::sha256_bytes(&bytes), profile));
+        }
+        let names = inputs::unique_names(&profiles, |i| loaded[i].1.system.clone());
+        for ((path, (sha256, profile)), name) in profiles.iter().zip(loaded).zip(names) {
+            let model = NoiseModel::new(
+                &profile,
+                &NoiseConfig {
+                    mode: NoiseMode::None,
+                    ..base_cfg.clone()
+                },
+            )?;
+            let p = &profile.provenance;
+            let info = SystemInfo {
+                name,
+                description: profile.description.clone(),
+                profile: Some(ProfileRef {
+                    path: path.display().to_string(),
+                    sha256,
+                    provenance: Provenance {
+                        sources: p.sources.clone(),
+                        command: p.command.clone(),
+                        created: p.created.clone(),
+                        tool_version: p.tool_version.clone(),
+                        notes: p.notes.clone(),
+                    },
+                }),
+                near: engine_params(&model.near_params()),
+                far: profile
+                    .far
+                    .as_ref()
+                    .map(|_| engine_params(&model.far_params())),
+                nodes_per_switch: Some(model.nodes_per_switch()),
+                prices: Prices {
+                    on_demand_usd_per_node_hour: profile.prices.on_demand_usd_per_node_hour,
+                    committed_usd_per_node_hour: profile.prices.committed_usd_per_node_hour,
+                },
+            };
+            systems.push(System {
+                info,
+                profile: Some(profile),
+                base_cfg: base_cfg.clone(),
+                flag_params: Params::loggopsim_defaults_ps(),
+            });
+        }
+    } else {
+        let params = crate::run::resolve_params(args, Params::loggopsim_defaults_ps())?;
+        systems.push(System {
+            info: SystemInfo {
+                name: "flags".into(),
+                description: "LogGOPS parameters of the command line (LogGOPSim's defaults \
+                              read as ns where none is given)"
+                    .into(),
+                profile: None,
+                near: engine_params(&params),
+                far: None,
+                nodes_per_switch: None,
+                prices: Prices::default(),
+            },
+            profile: None,
+            base_cfg,
+            flag_params: params,
+        });
+    }
+
+    let names = inputs::unique_names(&goals, |i| inputs::stem(&goals[i]));
+    let mut workloads = Vec::new();
+    for (path, name) in goals.iter().zip(names) {
+        workloads.push(WorkloadInfo {
+            name,
+            path: path.display().to_string(),
+            sha256: inputs::sha256_file(path)
+                .with_context(|| format!("cannot read schedule {}", path.display()))?,
+            params: ov.to_vec(),
+        });
+    }
+    let plan = Plan {
+        workloads,
+        systems: systems.iter().map(|s| s.info.clone()).collect(),
+        nodes: args.nodes.clone(),
+        noise_modes: modes.iter().map(|m| m.as_str().to_string()).collect(),
+        settings: Settings {
+            seed: args.seed,
+            reps: if !noisy {
+                RepsRule::Single
+            } else {
+                match args.reps {
+                    Reps::Fixed(n) => RepsRule::Fixed { count: n as u64 },
+                    Reps::Auto => RepsRule::Auto {
+                        first: Reps::AUTO_FIRST as u64,
+                        max: Reps::AUTO_MAX as u64,
+                        precision: Reps::AUTO_PRECISION,
+                    },
+                }
+            },
+            time_unit: "ps".into(),
+            order: match args.order {
+                OrderArg::Stable => "stable".into(),
+                OrderArg::Libstdcxx => "libstdcxx".into(),
+            },
+            noise: noisy.then(|| NoiseSettings {
+                latency_scaling: if args.absolute_latency {
+                    "absolute".into()
+                } else {
+                    "median".into()
+                },
+                cosched: args.cosched,
+            }),
+            param_flags: param_flags(args),
+        },
+    };
+    Ok((plan, systems, goals))
+}
+
+/// What the execution step reports on and how it runs repetitions.
+struct Exec<'a> {
+    args: &'a RunArgs,
+    pool: rayon::ThreadPool,
+    bar: ProgressBar,
+}
+
+/// One simulated time (max over ranks), ps; `Ok(None)` when the run was stopped by Ctrl-C.
+fn one_run<P: Program>(
+    prog: &P,
+    model: &NoiseModel,
+    seed: u64,
+    rep: u64,
+    odds: &WindowOdds,
+) -> Result<Option<u64>> {
+    let cfg = Config {
+        progress: Some(&HOOK),
+        ..Config::new(model.engine_params())
+    };
+    let out = if model.needs_noise_run() {
+        let mut n = model.instance(seed, rep, prog.num_ranks());
+        odds.simulate(prog, &cfg, &mut n)
+    } else {
+        loggops_engine::simulate(prog, &cfg, &mut NoNoise)
+    };
+    let out = match out {
+        Err(EngineError::Stopped) => return Ok(None),
+        r => r?,
+    };
+    if !out.completed() {
+        bail!(
+            "the schedule did not complete (repetition {rep}): {} rank(s) have unmatched messages or ops that never ran; run it without --noise for details",
+            out.leftovers.len()
+        );
+    }
+    Ok(Some(out.max().0))
+}
+
+impl Exec<'_> {
+    /// Repetitions `range` of a cell in parallel; the finished ones as (rep, time), in order.
+    /// They run in chunks (a bounded amount of memory per chunk), and none starts once Ctrl-C
+    /// was pressed.
+    fn reps(
+        &self,
+        sched: &Schedule,
+        model: &NoiseModel,
+        range: std::ops::Range<u64>,
+    ) -> Result<Vec<(u64, u64)>> {
+        const CHUNK: u64 = 4096;
+        let odds = WindowOdds::default();
+        let seed = self.args.seed;
+        let mut got = Vec::new();
+        let mut start = range.start;
+        while start < range.end && !interrupted() {
+            let end = (start + CHUNK).min(range.end);
+            let done = self.pool.install(|| {
+                (start..end)
+                    .into_par_iter()
+                    .map(|rep| {
+                        if interrupted() {
+                            return Ok(None);
+                        }
+                        let t = with_program!(sched, |p| one_run(p, model, seed, rep, &odds))?;
+                        if t.is_some() {
+                            self.bar.inc(1);
+                        }
+                        Ok(t.map(|t| (rep, t)))
+                    })
+                    .collect::<Result<Vec<Option<(u64, u64)>>>>()
+            })?;
+            got.extend(done.into_iter().flatten());
+            start = end;
+        }
+        Ok(got)
+    }
+
+    /// A noisy cell's repetitions by the repetition rule; `complete` is false when Ctrl-C cut
+    /// it short.
+    fn noisy_cell(&self, sched: &Schedule, model: &NoiseModel) -> Result<(Vec<(u64, u64)>, bool)> {
+        match self.args.reps {
+            Reps::Fixed(n) => {
+                let got = self.reps(sched, model, 0..n as u64)?;
+                let complete = got.len() == n as usize;
+                Ok((got, complete))
+            }
+            Reps::Auto => {
+                // Checkpoints 32, 64, ..., 1000: the same repetitions whatever the thread
+                // count, so the stopping point is reproducible.
+                let first = Reps::AUTO_FIRST as u64;
+                let mut got = self.reps(sched, model, 0..first)?;
+                let mut planned = first;
+                loop {
+                    if got.len() as u64 != planned {
+                        return Ok((got, false));
+                    }
+                    let times: Vec<u64> = got.iter().map(|&(_, t)| t).collect();
+                    if planned >= Reps::AUTO_MAX as u64
+                        || loggops_report::precise(&times, Reps::AUTO_PRECISION)
+                    {
+                        return Ok((got, true));
+                    }
+                    let next = (2 * planned).min(Reps::AUTO_MAX as u64);
+                    self.bar.inc_length(next - planned);
+                    got.extend(self.reps(sched, model, planned..next)?);
+                    planned = next;
+                }
+            }
+        }
+    }
+}
+
+/// The noiseless run of a schedule (the global engine, with the progress hook polled from this
+/// thread for a bar when it takes long); `None` when Ctrl-C stopped it.
+fn noiseless_run(
+    sched: &Schedule,
+    cfg: &Config,
+    quiet: bool,
+    what: &str,
+) -> Result<Option<(loggops_engine::Outcome, f64)>> {
+    let total = with_program!(sched, |p| p.total_ops());
+    let start = Instant::now();
+    HOOK.reset();
+    let out = std::thread::scope(|s| {
+        let h = s.spawn(|| with_program!(sched, |p| loggops_engine::simulate(p, cfg, &mut NoNoise)));
+        let show = !quiet && std::io::stderr().is_terminal();
+        let mut bar: Option<ProgressBar> = None;
+        while !h.is_finished() {
+            std::thread::sleep(Duration::from_millis(50));
+            if show && bar.is_none() && start.elapsed() > Duration::from_millis(700) {
+                let b = ProgressBar::new(total);
+                b.set_style(
+                    ProgressStyle::with_template(
+                        "{spinner} [{elapsed_precise}] {bar:40} {percent}% of {len} ops \
+                         ({per_sec}, eta {eta}) {msg}",
+                    )
+                    .expect("valid template"),
+                );
+                b.set_message(what.to_string());
+                bar = Some(b);
+            }
+            if let Some(b) = &bar {
+                b.set_position(HOOK.ops_started().min(total));
+            }
+        }
+        if let Some(b) = bar {
+            b.finish_and_clear();
+        }
+        h.join().expect("the simulation thread does not panic")
+    });
+    let wall = start.elapsed().as_secs_f64();
+    match out {
+        Err(EngineError::Stopped) => Ok(None),
+        Err(e) => Err(e.into()),
+        Ok(o) => Ok(Some((o, wall))),
+    }
+}
+
+/// Step 2: runs every planned cell. Returns the result and, for a noiseless schedule that did
+/// not complete, the schedule and outcome to describe (exit status 1).
+fn execute(
+    args: &RunArgs,
+    ov: &[(String, String)],
+    plan: Plan,
+    systems: &[System],
+    goals: &[PathBuf],
+) -> Result<(RunResult, Option<String>)> {
+    let tool = Tool {
+        name: "loggops-sim".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+    };
+    let mut result = RunResult::new(tool, inputs::command_line(), plan.clone());
+    let keys = plan.cells();
+    let noisy = plan.settings.noise.is_some();
+    let noisy_cells = keys
+        .iter()
+        .filter(|k| plan.noise_modes[k.noise_mode] != "none")
+        .count();
+    let show = !args.quiet && std::io::stderr().is_terminal();
+    let bar = if !show || !noisy {
         ProgressBar::hidden()
     } else {
         let per_cell = match args.reps {
@@ -128,122 +492,230 @@ pub fn monte_carlo(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Resu
         };
         let b = ProgressBar::new(noisy_cells as u64 * per_cell as u64);
         b.set_style(
-            ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} reps ({per_sec}, eta {eta}) {msg}")
-                .expect("valid template"),
+            ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} reps ({per_sec}, eta {eta}) {msg}",
+            )
+            .expect("valid template"),
         );
         b
     };
-
-    let workload = goal
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let mut cells: Vec<(Cell, Vec<u64>)> = Vec::new();
-    for n in nodes {
-        let sched = schedule::load(goal, n, ov)?;
-        let ranks = sched.num_ranks();
-        let none_model = NoiseModel::new(
-            &profile,
-            &NoiseConfig {
-                mode: NoiseMode::None,
-                ..base_cfg.clone()
-            },
-        )?;
-        // The noiseless baseline, computed once per rank count.
-        let baseline = with_program!(&sched, |p| one_run(
-            p,
-            &none_model,
-            args.seed,
-            0,
-            &WindowOdds::default()
-        ))?;
-        let mut cost = CostModel::new(ranks as u64);
-        if let Some(p) = profile.prices.on_demand_usd_per_node_hour {
-            cost = cost.with_on_demand(p);
-        }
-        if let Some(p) = profile.prices.committed_usd_per_node_hour {
-            cost = cost.with_committed(p);
-        }
-        for &mode in &modes {
-            let samples: Vec<u64> = if mode == NoiseMode::None {
-                vec![baseline]
-            } else {
-                let model = NoiseModel::new(
-                    &profile,
-                    &NoiseConfig {
-                        mode,
-                        ..base_cfg.clone()
-                    },
-                )?;
-                bar.set_message(format!("{ranks} nodes, {mode}"));
-                let odds = WindowOdds::default();
-                let run = |range: std::ops::Range<u64>| {
-                    pool.install(|| {
-                        range
-                            .into_par_iter()
-                            .map(|rep| {
-                                let t = with_program!(&sched, |p| one_run(
-                                    p, &model, args.seed, rep, &odds
-                                ));
-                                bar.inc(1);
-                                t
-                            })
-                            .collect::<Result<Vec<u64>>>()
-                    })
+    let exec = Exec {
+        args,
+        pool: rayon::ThreadPoolBuilder::new()
+            .num_threads(args.threads.unwrap_or(0))
+            .build()
+            .context("cannot start worker threads")?,
+        bar,
+    };
+    let node_list: Vec<Option<u32>> = if plan.nodes.is_empty() {
+        vec![None]
+    } else {
+        plan.nodes.iter().map(|&n| Some(n)).collect()
+    };
+    let mut cells: Vec<CellResult> = Vec::new();
+    'outer: for (w, goal) in goals.iter().enumerate() {
+        let wl = &plan.workloads[w];
+        for &n in &node_list {
+            if interrupted() {
+                break 'outer;
+            }
+            let sched = schedule::load(goal, n, ov)?;
+            let ranks = sched.num_ranks();
+            for (s, sys) in systems.iter().enumerate() {
+                let here = |m: usize| {
+                    keys.iter()
+                        .find(|k| k.workload == w && k.system == s && k.nodes == n && k.noise_mode == m)
+                        .map(|k| k.id)
+                        .expect("a planned cell")
                 };
-                match args.reps {
-                    Reps::Fixed(n) => run(0..n as u64)?,
-                    Reps::Auto => {
-                        // Checkpoints 32, 64, ..., 1000: the same repetitions whatever the
-                        // thread count, so the stopping point is reproducible.
-                        let mut samples = run(0..Reps::AUTO_FIRST as u64)?;
-                        while samples.len() < Reps::AUTO_MAX as usize
-                            && !loggops_report::precise(&samples, Reps::AUTO_PRECISION)
-                        {
-                            let next = (2 * samples.len()).min(Reps::AUTO_MAX as usize);
-                            bar.inc_length((next - samples.len()) as u64);
-                            samples.extend(run(samples.len() as u64..next as u64)?);
-                        }
-                        samples
+                let cell = |m: usize, reps: Vec<(u64, u64)>, complete, base, run| CellResult {
+                    id: here(m),
+                    workload: wl.name.clone(),
+                    system: sys.info.name.clone(),
+                    nodes: ranks as u64,
+                    noise_mode: plan.noise_modes[m].clone(),
+                    complete,
+                    noiseless_ps: base,
+                    reps: reps.iter().map(|r| r.0).collect(),
+                    samples_ps: reps.iter().map(|r| r.1).collect(),
+                    run,
+                };
+                // The noiseless baseline, once per (workload, system, nodes).
+                let cfg = match &sys.profile {
+                    Some(p) => {
+                        let none = NoiseModel::new(
+                            p,
+                            &NoiseConfig {
+                                mode: NoiseMode::None,
+                                ..sys.base_cfg.clone()
+                            },
+                        )?;
+                        Config::new(none.engine_params())
+                    }
+                    None => Config::new(sys.flag_params),
+                };
+                let cfg = Config {
+                    order: crate::run::order(args.order),
+                    progress: Some(&HOOK),
+                    ..cfg
+                };
+                exec.bar
+                    .set_message(format!("{}, {}, {ranks} nodes, noiseless", wl.name, sys.info.name));
+                let what = format!("{} on {ranks} ranks", wl.name);
+                let Some((out, wall)) = noiseless_run(&sched, &cfg, args.quiet || noisy, &what)?
+                else {
+                    break 'outer;
+                };
+                if !out.completed() {
+                    if noisy {
+                        bail!(
+                            "{}: the schedule did not complete on {ranks} ranks without noise: {} \
+                             rank(s) have unmatched messages or ops that never ran; run it \
+                             without --noise for details",
+                            goal.display(),
+                            out.leftovers.len()
+                        );
+                    }
+                    let text = crate::run::describe_leftovers(goal, &sched, &out);
+                    return Ok((result, Some(text)));
+                }
+                let (base, rank) = out.max();
+                for (m, mode) in plan.noise_modes.iter().enumerate() {
+                    if mode == "none" {
+                        let facts = (!noisy).then(|| RunFacts {
+                            max_rank: rank,
+                            events: out.events,
+                            ops: with_program!(&sched, |p| p.total_ops()),
+                            messages: out.messages,
+                            wall_s: wall,
+                            peak_rss_bytes: crate::run::peak_rss_bytes(),
+                        });
+                        cells.push(cell(m, vec![(0, base)], true, Some(base), facts));
+                        continue;
+                    }
+                    if interrupted() {
+                        break 'outer;
+                    }
+                    let profile = sys.profile.as_ref().expect("noisy modes need a profile");
+                    let model = NoiseModel::new(
+                        profile,
+                        &NoiseConfig {
+                            mode: mode.parse().map_err(|e| anyhow!("{e}"))?,
+                            ..sys.base_cfg.clone()
+                        },
+                    )?;
+                    exec.bar
+                        .set_message(format!("{}, {}, {ranks} nodes, {mode}", wl.name, sys.info.name));
+                    let (reps, complete) = exec.noisy_cell(&sched, &model)?;
+                    if !reps.is_empty() {
+                        cells.push(cell(m, reps, complete, Some(base), None));
+                    }
+                    if !complete {
+                        break 'outer;
                     }
                 }
-            };
-            let labels = Labels::new(
-                workload.clone(),
-                profile.system.clone(),
-                ranks as u64,
-                mode.as_str(),
-            );
-            let cell = Cell::new(labels, &samples, Some(baseline), Some(&cost))?;
-            cells.push((cell, samples));
+            }
         }
     }
-    bar.finish_and_clear();
+    exec.bar.finish_and_clear();
+    cells.sort_by_key(|c| c.id);
+    result.cells = cells;
+    if interrupted() {
+        result.status = Status::Interrupted;
+    }
+    Ok((result, None))
+}
 
-    let only_cells: Vec<Cell> = cells.iter().map(|(c, _)| c.clone()).collect();
+/// The noiseless table: per workload its parameters, per node count its time and the engine's
+/// counters, then the settings.
+fn noiseless_text(run: &RunResult) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    let sys = &run.plan.systems[0];
+    for w in &run.plan.workloads {
+        let _ = writeln!(
+            s,
+            "{}: {} ({} order)",
+            w.path,
+            loggops_report::table::describe_params(&sys.near),
+            run.plan.settings.order
+        );
+        for c in run.cells.iter().filter(|c| c.workload == w.name) {
+            let t = c.samples_ps[0];
+            match &c.run {
+                Some(f) => {
+                    let _ = writeln!(
+                        s,
+                        "{} ranks: finishes at {} (last rank: {}); {} events ({} ops + {} messages), simulated in {:.3}s ({:.1} M events/s)",
+                        c.nodes,
+                        loggops_report::fmt_time_ps(t),
+                        f.max_rank,
+                        f.events,
+                        f.ops,
+                        f.messages,
+                        f.wall_s,
+                        f.events as f64 / f.wall_s.max(1e-9) / 1e6
+                    );
+                }
+                None => {
+                    let _ = writeln!(
+                        s,
+                        "{} ranks: finishes at {}",
+                        c.nodes,
+                        loggops_report::fmt_time_ps(t)
+                    );
+                }
+            }
+        }
+    }
+    s.push('\n');
+    s.push_str(&loggops_report::render_footer(run));
+    s
+}
+
+/// Step 3: every output the flags ask for, from the result alone.
+fn write_outputs(args: &RunArgs, run: &RunResult) -> Result<()> {
     let format = match args.format {
         FormatArg::Human => Format::Table,
         FormatArg::Json => Format::Json,
         FormatArg::Csv => Format::Csv,
     };
     if let Some(path) = &args.samples {
-        let groups: Vec<CellSamples> = cells
-            .iter()
-            .map(|(c, s)| CellSamples {
-                cell: c,
-                samples: s,
-            })
-            .collect();
-        loggops_report::write_samples(path, &groups)
+        loggops_report::write_samples(path, run)
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
-    match &args.output {
-        Some(p) => loggops_report::write_report(p, format, &only_cells)
-            .with_context(|| format!("cannot write {}", p.display()))?,
-        None => {
-            let text = format.render_to_string(&only_cells);
-            crate::run::emit(None, &text)?;
-        }
+    for (kind, path) in &args.plot {
+        loggops_report::plot::write_plot(path, run, *kind)?;
+    }
+    if let Some(path) = &args.report {
+        loggops_report::html::write_html(path, run)?;
+    }
+    let text = if format == Format::Table && run.plan.settings.noise.is_none() {
+        noiseless_text(run)
+    } else {
+        format.render_to_string(run)
+    };
+    crate::run::emit(args.output.as_deref(), &text)
+}
+
+/// A sweep: plan, execute, write. Exit status 0, 1 for a schedule that did not complete
+/// (noiseless), 130 when interrupted.
+pub fn sweep(args: &RunArgs, ov: &[(String, String)]) -> Result<ExitCode> {
+    install_interrupt_handler();
+    let (plan, systems, goals) = plan(args, ov)?;
+    let (result, stalled) = execute(args, ov, plan, &systems, &goals)?;
+    if let Some(text) = stalled {
+        eprint!("{text}");
+        return Ok(ExitCode::from(1));
+    }
+    write_outputs(args, &result)?;
+    if result.status == Status::Interrupted {
+        let (complete, partial, missing) = result.cell_counts();
+        eprintln!(
+            "interrupted: wrote a partial result ({complete} cell(s) complete, {partial} cut \
+             short, {missing} not run)"
+        );
+        return Ok(ExitCode::from(EXIT_INTERRUPTED));
     }
     Ok(ExitCode::SUCCESS)
 }

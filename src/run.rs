@@ -4,18 +4,15 @@ use std::fmt::Write as _;
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
-use std::time::Instant;
 
 use anyhow::{anyhow, bail, Context, Result};
-use loggops_engine::{simulate as engine_run, Config, NoNoise, Order, Outcome, Params, Program};
+use loggops_engine::{simulate as engine_run, Config, NoNoise, Order, Outcome, Params};
 
-use crate::cli::{CalibrateArgs, FormatArg, GenArgs, OrderArg, RunArgs};
+use crate::cli::{CalibrateArgs, GenArgs, OrderArg, RunArgs};
 use crate::schedule::{self, with_program, Schedule};
-use crate::units::{
-    fmt_bytes, fmt_ps, format_size, parse_per_byte_ps, parse_size, parse_ticks, parse_time_ps,
-};
+use crate::units::{fmt_bytes, parse_per_byte_ps, parse_size, parse_ticks, parse_time_ps};
 
-fn order(o: OrderArg) -> Order {
+pub fn order(o: OrderArg) -> Order {
     match o {
         OrderArg::Stable => Order::Stable,
         OrderArg::Libstdcxx => Order::Libstdcxx,
@@ -104,145 +101,24 @@ pub fn emit(output: Option<&Path>, text: &str) -> Result<()> {
 }
 
 pub fn simulate(args: RunArgs) -> Result<ExitCode> {
-    let Some(goal) = args.goal.clone() else {
+    if args.goal.is_empty() {
         bail!("no schedule given: use --goal FILE (try --help for examples)");
-    };
+    }
     if args.nodes.contains(&0) {
         bail!("--nodes 0: a schedule needs at least one rank");
     }
     let ov = overrides(&args.params)?;
     if args.compat.is_some() {
-        return compat_run(&args, &goal, &ov);
+        let [goal] = args.goal.as_slice() else {
+            bail!("--compat loggopsim runs one schedule: give one --goal FILE");
+        };
+        return compat_run(&args, goal, &ov);
     }
-    if args.noise.is_some() {
-        return crate::mc::monte_carlo(&args, &goal, &ov);
-    }
-    let params = resolve_params(&args, Params::loggopsim_defaults_ps())?;
-    let cfg = Config {
-        params,
-        order: order(args.order),
-        compat: false,
-    };
-    let node_list: Vec<Option<u32>> = if args.nodes.is_empty() {
-        vec![None]
-    } else {
-        args.nodes.iter().map(|&n| Some(n)).collect()
-    };
-    let mut runs = Vec::new();
-    for nodes in node_list {
-        let sched = schedule::load(&goal, nodes, &ov)?;
-        let start = Instant::now();
-        let out = with_program!(&sched, |p| engine_run(p, &cfg, &mut NoNoise))
-            .with_context(|| format!("simulating {}", goal.display()))?;
-        let wall = start.elapsed().as_secs_f64();
-        if !out.completed() {
-            eprint!("{}", describe_leftovers(&goal, &sched, &out));
-            return Ok(ExitCode::from(1));
-        }
-        runs.push((sched.num_ranks(), total_ops(&sched), out, wall));
-    }
-    let text = match args.format {
-        FormatArg::Human => human_summary(&goal, &cfg.params, cfg.order, &runs),
-        FormatArg::Json => json_summary(&goal, &cfg.params, &runs),
-        FormatArg::Csv => csv_summary(&runs),
-    };
-    emit(args.output.as_deref(), &text)?;
-    Ok(ExitCode::SUCCESS)
-}
-
-fn total_ops(s: &Schedule) -> u64 {
-    with_program!(s, |p| p.total_ops())
-}
-
-type Run = (u32, u64, Outcome, f64);
-
-fn human_summary(goal: &Path, p: &Params, order: Order, runs: &[Run]) -> String {
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "{}: L={} o={} g={} G={}/B O={}/B S={} ({} order)",
-        goal.display(),
-        fmt_ps(p.l),
-        fmt_ps(p.o),
-        fmt_ps(p.g),
-        fmt_per_byte(p.big_g),
-        fmt_per_byte(p.big_o),
-        format_size(p.s),
-        if order == Order::Stable {
-            "stable"
-        } else {
-            "libstdcxx"
-        },
-    );
-    for (ranks, ops, out, wall) in runs {
-        let (max, host) = out.max();
-        let _ = writeln!(
-            s,
-            "{ranks} ranks: finishes at {} (last rank: {host}); {} events ({ops} ops + {} messages), simulated in {:.3}s ({:.1} M events/s)",
-            fmt_ps(max),
-            out.events,
-            out.messages,
-            wall,
-            out.events as f64 / wall.max(1e-9) / 1e6
-        );
-    }
-    s
-}
-
-fn fmt_per_byte(g: loggops_engine::PerByte) -> String {
-    if g.is_whole() {
-        fmt_ps(g.whole_units())
-    } else {
-        format!("{:.4}ps", g.as_f64())
-    }
-}
-
-fn json_summary(goal: &Path, p: &Params, runs: &[Run]) -> String {
-    let items: Vec<serde_json::Value> = runs
-        .iter()
-        .map(|(ranks, ops, out, wall)| {
-            let (max, host) = out.max();
-            serde_json::json!({
-                "ranks": ranks,
-                "max_time_ps": max,
-                "max_rank": host,
-                "finish_ps": out.finish,
-                "events": out.events,
-                "ops": ops,
-                "messages": out.messages,
-                "wall_s": wall,
-            })
-        })
-        .collect();
-    let v = serde_json::json!({
-        "goal": goal.display().to_string(),
-        "params": {
-            "L_ps": p.l, "o_ps": p.o, "g_ps": p.g,
-            "G_ps_per_byte": p.big_g.as_f64(), "O_ps_per_byte": p.big_o.as_f64(), "S_bytes": p.s,
-        },
-        "runs": items,
-        "peak_rss_bytes": peak_rss_bytes(),
-    });
-    let mut s = serde_json::to_string_pretty(&v).expect("JSON values serialise");
-    s.push('\n');
-    s
-}
-
-fn csv_summary(runs: &[Run]) -> String {
-    let mut s = String::from("ranks,max_time_ps,max_rank,events,ops,messages\n");
-    for (ranks, ops, out, _) in runs {
-        let (max, host) = out.max();
-        let _ = writeln!(
-            s,
-            "{ranks},{max},{host},{},{ops},{}",
-            out.events, out.messages
-        );
-    }
-    s
+    crate::mc::sweep(&args, &ov)
 }
 
 /// Names what was left over: ranks, sources, tags and op labels.
-fn describe_leftovers(goal: &Path, sched: &Schedule, out: &Outcome) -> String {
+pub fn describe_leftovers(goal: &Path, sched: &Schedule, out: &Outcome) -> String {
     let label = |rank: u32, op: u32| -> String {
         match sched {
             Schedule::Explicit(_) => match loggops_goal::describe_op(goal, rank, op) {
@@ -328,6 +204,7 @@ fn compat_run(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Result<Ex
         params,
         order: order(args.order),
         compat: true,
+        progress: None,
     };
     let nodes = match args.nodes.as_slice() {
         [] => None,
@@ -402,7 +279,8 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
     inp.nodes_per_switch = a.nodes_per_switch;
     inp.pingpong.warmup = a.warmup;
     inp.notes = a.notes.clone();
-    inp.command = std::env::args().collect::<Vec<_>>().join(" ");
+    inp.command = portable_command();
+    inp.progress = Some(loggops_calibrate::StepHook(calibrate_step));
     let t = |flag: &str, v: &Option<String>| -> Result<Option<f64>> {
         v.as_deref()
             .map(|s| {
@@ -461,7 +339,11 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
             class: class.clone(),
         });
     }
-    let (profile, report) = loggops_calibrate::build_profile(&inp)?;
+    let built = loggops_calibrate::build_profile(&inp);
+    if let Some(b) = CALIBRATE_BAR.get() {
+        b.finish_and_clear();
+    }
+    let (profile, report) = built?;
     loggops_profile::write_profile(&a.output, &profile)?;
     let text = report.to_text();
     match &a.report {
@@ -480,6 +362,44 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
         fmt_bytes(std::fs::metadata(&a.output)?.len())
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// The spinner of `calibrate` (shown on a terminal only).
+static CALIBRATE_BAR: std::sync::OnceLock<indicatif::ProgressBar> = std::sync::OnceLock::new();
+
+fn calibrate_step(what: &str) {
+    use std::io::IsTerminal;
+    let bar = CALIBRATE_BAR.get_or_init(|| {
+        if !std::io::stderr().is_terminal() {
+            return indicatif::ProgressBar::hidden();
+        }
+        let b = indicatif::ProgressBar::new_spinner();
+        b.set_style(
+            indicatif::ProgressStyle::with_template("{spinner} [{elapsed_precise}] calibrate: {msg}")
+                .expect("valid template"),
+        );
+        b.enable_steady_tick(std::time::Duration::from_millis(120));
+        b
+    });
+    bar.set_message(what.to_string());
+}
+
+/// The command line for a profile's provenance: `loggops-sim` and the arguments, each path
+/// made relative to the current directory (a machine's absolute paths are never recorded),
+/// quoted for a POSIX shell where needed.
+fn portable_command() -> String {
+    std::iter::once("loggops-sim".to_string())
+        .chain(std::env::args().skip(1).map(|a| {
+            let p = Path::new(&a);
+            if p.is_absolute() {
+                loggops_calibrate::relative_to_cwd(p)
+            } else {
+                a
+            }
+        }))
+        .map(|a| crate::inputs::shell_quote(&a))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Peak resident set size of this process (Linux `VmHWM`), if known.

@@ -6,7 +6,7 @@
 use loggops_engine::PerByte;
 use loggops_units::{SizeRules, TimeRules, TimeUnit, UnitError};
 
-pub use loggops_units::{fmt_bytes, fmt_time_ps as fmt_ps, format_size};
+pub use loggops_units::fmt_bytes;
 
 /// A duration in picoseconds: `2.5us`, `1500ns`, `1500` (= ns), `3ps`, `0.2ms`, `1s`, `1e-3us`;
 /// rounded to the nearest ps when that is off by at most one part per million.

@@ -22,7 +22,8 @@
 //! * **OS noise**: the stitched trace (all runs on one time axis) as one [`DetourTrace`], cut to
 //!   at most [`CalibrateInputs::max_trace_detours`] detours, and a fitted [`DetourProcess`] (rate =
 //!   detours / stitched period over the whole trace, durations as a quantile table).
-//! * **provenance**: absolute source paths, the command, the UTC date, the tool version, notes.
+//! * **provenance**: source paths relative to the current directory (never absolute, see
+//!   [`relative_to_cwd`]), the command, the UTC date, the tool version, notes.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -173,9 +174,35 @@ pub struct CalibrateInputs {
     pub created: Option<String>,
     /// Extra provenance notes (e.g. "substitute capture").
     pub notes: Vec<String>,
+    /// Called with a short description of each step as it starts (e.g. for a progress
+    /// display); it never changes the result.
+    pub progress: Option<StepHook>,
+}
+
+/// A callback told about each step of [`build_profile`] (see [`CalibrateInputs::progress`]).
+/// Two hooks always compare equal: a hook does not change what is built.
+#[derive(Clone, Copy)]
+pub struct StepHook(pub fn(&str));
+
+impl PartialEq for StepHook {
+    fn eq(&self, _: &StepHook) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for StepHook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StepHook")
+    }
 }
 
 impl CalibrateInputs {
+    fn step(&self, what: &str) {
+        if let Some(h) = self.progress {
+            (h.0)(what);
+        }
+    }
+
     /// Inputs with defaults for everything but the system name and the two captures.
     pub fn new(
         system: impl Into<String>,
@@ -204,6 +231,7 @@ impl CalibrateInputs {
             command: String::new(),
             created: None,
             notes: Vec::new(),
+            progress: None,
         }
     }
 }
@@ -1096,12 +1124,45 @@ fn to_dist(t: QuantileTable) -> Distribution {
     }
 }
 
-fn absolute(p: &Path) -> String {
-    std::fs::canonicalize(p)
-        .or_else(|_| std::path::absolute(p))
-        .unwrap_or_else(|_| p.to_path_buf())
-        .display()
-        .to_string()
+/// `p` as the user would name it from the current directory: a relative path as given, an
+/// absolute one made relative to the current directory (`../shared/captures/...`), so that
+/// provenance never holds a machine's absolute paths. Only when the current directory is
+/// unknown does an absolute path stay absolute.
+pub fn relative_to_cwd(p: &Path) -> String {
+    use std::path::Component;
+    if p.is_relative() {
+        return p.display().to_string();
+    }
+    let Ok(cwd) = std::env::current_dir() else {
+        return p.display().to_string();
+    };
+    fn norm(q: &Path) -> Vec<Component<'_>> {
+        let mut v: Vec<Component<'_>> = Vec::new();
+        for c in q.components() {
+            match c {
+                Component::CurDir => {}
+                Component::ParentDir if matches!(v.last(), Some(Component::Normal(_))) => {
+                    v.pop();
+                }
+                c => v.push(c),
+            }
+        }
+        v
+    }
+    let (a, b) = (norm(p), norm(&cwd));
+    let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let mut r = PathBuf::new();
+    for _ in common..b.len() {
+        r.push("..");
+    }
+    for c in &a[common..] {
+        r.push(c.as_os_str());
+    }
+    if r.as_os_str().is_empty() {
+        ".".to_string()
+    } else {
+        r.display().to_string()
+    }
 }
 
 /// `2025-02-01T12:34:56Z` for a time after the Unix epoch.
@@ -1150,6 +1211,14 @@ fn capture_fit(
     size: Option<u64>,
     inp: &CalibrateInputs,
 ) -> Result<CaptureFit, CalibError> {
+    inp.step(&format!(
+        "reading and fitting the {} capture {}",
+        match kind {
+            PingPongKind::Bandwidth => "bandwidth",
+            _ => "latency",
+        },
+        relative_to_cwd(path)
+    ));
     let opts = PingPongOptions {
         kind,
         size,
@@ -1185,7 +1254,7 @@ fn capture_fit(
     let mean = rep_sorted.iter().sum::<f64>() / rep_sorted.len() as f64;
     let report = DistReport {
         quantity: quantity.into(),
-        source: absolute(path),
+        source: relative_to_cwd(path),
         format: Format::PingPong.name().into(),
         shared_with_near: false,
         message_size_bytes: pp.size_bytes,
@@ -1468,6 +1537,10 @@ fn os_noise_fit(
     path: &Path,
     inp: &CalibrateInputs,
 ) -> Result<(OsNoise, OsNoiseReport, Vec<String>), CalibError> {
+    inp.step(&format!(
+        "reading and fitting the OS-noise capture {}",
+        relative_to_cwd(path)
+    ));
     let format = detect(path).unwrap_or(Format::Selfish);
     let (detours, runs, skipped, mut warnings, format): (
         Detours,
@@ -1599,7 +1672,7 @@ fn os_noise_fit(
         ));
     }
     let report = OsNoiseReport {
-        source: absolute(path),
+        source: relative_to_cwd(path),
         format: format.name().into(),
         runs,
         detours: n,
@@ -1645,7 +1718,7 @@ pub fn build_profile(inp: &CalibrateInputs) -> Result<(Profile, FitReport), Cali
             let s = fit.summary()?;
             let mut w = fit.warnings.clone();
             w.extend(s.warnings.iter().cloned());
-            Some((absolute(p), s, w))
+            Some((relative_to_cwd(p), s, w))
         }
         None => None,
     };
@@ -1723,7 +1796,7 @@ pub fn build_profile(inp: &CalibrateInputs) -> Result<(Profile, FitReport), Cali
         (None, None) => (1, "default: 1 (no far placement)".to_string()),
     };
     if let Some(t) = &inp.params.table {
-        sources.push(absolute(&t.path));
+        sources.push(relative_to_cwd(&t.path));
     }
     if let Some((p, _, _)) = &loggp {
         sources.push(p.clone());
@@ -1863,7 +1936,7 @@ pub fn build_profile(inp: &CalibrateInputs) -> Result<(Profile, FitReport), Cali
         prices.committed_usd_per_node_hour = prices
             .committed_usd_per_node_hour
             .or(tp.committed_usd_per_node_hour);
-        sources.push(absolute(&t.path));
+        sources.push(relative_to_cwd(&t.path));
     }
     if prices.on_demand_usd_per_node_hour.is_none() {
         notes.push("on-demand price unknown".into());

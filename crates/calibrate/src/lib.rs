@@ -85,7 +85,7 @@ pub use build::{
     read_params_table_placement_pair, read_prices_table, uniform, CalibrateInputs, DistReport,
     Dropped, FitReport, LogGpReport, OsNoiseReport, OtherSize, ParamOverrides, ParamSource,
     ParamSources, ParamsReport, ParamsTableRow, PlacementReport, PricesReport, PricesTableRow,
-    ProcessReport, Quantiles, DEFAULT_MAX_TRACE_DETOURS, DIFFERENT_RACKS, MC_DRAWS, MC_SEED,
+    ProcessReport, Quantiles, StepHook, relative_to_cwd, DEFAULT_MAX_TRACE_DETOURS, DIFFERENT_RACKS, MC_DRAWS, MC_SEED,
     OS_LONG_DETOUR_US, OS_LONG_SHARE_WARN, OS_OVERHEAD_WARN_PCT, SAME_RACK,
 };
 pub use error::{CalibError, SizeCount, Warning, WarningKind};

@@ -18,6 +18,7 @@
 //! None of this changes the order in which anything happens, so results equal LogGOPSim's.
 
 use std::cmp::Ordering;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering as AtomicOrdering};
 
 use crate::counters::Counters;
 use crate::matching::{Arrived, Lists, Posted, MIXED, NIL};
@@ -48,6 +49,8 @@ pub struct Config {
     /// (they cost `o - G` at the receiver), per-byte costs in whole ticks. Otherwise every
     /// addition is checked and `s-1` saturates at 0.
     pub compat: bool,
+    /// A progress hook the caller owns (see [`Progress`]); `None` costs nothing.
+    pub progress: Option<&'static Progress>,
 }
 
 impl Config {
@@ -56,9 +59,60 @@ impl Config {
             params,
             order: Order::Stable,
             compat: false,
+            progress: None,
         }
     }
 }
+
+/// A caller-owned progress hook for long runs of the global engine ([`simulate_global`], and so
+/// every noiseless run): the engine adds the number of ops it has started to
+/// [`Progress::ops_started`] about every [`Progress::EVERY`] events (and the rest when the run
+/// ends, so a completed run adds exactly `Program::total_ops`), and stops with
+/// [`EngineError::Stopped`] at the next such point once [`Progress::request_stop`] was called.
+/// The engine does no I/O: a caller polls the counter from another thread (e.g. to draw a
+/// progress bar). Several runs may share one hook; their counts add up. The hot loop pays one
+/// comparison per event for it, with or without a hook. The windowed engine (noisy runs)
+/// does not report.
+#[derive(Debug, Default)]
+pub struct Progress {
+    ops: AtomicU64,
+    stop: AtomicBool,
+}
+
+impl Progress {
+    /// Events between two reports.
+    pub const EVERY: u64 = 1 << 14;
+
+    pub const fn new() -> Progress {
+        Progress {
+            ops: AtomicU64::new(0),
+            stop: AtomicBool::new(false),
+        }
+    }
+    /// Ops started so far by the runs using this hook.
+    pub fn ops_started(&self) -> u64 {
+        self.ops.load(AtomicOrdering::Relaxed)
+    }
+    /// Sets the counter back to 0 (between runs).
+    pub fn reset(&self) {
+        self.ops.store(0, AtomicOrdering::Relaxed);
+    }
+    /// Asks every run using this hook to stop at its next report.
+    pub fn request_stop(&self) {
+        self.stop.store(true, AtomicOrdering::Relaxed);
+    }
+    pub fn stop_requested(&self) -> bool {
+        self.stop.load(AtomicOrdering::Relaxed)
+    }
+}
+
+/// Two hooks are equal only when they are the same object.
+impl PartialEq for Progress {
+    fn eq(&self, other: &Progress) -> bool {
+        std::ptr::eq(self, other)
+    }
+}
+impl Eq for Progress {}
 
 /// An entry left in a match queue at the end of a run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -138,6 +192,8 @@ pub enum EngineError {
         value: u64,
         max: u64,
     },
+    #[error("the run was stopped by its caller before it ended (interrupted)")]
+    Stopped,
     #[error(
         "rank {rank}, op #{op}: {what} {peer} does not exist (the schedule has {ranks} ranks)"
     )]
@@ -344,6 +400,11 @@ struct Sim<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> {
     // Whole-tick per-byte costs for compat mode.
     g_ticks: u64,
     o_ticks: u64,
+    /// The caller's progress hook, the `ts` of its next report (`u64::MAX` without a hook) and
+    /// the ops already reported.
+    progress: Option<&'static Progress>,
+    next_report: u64,
+    reported: u64,
 }
 
 impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P, N, Q, COMPAT> {
@@ -401,6 +462,13 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
             start_deps: prog.has_start_dependents(),
             g_ticks: cfg.params.big_g.whole_units(),
             o_ticks: cfg.params.big_o.whole_units(),
+            progress: cfg.progress,
+            next_report: if cfg.progress.is_some() {
+                0
+            } else {
+                u64::MAX
+            },
+            reported: 0,
         })
     }
 
@@ -697,6 +765,9 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
     fn run(mut self) -> Result<Outcome, EngineError> {
         self.enqueue_roots();
         while let Some(ev) = self.heap.pop() {
+            if self.ts >= self.next_report {
+                self.report()?;
+            }
             let kind = ev.tag >> KIND_SHIFT;
             let host = ev.tag & HOST_MASK;
             self.now = ev.time;
@@ -782,6 +853,22 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
             }
         }
         Ok(self.finish())
+    }
+
+    /// Adds the ops started since the last report to the hook, or stops when asked to.
+    #[cold]
+    #[inline(never)]
+    fn report(&mut self) -> Result<(), EngineError> {
+        if let Some(p) = self.progress {
+            let started = self.ts - self.messages;
+            p.ops.fetch_add(started - self.reported, AtomicOrdering::Relaxed);
+            self.reported = started;
+            if p.stop_requested() {
+                return Err(EngineError::Stopped);
+            }
+        }
+        self.next_report = self.ts.saturating_add(Progress::EVERY);
+        Ok(())
     }
 
     #[inline(always)]
@@ -958,6 +1045,10 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
     }
 
     fn finish(self) -> Outcome {
+        if let Some(p) = self.progress {
+            let started = self.ts - self.messages;
+            p.ops.fetch_add(started - self.reported, AtomicOrdering::Relaxed);
+        }
         let finish: Vec<Time> = (0..self.ranks as usize)
             .map(|h| {
                 (0..self.ncpu as u8)

@@ -122,15 +122,6 @@ impl Cell {
     }
 }
 
-/// A cell together with its per-repetition samples, for the samples writer.
-#[derive(Debug, Clone, Copy)]
-pub struct CellSamples<'a> {
-    /// The cell (labels, baseline and cost model).
-    pub cell: &'a Cell,
-    /// Its samples in repetition order, ps.
-    pub samples: &'a [u64],
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

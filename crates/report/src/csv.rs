@@ -1,7 +1,7 @@
 //! CSV output (RFC 4180): the tidy per-cell table and the per-repetition samples.
 
-use crate::cell::{Cell, CellSamples};
-use crate::record::{cell_values, Value, CELL_COLUMNS};
+use crate::model::RunResult;
+use crate::record::{cell_values, run_values, Value, CELL_COLUMNS, RUN_COLUMNS};
 use std::io::{self, Write};
 
 /// Quotes a field if it contains a comma, quote, CR or LF (quotes doubled).
@@ -14,8 +14,10 @@ fn field(s: &str) -> std::borrow::Cow<'_, str> {
 }
 
 fn value_text(v: &Value<'_>) -> String {
-    match *v {
+    match v {
         Value::Str(s) => field(s).into_owned(),
+        Value::Owned(s) => field(s).into_owned(),
+        Value::Bool(b) => b.to_string(),
         Value::U64(x) => x.to_string(),
         Value::I64(x) => x.to_string(),
         Value::F64(x) if x.is_finite() => x.to_string(),
@@ -29,87 +31,86 @@ fn opt_f64(v: Option<f64>) -> String {
         .unwrap_or_default()
 }
 
-/// Writes the tidy table: a header row of [`CELL_COLUMNS`], then one row per cell. Times are
-/// integer picoseconds (`*_ps`), ratios and USD are plain decimals, absent values are empty.
-pub fn write_csv<W: Write + ?Sized>(w: &mut W, cells: &[Cell]) -> io::Result<()> {
-    writeln!(w, "{}", CELL_COLUMNS.join(","))?;
-    for c in cells {
-        let row: Vec<String> = cell_values(c).iter().map(value_text).collect();
+/// Writes the tidy table of a run: a header row of [`CELL_COLUMNS`] then [`RUN_COLUMNS`], and
+/// one row per cell. Times are integer picoseconds (`*_ps`), ratios and USD plain decimals,
+/// absent values empty; the same columns whether the run was noisy or noiseless.
+pub fn write_run_csv<W: Write + ?Sized>(w: &mut W, run: &RunResult) -> io::Result<()> {
+    let stats = run.cells_summarised().map_err(io::Error::other)?;
+    writeln!(w, "{},{}", CELL_COLUMNS.join(","), RUN_COLUMNS.join(","))?;
+    for (c, cell) in run.cells.iter().zip(&stats) {
+        let row: Vec<String> = cell_values(cell)
+            .iter()
+            .chain(run_values(run, c).iter())
+            .map(value_text)
+            .collect();
         writeln!(w, "{}", row.join(","))?;
     }
     Ok(())
 }
 
-/// The tidy table as a string (see [`write_csv`]).
-pub fn to_csv_string(cells: &[Cell]) -> String {
+/// The tidy table as a string (see [`write_run_csv`]).
+pub fn run_to_csv_string(run: &RunResult) -> String {
     let mut out = Vec::new();
-    write_csv(&mut out, cells).expect("writing to a Vec cannot fail");
+    write_run_csv(&mut out, run).expect("writing to a Vec cannot fail");
     String::from_utf8(out).expect("CSV is UTF-8")
 }
 
-/// Writes one row per repetition:
-/// `workload,system,nodes,noise_mode,rep,time_ps`, where `rep` is the 0-based repetition index and
-/// `time_ps` the simulated schedule time. When any cell has a cost model, the columns `run_ps`
-/// (`repeats * time + extra`) and `cost_increase_pct` follow, and `on_demand_usd` / `committed_usd`
-/// when any cell has that price; fields a cell cannot fill are empty.
-pub fn write_samples_csv<W: Write + ?Sized>(
-    w: &mut W,
-    groups: &[CellSamples<'_>],
-) -> io::Result<()> {
-    let costs = groups.iter().any(|g| g.cell.cost.is_some());
-    let model = |g: &CellSamples<'_>| g.cell.cost.as_ref().map(|c| c.model.clone());
-    let on_demand = groups
-        .iter()
-        .any(|g| model(g).is_some_and(|m| m.on_demand_usd_per_node_hour.is_some()));
-    let committed = groups
-        .iter()
-        .any(|g| model(g).is_some_and(|m| m.committed_usd_per_node_hour.is_some()));
-    let mut header = String::from("workload,system,nodes,noise_mode,rep,time_ps");
-    if costs {
-        header.push_str(",run_ps");
-    }
-    if on_demand {
-        header.push_str(",on_demand_usd");
-    }
-    if committed {
-        header.push_str(",committed_usd");
-    }
-    if costs {
-        header.push_str(",cost_increase_pct");
-    }
-    writeln!(w, "{header}")?;
-    for g in groups {
-        let l = &g.cell.labels;
+/// Columns of the samples CSV ([`write_run_samples_csv`]), always all of them.
+pub const SAMPLE_COLUMNS: [&str; 12] = [
+    "workload",
+    "system",
+    "nodes",
+    "noise_mode",
+    "rep",
+    "time_ps",
+    "noiseless_ps",
+    "run_ps",
+    "on_demand_usd",
+    "committed_usd",
+    "cost_increase_pct",
+    "partial",
+];
+
+/// Writes one row per repetition, the columns [`SAMPLE_COLUMNS`]: the cell's labels, `rep` (the
+/// 0-based repetition index), `time_ps` (the simulated schedule time), `noiseless_ps` (the
+/// cell's noiseless time), `run_ps` (the time of one application iteration,
+/// `repeats * time + extra`; the time itself unless a cost model adds compute), the USD of that
+/// run at the on-demand and committed prices (empty when the system has no such price),
+/// `cost_increase_pct` (over the noiseless run) and `partial` (`true` when the run was
+/// interrupted before this cell finished).
+pub fn write_run_samples_csv<W: Write + ?Sized>(w: &mut W, run: &RunResult) -> io::Result<()> {
+    writeln!(w, "{}", SAMPLE_COLUMNS.join(","))?;
+    for c in &run.cells {
         let prefix = format!(
             "{},{},{},{}",
-            field(&l.workload),
-            field(&l.system),
-            l.nodes,
-            field(&l.noise_mode)
+            field(&c.workload),
+            field(&c.system),
+            c.nodes,
+            field(&c.noise_mode)
         );
-        let m = model(g);
-        for (rep, &t) in g.samples.iter().enumerate() {
-            write!(w, "{prefix},{rep},{t}")?;
-            let sc = m.as_ref().map(|m| m.sample(t, g.cell.noiseless_ps));
-            if costs {
-                match sc {
-                    Some(sc) => write!(w, ",{}", sc.run_ps)?,
-                    None => write!(w, ",")?,
-                }
-            }
-            if on_demand {
-                write!(w, ",{}", opt_f64(sc.and_then(|s| s.on_demand_usd)))?;
-            }
-            if committed {
-                write!(w, ",{}", opt_f64(sc.and_then(|s| s.committed_usd)))?;
-            }
-            if costs {
-                write!(w, ",{}", opt_f64(sc.and_then(|s| s.increase_pct)))?;
-            }
-            writeln!(w)?;
+        let model = run.cost_model(c);
+        let base = c.noiseless_ps.map(|b| b.to_string()).unwrap_or_default();
+        for (&rep, &t) in c.reps.iter().zip(&c.samples_ps) {
+            let sc = model.sample(t, c.noiseless_ps);
+            writeln!(
+                w,
+                "{prefix},{rep},{t},{base},{},{},{},{},{}",
+                sc.run_ps,
+                opt_f64(sc.on_demand_usd),
+                opt_f64(sc.committed_usd),
+                opt_f64(sc.increase_pct),
+                !c.complete
+            )?;
         }
     }
     Ok(())
+}
+
+/// The samples CSV as a string (see [`write_run_samples_csv`]).
+pub fn run_samples_to_csv_string(run: &RunResult) -> String {
+    let mut out = Vec::new();
+    write_run_samples_csv(&mut out, run).expect("writing to a Vec cannot fail");
+    String::from_utf8(out).expect("CSV is UTF-8")
 }
 
 #[cfg(test)]

@@ -1,73 +1,99 @@
-//! JSON output: `{"schema": "loggops-report/cells/1", "cells": [{...}, ...]}`, one object per cell
-//! with the keys of [`crate::CELL_COLUMNS`] in that order (see the crate docs for their meaning).
-//! Times are integer picoseconds in keys ending `_ps`; absent values are `null`.
+//! JSON output: the faithful serialisation of a [`RunResult`] (schema [`SCHEMA`], version
+//! [`SCHEMA_VERSION`]); [`RunResult::from_json`] reads it back.
+//!
+//! ```text
+//! { "schema": "loggops-report/run/2", "schema_version": 2,
+//!   "tool": {"name", "version"}, "command": "...", "status": "complete" | "interrupted",
+//!   "plan": { "workloads": [...], "systems": [...], "nodes": [...], "noise_modes": [...],
+//!             "settings": {...} },
+//!   "cells": [ { "id", "complete", <the keys of CELL_COLUMNS>, "run", "reps", "samples_ps" } ] }
+//! ```
+//!
+//! Each cell holds the statistics of [`crate::CELL_COLUMNS`] (derived from its samples, for
+//! readers that do not want to recompute them) and the samples themselves with their
+//! repetition indices. Times are integer picoseconds in keys ending `_ps`; absent values are
+//! `null`.
 
 use crate::cell::Cell;
+use crate::model::{CellResult, RunResult};
 use crate::record::{cell_values, Value, CELL_COLUMNS};
+pub use crate::model::{SCHEMA, SCHEMA_VERSION};
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
 use std::io::{self, Write};
 
-/// Value of the `schema` key; bumped whenever a key is renamed, removed or changes meaning.
-pub const JSON_SCHEMA: &str = "loggops-report/cells/1";
-
 impl Serialize for Value<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match *self {
+        match self {
             Value::Str(v) => s.serialize_str(v),
-            Value::U64(v) => s.serialize_u64(v),
-            Value::I64(v) => s.serialize_i64(v),
-            Value::F64(v) if v.is_finite() => s.serialize_f64(v),
+            Value::Owned(v) => s.serialize_str(v),
+            Value::Bool(v) => s.serialize_bool(*v),
+            Value::U64(v) => s.serialize_u64(*v),
+            Value::I64(v) => s.serialize_i64(*v),
+            Value::F64(v) if v.is_finite() => s.serialize_f64(*v),
             Value::F64(_) | Value::Null => s.serialize_none(),
         }
     }
 }
 
-struct CellRow<'a>(&'a Cell);
+struct CellOut<'a>(&'a CellResult, &'a Cell);
 
-impl Serialize for CellRow<'_> {
+impl Serialize for CellOut<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let values = cell_values(self.0);
-        let mut map = s.serialize_map(Some(values.len()))?;
+        let (c, stats) = (self.0, self.1);
+        let values = cell_values(stats);
+        let mut map = s.serialize_map(Some(values.len() + 5))?;
+        map.serialize_entry("id", &c.id)?;
+        map.serialize_entry("complete", &c.complete)?;
         for (k, v) in CELL_COLUMNS.iter().zip(values.iter()) {
             map.serialize_entry(k, v)?;
         }
+        map.serialize_entry("run", &c.run)?;
+        map.serialize_entry("reps", &c.reps)?;
+        map.serialize_entry("samples_ps", &c.samples_ps)?;
         map.end()
     }
 }
 
-struct Cells<'a>(&'a [Cell]);
+struct CellsOut<'a>(&'a [CellResult], &'a [Cell]);
 
-impl Serialize for Cells<'_> {
+impl Serialize for CellsOut<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut seq = s.serialize_seq(Some(self.0.len()))?;
-        for c in self.0 {
-            seq.serialize_element(&CellRow(c))?;
+        for (c, stats) in self.0.iter().zip(self.1) {
+            seq.serialize_element(&CellOut(c, stats))?;
         }
         seq.end()
     }
 }
 
-struct Document<'a>(&'a [Cell]);
+struct Document<'a>(&'a RunResult, &'a [Cell]);
 
 impl Serialize for Document<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut map = s.serialize_map(Some(2))?;
-        map.serialize_entry("schema", JSON_SCHEMA)?;
-        map.serialize_entry("cells", &Cells(self.0))?;
+        let r = self.0;
+        let mut map = s.serialize_map(Some(7))?;
+        map.serialize_entry("schema", &r.schema)?;
+        map.serialize_entry("schema_version", &r.schema_version)?;
+        map.serialize_entry("tool", &r.tool)?;
+        map.serialize_entry("command", &r.command)?;
+        map.serialize_entry("status", &r.status)?;
+        map.serialize_entry("plan", &r.plan)?;
+        map.serialize_entry("cells", &CellsOut(&r.cells, self.1))?;
         map.end()
     }
 }
 
-/// Writes the cells as pretty-printed JSON (two-space indent) followed by a newline.
-pub fn write_json<W: Write + ?Sized>(w: &mut W, cells: &[Cell]) -> io::Result<()> {
-    serde_json::to_writer_pretty(&mut *w, &Document(cells)).map_err(io::Error::from)?;
+/// Writes the result as pretty-printed JSON (two-space indent) followed by a newline.
+pub fn write_run_json<W: Write + ?Sized>(w: &mut W, run: &RunResult) -> io::Result<()> {
+    let stats = run.cells_summarised().map_err(io::Error::other)?;
+    serde_json::to_writer_pretty(&mut *w, &Document(run, &stats)).map_err(io::Error::from)?;
     w.write_all(b"\n")
 }
 
-/// The JSON document as a string (see [`write_json`]).
-pub fn to_json_string(cells: &[Cell]) -> String {
+/// The JSON document as a string (see [`write_run_json`]).
+pub fn run_to_json_string(run: &RunResult) -> String {
     let mut out = Vec::new();
-    write_json(&mut out, cells).expect("writing to a Vec cannot fail");
+    write_run_json(&mut out, run).expect("writing to a Vec cannot fail");
     String::from_utf8(out).expect("serde_json writes UTF-8")
 }

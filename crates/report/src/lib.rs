@@ -1,19 +1,24 @@
-//! Results of loggops-sim: statistics, costs, tables and output files.
+//! Results of loggops-sim: the result model, statistics, costs, and every way to show them.
 //!
 //! A *cell* is one point of a sweep (workload, system, node count, noise mode) with its Monte-Carlo
-//! samples: the simulated schedule time of every repetition, in integer picoseconds. This crate
+//! samples: the simulated schedule time of every repetition, in integer picoseconds. A run's
+//! result is a [`RunResult`] ([`model`]): the plan (workloads × systems × node counts × noise
+//! modes, and the settings they share: parameters near and far, seed, repetition rule, profile
+//! name, path and SHA-256, tool and schema version) and one [`CellResult`] per cell. This crate
 //! summarises the samples ([`Summary`]: mean, std, quantiles, confidence intervals, boxplot
 //! whiskers; definitions in [`stats`]), compares them with the noiseless time (runtime inflation),
-//! prices them the way the paper does ([`CostModel`], see [`cost`]), and renders a list of cells as
-//! a human table, JSON or tidy CSV. Files are written atomically ([`write_atomic`]).
+//! prices them the way the paper does ([`CostModel`], see [`cost`]), and renders a run as a human
+//! table with its settings below it, JSON, tidy CSV, a samples CSV, plots ([`plot`]: SVG or PNG)
+//! and a self-contained HTML report ([`html`]). Every renderer takes only the [`RunResult`].
+//! Files are written atomically ([`write_atomic`]).
 //!
 //! It depends on no other loggops crate but `loggops-units` (times and sizes as text): callers
 //! pass plain labels and sample vectors.
 //!
 //! ```
-//! use loggops_report::{Cell, CostModel, Format, Labels};
+//! use loggops_report::{Cell, CostModel, Labels};
 //!
-//! // Two cells of a sweep, with the noiseless time (20 us) as baseline.
+//! // One cell of a sweep, with the noiseless time (20 us) as baseline.
 //! let cost = CostModel::new(64).with_on_demand(1.73);
 //! let os = Cell::new(
 //!     Labels::new("dissemination 16B", "daint", 64, "os"),
@@ -23,24 +28,24 @@
 //! )?;
 //! assert_eq!(os.summary.median, 21_750_000.0);
 //! assert_eq!(os.inflation_mean(), Some(1.11875)); // mean 22.375us / 20us
-//! let table = Format::Table.render_to_string(&[os]);
+//! let table = loggops_report::render_table(&[os]);
 //! assert!(table.contains("21.75us"));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
 //! # Output formats
 //!
-//! * **Table** ([`render_table`]): aligned columns, every number with a unit (times via
-//!   [`fmt_time_ps`], e.g. `2.50us`; USD as `$0.0123`; inflation as `1.93x`; cost increase as
-//!   `+118.0%`).
-//! * **JSON** ([`write_json`]): `{"schema": "loggops-report/cells/1", "cells": [...]}`, one object
-//!   per cell whose keys are exactly [`CELL_COLUMNS`], in that order. Every time is an integer
-//!   number of picoseconds (rounded half away from zero) in a key ending `_ps`; missing values are
-//!   `null`.
-//! * **CSV** ([`write_csv`]): a header row of [`CELL_COLUMNS`] and one row per cell; missing
-//!   values are empty fields.
-//! * **Samples CSV** ([`write_samples_csv`]): one row per repetition,
-//!   `workload,system,nodes,noise_mode,rep,time_ps`, plus cost columns when a cost model is given.
+//! * **Table** ([`render_run_table`]): aligned columns, every number with a unit (times via
+//!   [`fmt_time_ps`], e.g. `2.50us`; USD as people write them, [`fmt_usd`]: `$0.0042`, `$12.3k`;
+//!   inflation as `1.93x`; cost increase as `+118.0%`), then the settings ([`render_footer`]).
+//!   The columns are explained in [`guide::TABLE_COLUMNS`].
+//! * **JSON** ([`write_run_json`]): the [`RunResult`] itself (see [`json`]); each cell also has
+//!   the keys of [`CELL_COLUMNS`]. Every time is an integer number of picoseconds (rounded half
+//!   away from zero) in a key ending `_ps`; missing values are `null`.
+//! * **CSV** ([`write_run_csv`]): a header row of [`CELL_COLUMNS`] and [`RUN_COLUMNS`] and one row
+//!   per cell; missing values are empty fields. Noiseless and noisy runs have the same columns.
+//! * **Samples CSV** ([`write_run_samples_csv`]): one row per repetition, the columns
+//!   [`SAMPLE_COLUMNS`].
 //!
 //! # Columns of the JSON and CSV outputs
 //!
@@ -62,39 +67,64 @@
 //! | `on_demand_usd_per_node_hour`, `on_demand_usd_per_run_mean`, `on_demand_usd_per_run_noiseless` | on-demand price and USD per run |
 //! | `committed_usd_per_node_hour`, `committed_usd_per_run_mean`, `committed_usd_per_run_noiseless` | the same for the committed price |
 //! | `cost_increase_pct_mean`, `cost_increase_pct_ci95_lo`, `cost_increase_pct_ci95_hi`, `cost_increase_pct_median` | cost increase over noiseless in percent, as in the paper's Figs. 16/17 (mean over samples), its 95 % CI, and that of the median run |
+//!
+//! Then, in the CSV only ([`RUN_COLUMNS`]; the JSON has them once, in `plan`):
+//!
+//! | key | meaning |
+//! |---|---|
+//! | `partial` | `true` when the run was interrupted before this cell ran all its repetitions |
+//! | `run_status` | `complete` or `interrupted` (then some cells may be missing) |
+//! | `seed`, `reps_rule` | the master seed and `--reps` (`auto`, a count, or `single` for noiseless runs) |
+//! | `profile`, `profile_sha256` | the noise profile's path as given and the SHA-256 of its bytes (empty without one) |
+//! | `L_near_ps` … `S_near_bytes`, `L_far_ps` … `S_far_bytes` | the LogGOPS parameters simulated within and across switches (far = near when the profile has one placement) |
+//! | `rndv_3l`, `nodes_per_switch` | rendezvous messages pay 3L; ranks per switch |
+//! | `workload_path`, `workload_sha256` | the schedule file and the SHA-256 of its bytes |
+//! | `tool_version`, `schema_version` | the loggops-sim version and [`SCHEMA_VERSION`] |
 
 pub mod atomic;
 pub mod cell;
 pub mod cost;
 pub mod csv;
 pub mod fmt;
+pub mod guide;
+pub mod html;
 pub mod json;
+pub mod model;
+pub mod plot;
 mod record;
 pub mod special;
 pub mod stats;
 pub mod table;
 
 pub use atomic::write_atomic;
-pub use cell::{Cell, CellError, CellSamples, Labels};
+pub use cell::{Cell, CellError, Labels};
 pub use cost::{CellCost, CostError, CostModel, PriceCost, SampleCost, PS_PER_HOUR};
-pub use csv::{to_csv_string, write_csv, write_samples_csv};
-pub use fmt::{fmt_bytes, fmt_pct, fmt_ratio, fmt_time_ps, fmt_time_ps_f64, fmt_usd};
-pub use json::{to_json_string, write_json, JSON_SCHEMA};
-pub use record::CELL_COLUMNS;
+pub use csv::{
+    run_samples_to_csv_string, run_to_csv_string, write_run_csv, write_run_samples_csv,
+    SAMPLE_COLUMNS,
+};
+pub use fmt::{fmt_bytes, fmt_pct, fmt_per_byte, fmt_ratio, fmt_time_ps, fmt_time_ps_f64, fmt_usd};
+pub use json::{run_to_json_string, write_run_json};
+pub use model::{
+    CellKey, CellResult, EngineParams, NoiseSettings, Plan, Prices, ProfileRef, Provenance,
+    RepsRule, RunFacts, RunResult, Settings, Status, SystemInfo, Tool, WorkloadInfo, SCHEMA,
+    SCHEMA_VERSION,
+};
+pub use record::{CELL_COLUMNS, RUN_COLUMNS};
 pub use stats::{precise, quantile_sorted, Interval, MedianCi, StatsError, Summary};
-pub use table::{render_table, write_table};
+pub use table::{render_footer, render_run_table, render_table, write_run_table, write_table};
 
 use std::io::{self, Write};
 use std::path::Path;
 use std::str::FromStr;
 
-/// Output format of the per-cell results.
+/// Output format of a run's results.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Format {
-    /// Aligned human-readable table (the default).
+    /// Aligned human-readable table with the settings below it (the default).
     #[default]
     Table,
-    /// JSON document (see the crate docs).
+    /// JSON document (see [`json`]).
     Json,
     /// Tidy CSV, one row per cell.
     Csv,
@@ -118,33 +148,33 @@ impl FromStr for Format {
 }
 
 impl Format {
-    /// Writes the cells in this format.
-    pub fn render<W: Write + ?Sized>(self, w: &mut W, cells: &[Cell]) -> io::Result<()> {
+    /// Writes the run in this format.
+    pub fn render<W: Write + ?Sized>(self, w: &mut W, run: &RunResult) -> io::Result<()> {
         match self {
-            Format::Table => write_table(w, cells),
-            Format::Json => write_json(w, cells),
-            Format::Csv => write_csv(w, cells),
+            Format::Table => write_run_table(w, run),
+            Format::Json => write_run_json(w, run),
+            Format::Csv => write_run_csv(w, run),
         }
     }
 
-    /// The cells in this format, as a string.
-    pub fn render_to_string(self, cells: &[Cell]) -> String {
+    /// The run in this format, as a string.
+    pub fn render_to_string(self, run: &RunResult) -> String {
         match self {
-            Format::Table => render_table(cells),
-            Format::Json => to_json_string(cells),
-            Format::Csv => to_csv_string(cells),
+            Format::Table => render_run_table(run),
+            Format::Json => run_to_json_string(run),
+            Format::Csv => run_to_csv_string(run),
         }
     }
 }
 
-/// Writes the cells to `path` in `format`, atomically.
-pub fn write_report(path: impl AsRef<Path>, format: Format, cells: &[Cell]) -> io::Result<()> {
-    write_atomic(path, |w| format.render(w, cells))
+/// Writes the run to `path` in `format`, atomically.
+pub fn write_report(path: impl AsRef<Path>, format: Format, run: &RunResult) -> io::Result<()> {
+    write_atomic(path, |w| format.render(w, run))
 }
 
-/// Writes the per-repetition samples CSV to `path`, atomically (see [`write_samples_csv`]).
-pub fn write_samples(path: impl AsRef<Path>, groups: &[CellSamples<'_>]) -> io::Result<()> {
-    write_atomic(path, |w| write_samples_csv(w, groups))
+/// Writes the per-repetition samples CSV to `path`, atomically (see [`write_run_samples_csv`]).
+pub fn write_samples(path: impl AsRef<Path>, run: &RunResult) -> io::Result<()> {
+    write_atomic(path, |w| write_run_samples_csv(w, run))
 }
 
 #[cfg(test)]

@@ -7,6 +7,8 @@ use crate::cell::Cell;
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Value<'a> {
     Str(&'a str),
+    Owned(String),
+    Bool(bool),
     U64(u64),
     I64(i64),
     F64(f64),
@@ -129,4 +131,88 @@ pub(crate) fn cell_values(cell: &Cell) -> [Value<'_>; 45] {
         opt(c.and_then(|c| c.increase_pct_ci95), |i| Value::F64(i.hi)),
         opt(c.and_then(|c| c.increase_pct_median), Value::F64),
     ]
+}
+
+/// Columns that follow [`CELL_COLUMNS`] in the CSV of a run: how the cell was made (so every
+/// row carries its settings), then the versions.
+pub const RUN_COLUMNS: [&str; 24] = [
+    "partial",
+    "run_status",
+    "seed",
+    "reps_rule",
+    "profile",
+    "profile_sha256",
+    "L_near_ps",
+    "o_near_ps",
+    "g_near_ps",
+    "G_near_ps_per_byte",
+    "O_near_ps_per_byte",
+    "S_near_bytes",
+    "L_far_ps",
+    "o_far_ps",
+    "g_far_ps",
+    "G_far_ps_per_byte",
+    "O_far_ps_per_byte",
+    "S_far_bytes",
+    "rndv_3l",
+    "nodes_per_switch",
+    "workload_path",
+    "workload_sha256",
+    "tool_version",
+    "schema_version",
+];
+
+/// The values of [`RUN_COLUMNS`] for one cell of `run`.
+pub(crate) fn run_values<'a>(
+    run: &'a crate::model::RunResult,
+    cell: &'a crate::model::CellResult,
+) -> Vec<Value<'a>> {
+    let plan = &run.plan;
+    let sys = plan.system(&cell.system);
+    let wl = plan.workloads.iter().find(|w| w.name == cell.workload);
+    let prof = sys.and_then(|s| s.profile.as_ref());
+    let params = |p: Option<&'a crate::model::EngineParams>| -> [Value<'a>; 6] {
+        match p {
+            Some(p) => [
+                Value::U64(p.l_ps),
+                Value::U64(p.o_ps),
+                Value::U64(p.g_ps),
+                Value::F64(p.big_g_ps_per_byte),
+                Value::F64(p.big_o_ps_per_byte),
+                Value::U64(p.s_bytes),
+            ],
+            None => [
+                Value::Null,
+                Value::Null,
+                Value::Null,
+                Value::Null,
+                Value::Null,
+                Value::Null,
+            ],
+        }
+    };
+    let mut v = vec![
+        Value::Bool(!cell.complete),
+        Value::Str(match run.status {
+            crate::model::Status::Complete => "complete",
+            crate::model::Status::Interrupted => "interrupted",
+        }),
+        Value::U64(plan.settings.seed),
+        Value::Owned(plan.settings.reps.short()),
+        prof.map_or(Value::Null, |p| Value::Str(&p.path)),
+        prof.map_or(Value::Null, |p| Value::Str(&p.sha256)),
+    ];
+    v.extend(params(sys.map(|s| &s.near)));
+    v.extend(params(sys.map(|s| s.far_or_near())));
+    v.push(sys.map_or(Value::Null, |s| Value::Bool(s.near.rndv_3l)));
+    v.push(
+        sys.and_then(|s| s.nodes_per_switch)
+            .map_or(Value::Null, |n| Value::U64(n as u64)),
+    );
+    v.push(wl.map_or(Value::Null, |w| Value::Str(&w.path)));
+    v.push(wl.map_or(Value::Null, |w| Value::Str(&w.sha256)));
+    v.push(Value::Str(&run.tool.version));
+    v.push(Value::U64(run.schema_version as u64));
+    debug_assert_eq!(v.len(), RUN_COLUMNS.len());
+    v
 }

@@ -7,19 +7,22 @@
 //! the mean cost increase over noiseless.
 
 use crate::cell::Cell;
-use crate::fmt::{fmt_pct, fmt_ratio, fmt_time_ps, fmt_time_ps_f64, fmt_usd};
+use crate::fmt::{fmt_pct, fmt_per_byte, fmt_ratio, fmt_time_ps, fmt_time_ps_f64, fmt_usd};
+use crate::model::{EngineParams, RunResult, Status, SystemInfo};
+use loggops_units::format_size;
+use std::fmt::Write as _;
 use std::io::{self, Write};
 
 #[derive(Clone, Copy, PartialEq)]
-enum Align {
+pub(crate) enum Align {
     Left,
     Right,
 }
 
-struct Column {
-    title: &'static str,
-    align: Align,
-    cells: Vec<Option<String>>,
+pub(crate) struct Column {
+    pub(crate) title: &'static str,
+    pub(crate) align: Align,
+    pub(crate) cells: Vec<Option<String>>,
 }
 
 impl Column {
@@ -34,6 +37,12 @@ impl Column {
 
 /// Renders the cells as an aligned text table (header, rule, one line per cell).
 pub fn render_table(cells: &[Cell]) -> String {
+    render_table_marked(cells, &vec![false; cells.len()])
+}
+
+/// The table's columns (those with a value in some cell), `n` marked `*` on the cells flagged
+/// in `partial`.
+pub(crate) fn columns(cells: &[Cell], partial: &[bool]) -> Vec<Column> {
     let col = |title, align, f: &dyn Fn(&Cell) -> Option<String>| {
         Column::new(title, align, cells.iter().map(f).collect())
     };
@@ -43,7 +52,15 @@ pub fn render_table(cells: &[Cell]) -> String {
         col("system", Left, &|c| Some(c.labels.system.clone())),
         col("nodes", Right, &|c| Some(c.labels.nodes.to_string())),
         col("noise", Left, &|c| Some(c.labels.noise_mode.clone())),
-        col("n", Right, &|c| Some(c.summary.n.to_string())),
+        Column::new(
+            "n",
+            Right,
+            cells
+                .iter()
+                .zip(partial)
+                .map(|(c, &p)| Some(format!("{}{}", c.summary.n, if p { "*" } else { "" })))
+                .collect(),
+        ),
         col("mean", Right, &|c| Some(fmt_time_ps_f64(c.summary.mean))),
         col("±ci95", Right, &|c| {
             c.summary
@@ -89,11 +106,15 @@ pub fn render_table(cells: &[Cell]) -> String {
         "workload", "system", "nodes", "noise", "n", "mean", "median", "p95", "p99", "max",
         "outliers",
     ];
-    let columns: Vec<Column> = columns
+    columns
         .into_iter()
         .filter(|c| ALWAYS.contains(&c.title) || c.cells.iter().any(Option::is_some))
-        .collect();
+        .collect()
+}
 
+/// [`render_table`], with `n` marked `*` on the cells flagged in `partial`.
+fn render_table_marked(cells: &[Cell], partial: &[bool]) -> String {
+    let columns = columns(cells, partial);
     let widths: Vec<usize> = columns
         .iter()
         .map(|c| {
@@ -136,4 +157,148 @@ pub fn render_table(cells: &[Cell]) -> String {
 /// Writes [`render_table`] to `w`.
 pub fn write_table<W: Write + ?Sized>(w: &mut W, cells: &[Cell]) -> io::Result<()> {
     w.write_all(render_table(cells).as_bytes())
+}
+
+/// A run as people read it: the tidy table of its cells, then the footer
+/// ([`render_footer`]).
+pub fn render_run_table(run: &RunResult) -> String {
+    let mut out = match run.cells_summarised() {
+        Ok(cells) => {
+            let partial: Vec<bool> = run.cells.iter().map(|c| !c.complete).collect();
+            render_table_marked(&cells, &partial)
+        }
+        Err(e) => format!("{e}\n"),
+    };
+    out.push('\n');
+    out.push_str(&render_footer(run));
+    out
+}
+
+/// Writes [`render_run_table`] to `w`.
+pub fn write_run_table<W: Write + ?Sized>(w: &mut W, run: &RunResult) -> io::Result<()> {
+    w.write_all(render_run_table(run).as_bytes())
+}
+
+/// `L 1.90us, o 230ns, g 0ps, G 79ps/B, O 0ps/B, S 4KiB`.
+pub fn describe_params(p: &EngineParams) -> String {
+    format!(
+        "L {}, o {}, g {}, G {}, O {}, S {}{}",
+        fmt_time_ps(p.l_ps),
+        fmt_time_ps(p.o_ps),
+        fmt_time_ps(p.g_ps),
+        fmt_per_byte(p.big_g_ps_per_byte),
+        fmt_per_byte(p.big_o_ps_per_byte),
+        format_size(p.s_bytes),
+        if p.rndv_3l {
+            ", rendezvous 3L"
+        } else {
+            ""
+        }
+    )
+}
+
+/// One line per system: its profile, content hash and parameters near and far.
+pub fn describe_system(s: &SystemInfo) -> String {
+    let mut out = String::new();
+    match &s.profile {
+        Some(p) => {
+            let _ = write!(out, "{}: profile {} (sha256 {})", s.name, p.path, p.sha256);
+        }
+        None => {
+            let _ = write!(out, "{}: parameters from the command line", s.name);
+        }
+    }
+    let _ = write!(out, "; near {}", describe_params(&s.near));
+    match &s.far {
+        Some(f) => {
+            let _ = write!(out, "; far {}", describe_params(f));
+        }
+        None if s.profile.is_some() => out.push_str("; far = near"),
+        None => {}
+    }
+    if let Some(n) = s.nodes_per_switch {
+        let _ = write!(
+            out,
+            "; {n} node{} per switch",
+            if n == 1 { "" } else { "s" }
+        );
+    }
+    let price = |p: Option<f64>| p.map(|v| format!("{}/node-hour", fmt_usd(v)));
+    match (
+        price(s.prices.on_demand_usd_per_node_hour),
+        price(s.prices.committed_usd_per_node_hour),
+    ) {
+        (None, None) if s.profile.is_some() => out.push_str("; no prices"),
+        (None, None) => {}
+        (od, cm) => {
+            let _ = write!(
+                out,
+                "; on-demand {}, committed {}",
+                od.as_deref().unwrap_or("unknown"),
+                cm.as_deref().unwrap_or("unknown")
+            );
+        }
+    }
+    out
+}
+
+/// The settings under the table: status (when partial), seed and repetition rule, noise
+/// options, every system and workload with its content hash, the tool and schema version.
+pub fn render_footer(run: &RunResult) -> String {
+    let mut out = String::new();
+    let plan = &run.plan;
+    if run.is_partial() {
+        let (complete, partial, missing) = run.cell_counts();
+        let why = match run.status {
+            Status::Interrupted => "interrupted (Ctrl-C)",
+            Status::Complete => "incomplete",
+        };
+        let _ = writeln!(
+            out,
+            "PARTIAL RESULT, {why}: {complete} cell(s) complete, {partial} cut short (n marked *), \
+             {missing} not run"
+        );
+    }
+    let st = &plan.settings;
+    let _ = write!(out, "seed {}; {}", st.seed, st.reps.describe());
+    if let Some(n) = &st.noise {
+        let _ = write!(
+            out,
+            "; latency and G draws {}; OS noise {}",
+            if n.latency_scaling == "absolute" {
+                "used as measured (--absolute-latency)"
+            } else {
+                "scaled so their median is L resp. G"
+            },
+            if n.cosched {
+                "co-scheduled (same phase on every rank)"
+            } else {
+                "replayed from a random phase per rank"
+            }
+        );
+    }
+    if st.order != "stable" {
+        let _ = write!(out, "; {} order", st.order);
+    }
+    if !st.param_flags.is_empty() {
+        let _ = write!(out, "; parameter flags {}", st.param_flags.join(" "));
+    }
+    out.push('\n');
+    for s in &plan.systems {
+        let _ = writeln!(out, "{}", describe_system(s));
+    }
+    for w in &plan.workloads {
+        let _ = write!(out, "{}: {} (sha256 {})", w.name, w.path, w.sha256);
+        if !w.params.is_empty() {
+            let kv: Vec<String> = w.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            let _ = write!(out, " with {}", kv.join(" "));
+        }
+        out.push('\n');
+    }
+    let _ = writeln!(
+        out,
+        "{} {}, results schema {}; JSON and CSV times in integer {}; columns: {} --help",
+        run.tool.name, run.tool.version, run.schema_version, st.time_unit, run.tool.name
+    );
+    out
 }

@@ -1,8 +1,12 @@
-//! Snapshots of what users see: the human table, JSON and CSV for a small fixed sweep.
+//! Snapshots of what users see: the human table, JSON and CSV for a small fixed sweep, and the
+//! plots and HTML report drawn from the same result.
 
+use loggops_report::plot::PlotKind;
 use loggops_report::{
-    render_table, to_csv_string, to_json_string, write_samples_csv, Cell, CellSamples, CostModel,
-    Labels, CELL_COLUMNS,
+    render_run_table, render_table, run_samples_to_csv_string, run_to_csv_string,
+    run_to_json_string, Cell, CellResult, CostModel, EngineParams, Labels, NoiseSettings, Plan,
+    Prices, ProfileRef, Provenance, RepsRule, RunResult, Settings, Status, SystemInfo, Tool,
+    WorkloadInfo, CELL_COLUMNS, RUN_COLUMNS, SAMPLE_COLUMNS,
 };
 
 const NOISELESS_PS: u64 = 30_509_900;
@@ -79,47 +83,134 @@ fn table_without_costs_or_baseline() {
     insta::assert_snapshot!(render_table(&cells));
 }
 
+/// A small fixed run: one workload on Daint with the two cells above.
+fn run() -> RunResult {
+    let params = EngineParams {
+        l_ps: 1_000_000,
+        o_ps: 150_000,
+        g_ps: 0,
+        big_g_ps_per_byte: 86.5,
+        big_o_ps_per_byte: 0.0,
+        s_bytes: 4096,
+        rndv_3l: true,
+    };
+    let plan = Plan {
+        workloads: vec![WorkloadInfo {
+            name: "dissemination 16B".into(),
+            path: "goal/dissemination_16B.goal".into(),
+            sha256: "0".repeat(64),
+            params: vec![],
+        }],
+        systems: vec![SystemInfo {
+            name: "daint".into(),
+            description: "Piz Daint".into(),
+            profile: Some(ProfileRef {
+                path: "calibration/daint.h5".into(),
+                sha256: "ab".repeat(32),
+                provenance: Provenance {
+                    sources: vec!["../shared/captures/x/lat.out.xz".into()],
+                    command: "loggops-sim calibrate --system daint".into(),
+                    created: "2026-01-01T00:00:00Z".into(),
+                    tool_version: "0.1.0".into(),
+                    notes: vec![],
+                },
+            }),
+            near: params.clone(),
+            far: Some(EngineParams {
+                big_g_ps_per_byte: 92.0,
+                ..params
+            }),
+            nodes_per_switch: Some(16),
+            prices: Prices {
+                on_demand_usd_per_node_hour: Some(1.73),
+                committed_usd_per_node_hour: Some(1.02),
+            },
+        }],
+        nodes: vec![64],
+        noise_modes: vec!["os".into(), "os+net".into()],
+        settings: Settings {
+            seed: 1,
+            reps: RepsRule::Fixed { count: 12 },
+            time_unit: "ps".into(),
+            order: "stable".into(),
+            noise: Some(NoiseSettings {
+                latency_scaling: "median".into(),
+                cosched: false,
+            }),
+            param_flags: vec![],
+        },
+    };
+    let tool = Tool {
+        name: "loggops-sim".into(),
+        version: "0.1.0".into(),
+    };
+    let mut r = RunResult::new(tool, "loggops-sim --goal x".into(), plan);
+    let cell = |id, mode: &str, samples: Vec<u64>, complete| CellResult {
+        id,
+        workload: "dissemination 16B".into(),
+        system: "daint".into(),
+        nodes: 64,
+        noise_mode: mode.into(),
+        complete,
+        noiseless_ps: Some(NOISELESS_PS),
+        reps: (0..samples.len() as u64).collect(),
+        samples_ps: samples,
+        run: None,
+    };
+    r.cells = vec![
+        cell(0, "os", os_samples(), true),
+        cell(1, "os+net", os_net_samples(), false),
+    ];
+    r.status = Status::Interrupted;
+    r
+}
+
+#[test]
+fn run_table_with_footer() {
+    insta::assert_snapshot!(render_run_table(&run()));
+}
+
 #[test]
 fn json() {
-    insta::assert_snapshot!(to_json_string(&cells()));
+    insta::assert_snapshot!(run_to_json_string(&run()));
+}
+
+#[test]
+fn json_reads_back_to_the_same_result() {
+    let r = run();
+    let back = RunResult::from_json(&run_to_json_string(&r)).unwrap();
+    assert_eq!(back, r);
 }
 
 #[test]
 fn csv() {
-    insta::assert_snapshot!(to_csv_string(&cells()));
+    insta::assert_snapshot!(run_to_csv_string(&run()));
 }
 
 #[test]
 fn samples_csv() {
-    let cells = cells();
-    let (a, b) = (os_samples(), os_net_samples());
-    let groups = [
-        CellSamples {
-            cell: &cells[0],
-            samples: &a[..3],
-        },
-        CellSamples {
-            cell: &cells[1],
-            samples: &b[..3],
-        },
-    ];
-    let mut out = Vec::new();
-    write_samples_csv(&mut out, &groups).unwrap();
-    insta::assert_snapshot!(String::from_utf8(out).unwrap());
+    let mut r = run();
+    for c in &mut r.cells {
+        c.samples_ps.truncate(3);
+        c.reps.truncate(3);
+    }
+    let text = run_samples_to_csv_string(&r);
+    assert_eq!(text.lines().next().unwrap(), SAMPLE_COLUMNS.join(","));
+    insta::assert_snapshot!(text);
 }
 
 #[test]
 fn json_schema_invariants() {
-    let text = to_json_string(&cells());
+    let text = run_to_json_string(&run());
     let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
-    assert_eq!(doc["schema"], "loggops-report/cells/1");
+    assert_eq!(doc["schema"], "loggops-report/run/2");
+    assert_eq!(doc["schema_version"], 2);
+    assert_eq!(doc["status"], "interrupted");
     for cell in doc["cells"].as_array().unwrap() {
         let obj = cell.as_object().unwrap();
-        let keys: Vec<&str> = obj.keys().map(String::as_str).collect();
-        // serde_json's default map sorts keys when parsing; compare as sets, order via the text.
-        let mut want: Vec<&str> = CELL_COLUMNS.to_vec();
-        want.sort_unstable();
-        assert_eq!(keys, want);
+        for k in CELL_COLUMNS {
+            assert!(obj.contains_key(k), "{k} missing");
+        }
         for (k, v) in obj {
             if k.ends_with("_ps") {
                 assert!(v.is_i64() || v.is_u64() || v.is_null(), "{k} = {v}");
@@ -136,13 +227,20 @@ fn json_schema_invariants() {
 }
 
 #[test]
-fn csv_matches_json_columns() {
-    let csv = to_csv_string(&cells());
+fn csv_has_every_column_in_every_row() {
+    let csv = run_to_csv_string(&run());
     let mut lines = csv.lines();
-    assert_eq!(lines.next().unwrap(), CELL_COLUMNS.join(","));
+    let header = lines.next().unwrap();
+    assert_eq!(
+        header,
+        format!("{},{}", CELL_COLUMNS.join(","), RUN_COLUMNS.join(","))
+    );
     for line in lines {
         // No label here contains a comma, so splitting is safe.
-        assert_eq!(line.split(',').count(), CELL_COLUMNS.len());
+        assert_eq!(
+            line.split(',').count(),
+            CELL_COLUMNS.len() + RUN_COLUMNS.len()
+        );
     }
 }
 
@@ -150,14 +248,38 @@ fn csv_matches_json_columns() {
 fn report_files_are_written_atomically() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("results.json");
-    loggops_report::write_report(&p, loggops_report::Format::Json, &cells()).unwrap();
+    loggops_report::write_report(&p, loggops_report::Format::Json, &run()).unwrap();
     assert_eq!(
         std::fs::read_to_string(&p).unwrap(),
-        to_json_string(&cells())
+        run_to_json_string(&run())
     );
     let names: Vec<_> = std::fs::read_dir(dir.path())
         .unwrap()
         .map(|e| e.unwrap().file_name())
         .collect();
     assert_eq!(names, ["results.json"]);
+}
+
+#[test]
+fn plots_and_report_are_drawn_from_the_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = run();
+    for kind in ["all", "runtime", "cost", "ecdf"] {
+        let k: PlotKind = kind.parse().unwrap();
+        let svg = loggops_report::plot::render_svg(&r, k).unwrap();
+        assert!(svg.starts_with("<svg"), "{kind}");
+        assert!(svg.contains("dissemination 16B · daint"), "{kind}");
+    }
+    let png = dir.path().join("p.png");
+    loggops_report::plot::write_plot(&png, &r, PlotKind::Runtime).unwrap();
+    let bytes = std::fs::read(&png).unwrap();
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+    let html = loggops_report::html::render_html(&r).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert!(html.contains("PARTIAL RESULT"));
+    assert!(html.contains(&"ab".repeat(32)), "the profile's hash");
+    // Nothing is loaded from elsewhere: no external scripts, styles, images or fonts.
+    for needle in ["<script", "<link", "src=\"http", "url(http", "@import"] {
+        assert!(!html.contains(needle), "{needle}");
+    }
 }

@@ -1,0 +1,66 @@
+//! What each column of the human table means: one source for `--help`, the HTML report and
+//! the README's "Columns" section (a test checks that the README names every column).
+
+/// `(column, meaning)` for every column of the human table, in table order.
+pub const TABLE_COLUMNS: [(&str, &str); 18] = [
+    ("workload", "the schedule file (its name without extension)"),
+    ("system", "the noise profile's system name (or `flags` without --noise)"),
+    ("nodes", "ranks simulated, one per node"),
+    (
+        "noise",
+        "noise mode: none (noiseless), os (OS detours only), net (latency and bandwidth draws \
+         only), os+net (both)",
+    ),
+    (
+        "n",
+        "repetitions run (Monte-Carlo samples); `*` marks a cell cut short by Ctrl-C",
+    ),
+    ("mean", "mean simulated time of the collective (maximum over ranks)"),
+    (
+        "±ci95",
+        "half-width of the 95% confidence interval of the mean (Student t)",
+    ),
+    ("median", "median time (numpy's default quantile rule)"),
+    (
+        "median-ci95",
+        "distribution-free 95% confidence interval of the median (two order statistics)",
+    ),
+    ("p95", "95th percentile"),
+    ("p99", "99th percentile (needs many repetitions to be stable)"),
+    ("max", "slowest repetition"),
+    (
+        "outliers",
+        "repetitions beyond the boxplot whiskers (1.5 IQR beyond the quartiles)",
+    ),
+    (
+        "x-mean",
+        "runtime inflation: mean / noiseless time of the same workload, system and nodes",
+    ),
+    ("x-median", "runtime inflation of the median: median / noiseless time"),
+    (
+        "$/run-od",
+        "USD of one run on all nodes at the on-demand price: nodes x price per node-hour x \
+         mean time",
+    ),
+    ("$/run-cm", "the same at the committed (reserved) price"),
+    (
+        "cost+",
+        "cost inflation: mean cost increase over the noiseless run in percent, (mean - \
+         noiseless) / noiseless (the paper's Figs. 16 and 17; the same for both prices)",
+    ),
+];
+
+/// The column guide as plain text, one column per line, for `--help`.
+pub fn table_columns_text() -> String {
+    let width = TABLE_COLUMNS
+        .iter()
+        .map(|(c, _)| c.chars().count())
+        .max()
+        .unwrap_or(0);
+    let mut out = String::new();
+    for (c, m) in TABLE_COLUMNS {
+        let pad = width - c.chars().count();
+        out.push_str(&format!("  {c}{}  {m}\n", " ".repeat(pad)));
+    }
+    out
+}

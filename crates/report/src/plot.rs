@@ -1,0 +1,1142 @@
+//! Plots of a run, drawn with `plotters` into SVG or PNG.
+//!
+//! * **runtime** ([`PlotKind::Runtime`]): boxplots of the simulated time per node count, one
+//!   panel per workload and system (hue: noise mode), or, when a run has one noise mode and
+//!   several systems, one panel per workload (hue: system), as in the paper's Figs. 14 and 15.
+//!   Boxes span the quartiles, notches the median's 95 % interval `median ± 1.57 IQR / sqrt(n)`,
+//!   whiskers follow the 1.5 IQR rule and dots beyond them are the outliers, all as
+//!   [`crate::Summary`] computes them; the white square is the mean. The time axis is
+//!   logarithmic when the values span more than a factor of five.
+//! * **cost** ([`PlotKind::Cost`]): the cost increase over the noiseless run against the node
+//!   count (the paper's Figs. 16 and 17): bars of the mean, with its 95 % confidence interval.
+//! * **ecdf** ([`PlotKind::Ecdf`]): the empirical distribution function of the cells at the
+//!   largest node count of each panel.
+//! * **all**: the three, one above the other.
+//!
+//! Node counts are on a logarithmic axis (log2). Text is set in DejaVu Sans, embedded in the
+//! binary (`fonts/DejaVuSans.ttf`, licence in `fonts/LICENSE`), so PNG output needs no system
+//! fonts; SVG output names the `sans-serif` family and lets the viewer draw the text.
+
+use crate::cell::Cell;
+use crate::fmt::fmt_pct;
+use crate::model::RunResult;
+use loggops_units::fmt_time_ps_f64;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use std::path::Path;
+use std::str::FromStr;
+use std::sync::Once;
+
+/// A plot that cannot be drawn or written.
+#[derive(Debug, thiserror::Error)]
+pub enum PlotError {
+    #[error("cannot draw the plot: {0}")]
+    Draw(String),
+    #[error("cannot write {path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("{0}: the plot file must end in .svg or .png")]
+    Extension(String),
+    #[error("nothing to plot: {0}")]
+    Empty(String),
+}
+
+/// Which figure to draw.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlotKind {
+    /// Runtime, cost and ECDF figures, one above the other.
+    All,
+    Runtime,
+    Cost,
+    Ecdf,
+}
+
+impl PlotKind {
+    pub const NAMES: &'static str = "all, runtime, cost, ecdf";
+}
+
+impl FromStr for PlotKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<PlotKind, String> {
+        match s {
+            "all" => Ok(PlotKind::All),
+            "runtime" => Ok(PlotKind::Runtime),
+            "cost" => Ok(PlotKind::Cost),
+            "ecdf" => Ok(PlotKind::Ecdf),
+            other => Err(format!(
+                "unknown plot `{other}`: expected one of {}",
+                PlotKind::NAMES
+            )),
+        }
+    }
+}
+
+/// Reads `--plot [KIND=]FILE.svg|png` (KIND defaults to `all`).
+pub fn parse_plot_arg(arg: &str) -> Result<(PlotKind, std::path::PathBuf), String> {
+    let (kind, file) = match arg.split_once('=') {
+        Some((k, f)) if !k.contains('/') => (k.parse()?, f),
+        _ => (PlotKind::All, arg),
+    };
+    let path = std::path::PathBuf::from(file);
+    match image_format(&path) {
+        Some(_) => Ok((kind, path)),
+        None => Err(format!(
+            "{file}: a plot file must end in .svg or .png (e.g. runtime.svg, or cost=cost.png)"
+        )),
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ImageFormat {
+    Svg,
+    Png,
+}
+
+fn image_format(path: &Path) -> Option<ImageFormat> {
+    match path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(|e| e.to_ascii_lowercase())
+        .as_deref()
+    {
+        Some("svg") => Some(ImageFormat::Svg),
+        Some("png") => Some(ImageFormat::Png),
+        _ => None,
+    }
+}
+
+// --- figure description (independent of the backend) -------------------------------------------
+
+/// A colour per hue: the Okabe–Ito palette (distinguishable with colour-blindness), grey first
+/// for the noiseless mode.
+const PALETTE: [RGBColor; 8] = [
+    RGBColor(0, 114, 178),
+    RGBColor(230, 159, 0),
+    RGBColor(0, 158, 115),
+    RGBColor(204, 121, 167),
+    RGBColor(86, 180, 233),
+    RGBColor(213, 94, 0),
+    RGBColor(240, 228, 66),
+    RGBColor(0, 0, 0),
+];
+const GREY: RGBColor = RGBColor(150, 150, 150);
+
+fn hue_color(label: &str, index: usize) -> RGBColor {
+    match label {
+        "none" => GREY,
+        "os" => PALETTE[0],
+        "net" => PALETTE[1],
+        "os+net" => PALETTE[5],
+        _ => PALETTE[index % PALETTE.len()],
+    }
+}
+
+struct BoxItem {
+    nodes: u64,
+    hue: usize,
+    q1: f64,
+    median: f64,
+    q3: f64,
+    notch: (f64, f64),
+    whiskers: (f64, f64),
+    mean: f64,
+    outliers: Vec<f64>,
+}
+
+struct BarItem {
+    nodes: u64,
+    hue: usize,
+    value: f64,
+    ci: Option<(f64, f64)>,
+}
+
+/// One line of a curve panel: `(x, y)` points drawn in order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Curve {
+    pub label: String,
+    pub points: Vec<(f64, f64)>,
+}
+
+/// How the numbers of an axis are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AxisUnit {
+    /// Picoseconds, written as times (`2.50us`).
+    TimePs,
+    /// Picoseconds per byte (`86ps/B`).
+    PsPerByte,
+    /// Plain numbers.
+    Plain,
+    /// A fraction in [0, 1], written as a percentage.
+    Fraction,
+}
+
+/// A panel of lines (ECDFs, quantile functions).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CurvePanel {
+    pub title: String,
+    pub x_desc: String,
+    pub y_desc: String,
+    pub x_unit: AxisUnit,
+    pub y_unit: AxisUnit,
+    /// Logarithmic x axis (when the data span more than a factor of five).
+    pub x_log: bool,
+    pub curves: Vec<Curve>,
+}
+
+enum Panel {
+    Boxes {
+        title: String,
+        items: Vec<BoxItem>,
+    },
+    Bars {
+        title: String,
+        items: Vec<BarItem>,
+    },
+    Curves(CurvePanel),
+}
+
+struct Section {
+    title: String,
+    hues: Vec<String>,
+    panels: Vec<Panel>,
+}
+
+/// How cells are grouped into panels, and what the hue is.
+struct Grouping {
+    /// `(panel title, cell indices)`.
+    panels: Vec<(String, Vec<usize>)>,
+    hues: Vec<String>,
+    hue_of: Vec<usize>,
+}
+
+fn grouping(run: &RunResult, skip_none: bool) -> Grouping {
+    let plan = &run.plan;
+    let by_system = plan.noise_modes.len() == 1 && plan.systems.len() > 1;
+    let keep = |i: usize| !(skip_none && run.cells[i].noise_mode == "none");
+    let hues: Vec<String> = if by_system {
+        plan.systems.iter().map(|s| s.name.clone()).collect()
+    } else {
+        plan.noise_modes
+            .iter()
+            .filter(|m| !(skip_none && m.as_str() == "none"))
+            .cloned()
+            .collect()
+    };
+    let hue_of: Vec<usize> = run
+        .cells
+        .iter()
+        .map(|c| {
+            let key = if by_system { &c.system } else { &c.noise_mode };
+            hues.iter().position(|h| h == key).unwrap_or(0)
+        })
+        .collect();
+    let mut panels: Vec<(String, Vec<usize>)> = Vec::new();
+    for w in &plan.workloads {
+        if by_system {
+            let idx: Vec<usize> = (0..run.cells.len())
+                .filter(|&i| run.cells[i].workload == w.name && keep(i))
+                .collect();
+            if !idx.is_empty() {
+                panels.push((w.name.clone(), idx));
+            }
+        } else {
+            for s in &plan.systems {
+                let idx: Vec<usize> = (0..run.cells.len())
+                    .filter(|&i| {
+                        run.cells[i].workload == w.name && run.cells[i].system == s.name && keep(i)
+                    })
+                    .collect();
+                if !idx.is_empty() {
+                    panels.push((format!("{} · {}", w.name, s.name), idx));
+                }
+            }
+        }
+    }
+    Grouping {
+        panels,
+        hues,
+        hue_of,
+    }
+}
+
+fn runtime_section(run: &RunResult, stats: &[Cell]) -> Section {
+    let g = grouping(run, false);
+    let panels = g
+        .panels
+        .iter()
+        .map(|(title, idx)| Panel::Boxes {
+            title: title.clone(),
+            items: idx
+                .iter()
+                .map(|&i| {
+                    let s = &stats[i].summary;
+                    let outliers = run.cells[i]
+                        .samples_ps
+                        .iter()
+                        .map(|&t| t as f64)
+                        .filter(|&t| t < s.whisker_lo || t > s.whisker_hi)
+                        .collect();
+                    BoxItem {
+                        nodes: run.cells[i].nodes,
+                        hue: g.hue_of[i],
+                        q1: s.q1,
+                        median: s.median,
+                        q3: s.q3,
+                        notch: (s.notch.lo, s.notch.hi),
+                        whiskers: (s.whisker_lo, s.whisker_hi),
+                        mean: s.mean,
+                        outliers,
+                    }
+                })
+                .collect(),
+        })
+        .collect();
+    Section {
+        title: "Runtime per node count (boxes: quartiles; notches: 95% CI of the median; \
+                whiskers: 1.5 IQR; dots: outliers; white square: mean)"
+            .into(),
+        hues: g.hues,
+        panels,
+    }
+}
+
+fn cost_section(run: &RunResult, stats: &[Cell]) -> Section {
+    let g = grouping(run, true);
+    let panels = g
+        .panels
+        .iter()
+        .map(|(title, idx)| Panel::Bars {
+            title: title.clone(),
+            items: idx
+                .iter()
+                .filter_map(|&i| {
+                    let c = stats[i].cost.as_ref()?;
+                    Some(BarItem {
+                        nodes: run.cells[i].nodes,
+                        hue: g.hue_of[i],
+                        value: c.increase_pct_mean?,
+                        ci: c.increase_pct_ci95.map(|ci| (ci.lo, ci.hi)),
+                    })
+                })
+                .collect(),
+        })
+        .collect();
+    Section {
+        title: "Cost inflation: mean cost increase over the noiseless run (bars), with its 95% CI"
+            .into(),
+        hues: g.hues,
+        panels,
+    }
+}
+
+/// The ECDF of samples as a step line.
+pub fn ecdf_points(samples: &[u64]) -> Vec<(f64, f64)> {
+    let mut s: Vec<u64> = samples.to_vec();
+    s.sort_unstable();
+    let n = s.len() as f64;
+    let mut pts = Vec::with_capacity(2 * s.len());
+    for (i, &x) in s.iter().enumerate() {
+        pts.push((x as f64, i as f64 / n));
+        pts.push((x as f64, (i + 1) as f64 / n));
+    }
+    pts
+}
+
+fn spans(curves: &[Curve]) -> bool {
+    let xs = curves.iter().flat_map(|c| c.points.iter().map(|p| p.0));
+    let (lo, hi) = xs.fold((f64::INFINITY, 0f64), |(a, b), x| (a.min(x), b.max(x)));
+    lo > 0.0 && hi / lo > 5.0
+}
+
+fn ecdf_section(run: &RunResult) -> Section {
+    let g = grouping(run, false);
+    let panels = g
+        .panels
+        .iter()
+        .map(|(title, idx)| {
+            let top = idx.iter().map(|&i| run.cells[i].nodes).max().unwrap_or(0);
+            let curves: Vec<Curve> = idx
+                .iter()
+                .filter(|&&i| run.cells[i].nodes == top)
+                .map(|&i| Curve {
+                    label: g.hues[g.hue_of[i]].clone(),
+                    points: ecdf_points(&run.cells[i].samples_ps),
+                })
+                .collect();
+            Panel::Curves(CurvePanel {
+                title: format!("{title} · {top} nodes"),
+                x_desc: "time per run".into(),
+                y_desc: "fraction of repetitions".into(),
+                x_unit: AxisUnit::TimePs,
+                y_unit: AxisUnit::Fraction,
+                x_log: spans(&curves),
+                curves,
+            })
+        })
+        .collect();
+    Section {
+        title: "Distribution (ECDF) at the largest node count".into(),
+        hues: g.hues,
+        panels,
+    }
+}
+
+// --- drawing ----------------------------------------------------------------------------------
+
+const PANEL_W: u32 = 620;
+const PANEL_H: u32 = 380;
+const SECTION_TITLE_H: u32 = 34;
+const LEGEND_H: u32 = 30;
+const FONT: &str = "sans-serif";
+
+static FONT_INIT: Once = Once::new();
+
+/// Registers the embedded font with plotters (once per process).
+fn register_font() {
+    FONT_INIT.call_once(|| {
+        static BYTES: &[u8] = include_bytes!("../fonts/DejaVuSans.ttf");
+        // The font is part of the binary; if it did not parse, every text would be missing.
+        let _ = plotters::style::register_font(FONT, FontStyle::Normal, BYTES);
+    });
+}
+
+fn columns_for(panels: usize) -> usize {
+    panels.clamp(1, 2)
+}
+
+fn section_height(s: &Section) -> u32 {
+    let cols = columns_for(s.panels.len());
+    let rows = s.panels.len().div_ceil(cols).max(1);
+    SECTION_TITLE_H + LEGEND_H + rows as u32 * PANEL_H
+}
+
+fn figure_size(sections: &[Section]) -> (u32, u32) {
+    let cols = sections
+        .iter()
+        .map(|s| columns_for(s.panels.len()))
+        .max()
+        .unwrap_or(1);
+    let h: u32 = sections.iter().map(section_height).sum();
+    (cols as u32 * PANEL_W, h.max(PANEL_H))
+}
+
+type DrawResult<T> = Result<T, PlotError>;
+
+fn err<E: std::fmt::Debug>(e: E) -> PlotError {
+    PlotError::Draw(format!("{e:?}"))
+}
+
+fn draw_figure<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    sections: &[Section],
+) -> DrawResult<()> {
+    root.fill(&WHITE).map_err(err)?;
+    let mut rest = root.clone();
+    for s in sections {
+        let (area, below) = rest.split_vertically(section_height(s));
+        rest = below;
+        draw_section(&area, s)?;
+    }
+    root.present().map_err(err)
+}
+
+fn draw_section<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, s: &Section) -> DrawResult<()> {
+    let (head, body) = area.split_vertically(SECTION_TITLE_H + LEGEND_H);
+    head.draw(&Text::new(
+        s.title.clone(),
+        (12, 8),
+        (FONT, 17).into_font().color(&BLACK),
+    ))
+    .map_err(err)?;
+    // Legend: a coloured square and the hue's name for each hue.
+    let mut x = 14;
+    let y = SECTION_TITLE_H as i32 + 4;
+    let style = (FONT, 14).into_font().color(&BLACK);
+    for (i, h) in s.hues.iter().enumerate() {
+        let c = hue_color(h, i);
+        head.draw(&Rectangle::new([(x, y), (x + 14, y + 14)], c.filled()))
+            .map_err(err)?;
+        head.draw(&Text::new(h.clone(), (x + 20, y), style.clone()))
+            .map_err(err)?;
+        let (w, _) = head.estimate_text_size(h, &style).map_err(err)?;
+        x += 20 + w as i32 + 24;
+    }
+    let cols = columns_for(s.panels.len());
+    let rows = s.panels.len().div_ceil(cols).max(1);
+    let cells = body.split_evenly((rows, cols));
+    for (p, a) in s.panels.iter().zip(cells.iter()) {
+        match p {
+            Panel::Boxes { title, items } => draw_boxes(a, title, items, &s.hues)?,
+            Panel::Bars { title, items } => draw_bars(a, title, items, &s.hues)?,
+            Panel::Curves(c) => draw_curves(a, c, Some(&s.hues))?,
+        }
+    }
+    Ok(())
+}
+
+/// An axis: its range and labelled points, possibly in log10 space.
+struct Axis {
+    log: bool,
+    lo: f64,
+    hi: f64,
+    ticks: Vec<f64>,
+}
+
+impl Axis {
+    fn tf(&self, v: f64) -> f64 {
+        if self.log {
+            v.max(f64::MIN_POSITIVE).log10()
+        } else {
+            v
+        }
+    }
+    fn inv(&self, t: f64) -> f64 {
+        if self.log {
+            10f64.powf(t)
+        } else {
+            t
+        }
+    }
+
+    /// An axis over the values `[lo, hi]` (with a margin), logarithmic when asked and the
+    /// values are positive.
+    fn new(lo: f64, hi: f64, log: bool, include_zero: bool) -> Axis {
+        let (mut lo, mut hi) = (lo, hi);
+        if include_zero {
+            lo = lo.min(0.0);
+            hi = hi.max(0.0);
+        }
+        if !(lo.is_finite() && hi.is_finite()) {
+            (lo, hi) = (0.0, 1.0);
+        }
+        let log = log && lo > 0.0;
+        if log {
+            let (a, b) = (lo.log10(), hi.log10());
+            let pad = ((b - a) * 0.06).max(0.02);
+            let (a, b) = (a - pad, b + pad);
+            Axis {
+                log: true,
+                lo: a,
+                hi: b,
+                ticks: log_ticks(a, b),
+            }
+        } else {
+            if hi - lo <= f64::EPSILON * hi.abs().max(1.0) {
+                let d = if hi == 0.0 { 1.0 } else { hi.abs() * 0.05 };
+                lo -= d;
+                hi += d;
+            }
+            let pad = (hi - lo) * 0.06;
+            let a = if include_zero && lo >= 0.0 {
+                lo
+            } else {
+                lo - pad
+            };
+            let b = hi + pad;
+            Axis {
+                log: false,
+                lo: a,
+                hi: b,
+                ticks: linear_ticks(a, b),
+            }
+        }
+    }
+}
+
+/// Ticks at 1, 2 and 5 times powers of ten between `lo` and `hi` (linear values).
+fn linear_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let span = hi - lo;
+    let raw = span / 6.0;
+    let mag = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 2.5, 5.0, 10.0]
+        .iter()
+        .map(|m| m * mag)
+        .find(|s| span / s <= 7.0)
+        .unwrap_or(10.0 * mag);
+    let mut t = (lo / step).ceil() * step;
+    let mut out = Vec::new();
+    while t <= hi + step * 1e-9 {
+        out.push(if t.abs() < step * 1e-9 { 0.0 } else { t });
+        t += step;
+    }
+    out
+}
+
+/// Ticks of a log10 axis from `a` to `b` (exponents): powers of ten, with 2 and 5 between them
+/// when the axis spans few decades.
+fn log_ticks(a: f64, b: f64) -> Vec<f64> {
+    let decades = b - a;
+    let mults: &[f64] = if decades <= 1.2 {
+        &[1.0, 1.5, 2.0, 3.0, 5.0, 7.0]
+    } else if decades <= 3.5 {
+        &[1.0, 2.0, 5.0]
+    } else {
+        &[1.0]
+    };
+    let mut out = Vec::new();
+    let mut e = a.floor();
+    while e <= b.ceil() {
+        for m in mults {
+            let t = e + m.log10();
+            if t >= a && t <= b {
+                out.push(t);
+            }
+        }
+        e += 1.0;
+    }
+    out
+}
+
+fn fmt_axis(unit: AxisUnit, v: f64) -> String {
+    match unit {
+        AxisUnit::TimePs => fmt_time_ps_f64(v),
+        AxisUnit::PsPerByte => crate::fmt::fmt_per_byte((v * 1000.0).round() / 1000.0),
+        AxisUnit::Plain => {
+            let t = format!("{v:.3}");
+            t.trim_end_matches('0').trim_end_matches('.').to_string()
+        }
+        AxisUnit::Fraction => format!("{:.0}%", v * 100.0),
+    }
+}
+
+/// A linear f64 axis from `lo` to `hi` whose labels and grid lines are exactly `ticks` (the
+/// caller's formatter writes them; logarithmic axes pass log values).
+#[derive(Clone)]
+struct Keyed {
+    lo: f64,
+    hi: f64,
+    ticks: Vec<f64>,
+}
+
+fn keyed(lo: f64, hi: f64, ticks: &[f64]) -> Keyed {
+    Keyed {
+        lo,
+        hi,
+        ticks: ticks.to_vec(),
+    }
+}
+
+impl Ranged for Keyed {
+    type FormatOption = plotters::coord::ranged1d::DefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, v: &f64, limit: (i32, i32)) -> i32 {
+        if self.hi == self.lo {
+            return (limit.1 - limit.0) / 2;
+        }
+        let frac = (v - self.lo) / (self.hi - self.lo);
+        limit.0 + (frac * (limit.1 - limit.0) as f64).round() as i32
+    }
+
+    fn key_points<Hint: plotters::coord::ranged1d::KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
+        if hint.weight().allow_light_points() {
+            Vec::new()
+        } else {
+            self.ticks.clone()
+        }
+    }
+
+    fn range(&self) -> std::ops::Range<f64> {
+        self.lo..self.hi
+    }
+}
+
+/// The node-count axis: log2 of the node counts, labelled with the counts.
+struct NodesAxis {
+    positions: Vec<f64>,
+    lo: f64,
+    hi: f64,
+    /// Width available to one node count's group.
+    group: f64,
+}
+
+impl NodesAxis {
+    fn new(nodes: impl Iterator<Item = u64>) -> NodesAxis {
+        let mut pos: Vec<f64> = nodes.map(|n| (n.max(1) as f64).log2()).collect();
+        pos.sort_by(f64::total_cmp);
+        pos.dedup();
+        let gap = pos
+            .windows(2)
+            .map(|w| w[1] - w[0])
+            .fold(f64::INFINITY, f64::min);
+        let gap = if gap.is_finite() { gap } else { 2.0 };
+        let (lo, hi) = match (pos.first(), pos.last()) {
+            (Some(&a), Some(&b)) => (a - 0.6 * gap, b + 0.6 * gap),
+            _ => (0.0, 1.0),
+        };
+        NodesAxis {
+            positions: pos,
+            lo,
+            hi,
+            group: 0.8 * gap,
+        }
+    }
+    fn x(&self, nodes: u64) -> f64 {
+        (nodes.max(1) as f64).log2()
+    }
+    /// Centre of hue `h` of `hues` at `nodes`, and the slot width.
+    fn slot(&self, nodes: u64, h: usize, hues: usize) -> (f64, f64) {
+        let w = self.group / hues.max(1) as f64;
+        (
+            self.x(nodes) - self.group / 2.0 + w * (h as f64 + 0.5),
+            w,
+        )
+    }
+}
+
+fn label_nodes(u: f64) -> String {
+    format!("{}", 2f64.powf(u).round() as u64)
+}
+
+fn caption_style() -> TextStyle<'static> {
+    (FONT, 16).into_font().color(&BLACK)
+}
+
+fn draw_boxes<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    title: &str,
+    items: &[BoxItem],
+    hues: &[String],
+) -> DrawResult<()> {
+    let xa = NodesAxis::new(items.iter().map(|b| b.nodes));
+    let vals = items.iter().flat_map(|b| {
+        [b.whiskers.0, b.whiskers.1, b.q1, b.q3, b.mean]
+            .into_iter()
+            .chain(b.outliers.iter().copied())
+    });
+    let (lo, hi) = vals.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+        (a.min(v), b.max(v))
+    });
+    let ya = Axis::new(lo, hi, lo > 0.0 && hi / lo > 5.0, false);
+    let mut chart = ChartBuilder::on(area)
+        .caption(title, caption_style())
+        .margin(10)
+        .margin_right(18)
+        .x_label_area_size(46)
+        .y_label_area_size(78)
+        .build_cartesian_2d(
+            keyed(xa.lo, xa.hi, &xa.positions),
+            keyed(ya.lo, ya.hi, &ya.ticks),
+        )
+        .map_err(err)?;
+    let yfmt = |t: &f64| fmt_axis(AxisUnit::TimePs, ya.inv(*t));
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .light_line_style(WHITE)
+        .bold_line_style(RGBColor(225, 225, 225))
+        .x_labels(64)
+        .y_labels(64)
+        .x_label_formatter(&|u| label_nodes(*u))
+        .y_label_formatter(&yfmt)
+        .x_desc("nodes (log scale)")
+        .y_desc(if ya.log {
+            "time per run (log scale)"
+        } else {
+            "time per run"
+        })
+        .label_style((FONT, 13))
+        .axis_desc_style((FONT, 14))
+        .draw()
+        .map_err(err)?;
+    for b in items {
+        let c = hue_color(&hues[b.hue], b.hue);
+        let (cx, w) = xa.slot(b.nodes, b.hue, hues.len());
+        let half = w * 0.4;
+        let (x0, x1) = (cx - half, cx + half);
+        let y = |v: f64| ya.tf(v);
+        let (q1, q3, med) = (y(b.q1), y(b.q3), y(b.median));
+        let nlo = y(b.notch.0.max(b.q1));
+        let nhi = y(b.notch.1.min(b.q3));
+        let ind = half * 0.45;
+        let outline = vec![
+            (x0, q1),
+            (x1, q1),
+            (x1, nlo),
+            (x1 - ind, med),
+            (x1, nhi),
+            (x1, q3),
+            (x0, q3),
+            (x0, nhi),
+            (x0 + ind, med),
+            (x0, nlo),
+        ];
+        let fill = c.mix(0.55);
+        chart
+            .draw_series(std::iter::once(Polygon::new(outline.clone(), fill.filled())))
+            .map_err(err)?;
+        let mut closed = outline;
+        closed.push((x0, q1));
+        let edge = c.stroke_width(1);
+        chart
+            .draw_series(std::iter::once(PathElement::new(closed, edge)))
+            .map_err(err)?;
+        let dark = BLACK.stroke_width(2);
+        chart
+            .draw_series(std::iter::once(PathElement::new(
+                vec![(x0 + ind, med), (x1 - ind, med)],
+                dark,
+            )))
+            .map_err(err)?;
+        // Whiskers with caps.
+        let cap = half * 0.5;
+        for (from, to) in [(b.q3, b.whiskers.1), (b.q1, b.whiskers.0)] {
+            let (f, t) = (y(from), y(to));
+            chart
+                .draw_series([
+                    PathElement::new(vec![(cx, f), (cx, t)], c.stroke_width(1)),
+                    PathElement::new(vec![(cx - cap, t), (cx + cap, t)], c.stroke_width(1)),
+                ])
+                .map_err(err)?;
+        }
+        // Mean: a small white square; outliers: small dots.
+        let m = y(b.mean);
+        chart
+            .draw_series(
+                std::iter::once(EmptyElement::at((cx, m)) + Rectangle::new([(-3, -3), (3, 3)], WHITE.filled()))
+                    .chain(std::iter::once(
+                        EmptyElement::at((cx, m))
+                            + Rectangle::new([(-3, -3), (3, 3)], BLACK.stroke_width(1)),
+                    )),
+            )
+            .map_err(err)?;
+        chart
+            .draw_series(
+                b.outliers
+                    .iter()
+                    .map(|&o| Circle::new((cx, y(o)), 2, BLACK.mix(0.7).filled())),
+            )
+            .map_err(err)?;
+    }
+    Ok(())
+}
+
+fn draw_bars<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    title: &str,
+    items: &[BarItem],
+    hues: &[String],
+) -> DrawResult<()> {
+    let xa = NodesAxis::new(items.iter().map(|b| b.nodes));
+    let vals = items.iter().flat_map(|b| {
+        [Some(b.value), b.ci.map(|c| c.0), b.ci.map(|c| c.1)]
+            .into_iter()
+            .flatten()
+    });
+    let (lo, hi) = vals.fold((0f64, 0f64), |(a, b), v| (a.min(v), b.max(v)));
+    let ya = Axis::new(lo, hi, false, true);
+    let mut chart = ChartBuilder::on(area)
+        .caption(title, caption_style())
+        .margin(10)
+        .margin_right(18)
+        .x_label_area_size(46)
+        .y_label_area_size(78)
+        .build_cartesian_2d(
+            keyed(xa.lo, xa.hi, &xa.positions),
+            keyed(ya.lo, ya.hi, &ya.ticks),
+        )
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .light_line_style(WHITE)
+        .bold_line_style(RGBColor(225, 225, 225))
+        .x_labels(64)
+        .y_labels(64)
+        .x_label_formatter(&|u| label_nodes(*u))
+        .y_label_formatter(&|v| fmt_pct(*v))
+        .x_desc("nodes (log scale)")
+        .y_desc("cost increase over noiseless")
+        .label_style((FONT, 13))
+        .axis_desc_style((FONT, 14))
+        .draw()
+        .map_err(err)?;
+    for b in items {
+        let c = hue_color(&hues[b.hue], b.hue);
+        let (cx, w) = xa.slot(b.nodes, b.hue, hues.len());
+        let half = w * 0.42;
+        chart
+            .draw_series(std::iter::once(Rectangle::new(
+                [(cx - half, 0.0), (cx + half, b.value)],
+                c.mix(0.8).filled(),
+            )))
+            .map_err(err)?;
+        if let Some((l, h)) = b.ci {
+            let cap = half * 0.4;
+            chart
+                .draw_series([
+                    PathElement::new(vec![(cx, l), (cx, h)], BLACK.stroke_width(2)),
+                    PathElement::new(vec![(cx - cap, h), (cx + cap, h)], BLACK.stroke_width(2)),
+                    PathElement::new(vec![(cx - cap, l), (cx + cap, l)], BLACK.stroke_width(2)),
+                ])
+                .map_err(err)?;
+        }
+    }
+    Ok(())
+}
+
+fn draw_curves<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    p: &CurvePanel,
+    hues: Option<&[String]>,
+) -> DrawResult<()> {
+    let pts = || p.curves.iter().flat_map(|c| c.points.iter());
+    let (xlo, xhi) = pts().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), q| {
+        (a.min(q.0), b.max(q.0))
+    });
+    let (ylo, yhi) = pts().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), q| {
+        (a.min(q.1), b.max(q.1))
+    });
+    let xa = Axis::new(xlo, xhi, p.x_log, false);
+    let ya = if p.y_unit == AxisUnit::Fraction {
+        Axis {
+            log: false,
+            lo: 0.0,
+            hi: 1.0,
+            ticks: vec![0.0, 0.25, 0.5, 0.75, 1.0],
+        }
+    } else {
+        Axis::new(ylo, yhi, false, false)
+    };
+    let mut chart = ChartBuilder::on(area)
+        .caption(&p.title, caption_style())
+        .margin(10)
+        .margin_right(24)
+        .x_label_area_size(46)
+        .y_label_area_size(78)
+        .build_cartesian_2d(
+            keyed(xa.lo, xa.hi, &xa.ticks),
+            keyed(ya.lo, ya.hi, &ya.ticks),
+        )
+        .map_err(err)?;
+    let xfmt = |t: &f64| fmt_axis(p.x_unit, xa.inv(*t));
+    let yfmt = |t: &f64| fmt_axis(p.y_unit, ya.inv(*t));
+    let x_desc = if xa.log {
+        format!("{} (log scale)", p.x_desc)
+    } else {
+        p.x_desc.clone()
+    };
+    chart
+        .configure_mesh()
+        .light_line_style(WHITE)
+        .bold_line_style(RGBColor(225, 225, 225))
+        .x_labels(64)
+        .y_labels(64)
+        .x_label_formatter(&xfmt)
+        .y_label_formatter(&yfmt)
+        .x_desc(x_desc)
+        .y_desc(p.y_desc.clone())
+        .label_style((FONT, 13))
+        .axis_desc_style((FONT, 14))
+        .draw()
+        .map_err(err)?;
+    for (i, c) in p.curves.iter().enumerate() {
+        let hue = hues
+            .and_then(|h| h.iter().position(|x| *x == c.label))
+            .unwrap_or(i);
+        let color = hue_color(&c.label, hue);
+        let series = chart
+            .draw_series(std::iter::once(PathElement::new(
+                c.points
+                    .iter()
+                    .map(|&(x, y)| (xa.tf(x), ya.tf(y)))
+                    .collect::<Vec<_>>(),
+                color.stroke_width(2),
+            )))
+            .map_err(err)?;
+        if hues.is_none() {
+            series
+                .label(c.label.clone())
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(3)));
+        }
+    }
+    if hues.is_none() && !p.curves.is_empty() {
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::LowerRight)
+            .background_style(WHITE.mix(0.85))
+            .border_style(RGBColor(180, 180, 180))
+            .label_font((FONT, 13))
+            .draw()
+            .map_err(err)?;
+    }
+    Ok(())
+}
+
+// --- entry points -----------------------------------------------------------------------------
+
+fn sections(run: &RunResult, kind: PlotKind) -> DrawResult<Vec<Section>> {
+    if run.cells.is_empty() {
+        return Err(PlotError::Empty("the run has no cells with samples".into()));
+    }
+    let stats = run
+        .cells_summarised()
+        .map_err(|e| PlotError::Draw(e.to_string()))?;
+    let mut out = Vec::new();
+    if matches!(kind, PlotKind::All | PlotKind::Runtime) {
+        out.push(runtime_section(run, &stats));
+    }
+    if matches!(kind, PlotKind::All | PlotKind::Cost) {
+        let s = cost_section(run, &stats);
+        if !s.panels.is_empty() || kind == PlotKind::Cost {
+            out.push(s);
+        }
+    }
+    if matches!(kind, PlotKind::All | PlotKind::Ecdf) {
+        out.push(ecdf_section(run));
+    }
+    out.retain(|s| !s.panels.is_empty());
+    if out.is_empty() {
+        return Err(PlotError::Empty(
+            "no noisy cell has a cost increase (run with --noise and --noise-mode)".into(),
+        ));
+    }
+    Ok(out)
+}
+
+fn render(sections: &[Section], path: Option<&Path>) -> DrawResult<Option<String>> {
+    register_font();
+    let size = figure_size(sections);
+    match path.map(image_format) {
+        None | Some(Some(ImageFormat::Svg)) => {
+            let mut svg = String::new();
+            {
+                let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
+                draw_figure(&root, sections)?;
+            }
+            if let Some(p) = path {
+                crate::write_atomic(p, |w| w.write_all(svg.as_bytes())).map_err(|source| {
+                    PlotError::Io {
+                        path: p.display().to_string(),
+                        source,
+                    }
+                })?;
+                return Ok(None);
+            }
+            Ok(Some(svg))
+        }
+        Some(Some(ImageFormat::Png)) => {
+            let p = path.expect("a path");
+            write_png(p, size, |root| draw_figure(root, sections))?;
+            Ok(None)
+        }
+        Some(None) => Err(PlotError::Extension(
+            path.map(|p| p.display().to_string()).unwrap_or_default(),
+        )),
+    }
+}
+
+/// Draws into a PNG file atomically: into a temporary `.png` beside the target, renamed over it.
+fn write_png(
+    path: &Path,
+    size: (u32, u32),
+    draw: impl FnOnce(&DrawingArea<BitMapBackend<'_>, Shift>) -> DrawResult<()>,
+) -> DrawResult<()> {
+    let io = |source: std::io::Error| PlotError::Io {
+        path: path.display().to_string(),
+        source,
+    };
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = tempfile::Builder::new()
+        .prefix(&format!(".{name}."))
+        .suffix(".png")
+        .tempfile_in(dir)
+        .map_err(io)?;
+    {
+        let root = BitMapBackend::new(tmp.path(), size).into_drawing_area();
+        draw(&root)?;
+    }
+    tmp.persist(path).map_err(|e| io(e.error))?;
+    Ok(())
+}
+
+/// The figure `kind` of `run` as an SVG document.
+pub fn render_svg(run: &RunResult, kind: PlotKind) -> Result<String, PlotError> {
+    let s = sections(run, kind)?;
+    Ok(render(&s, None)?.unwrap_or_default())
+}
+
+/// Writes the figure `kind` of `run` to `path` (`.svg` or `.png`), atomically.
+pub fn write_plot(path: &Path, run: &RunResult, kind: PlotKind) -> Result<(), PlotError> {
+    if image_format(path).is_none() {
+        return Err(PlotError::Extension(path.display().to_string()));
+    }
+    let s = sections(run, kind)?;
+    render(&s, Some(path)).map(|_| ())
+}
+
+/// A figure of curve panels (e.g. a profile's distributions), `title` above them; written to
+/// `path` (`.svg` or `.png`), or returned as SVG when `path` is `None`.
+pub fn write_curves(
+    path: Option<&Path>,
+    title: &str,
+    panels: Vec<CurvePanel>,
+) -> Result<Option<String>, PlotError> {
+    if panels.is_empty() {
+        return Err(PlotError::Empty("no distributions to plot".into()));
+    }
+    let s = [Section {
+        title: title.to_string(),
+        hues: Vec::new(),
+        panels: panels.into_iter().map(Panel::Curves).collect(),
+    }];
+    render(&s, path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plot_arguments() {
+        assert_eq!(
+            parse_plot_arg("out.svg").unwrap(),
+            (PlotKind::All, "out.svg".into())
+        );
+        assert_eq!(
+            parse_plot_arg("cost=x/c.PNG").unwrap(),
+            (PlotKind::Cost, "x/c.PNG".into())
+        );
+        assert_eq!(
+            parse_plot_arg("dir=a/b.svg").unwrap_err(),
+            "unknown plot `dir`: expected one of all, runtime, cost, ecdf"
+        );
+        assert_eq!(
+            parse_plot_arg("out.pdf").unwrap_err(),
+            "out.pdf: a plot file must end in .svg or .png (e.g. runtime.svg, or cost=cost.png)"
+        );
+        // A path whose directory holds `=` is a path.
+        assert_eq!(
+            parse_plot_arg("a=b/c.svg").unwrap(),
+            (PlotKind::All, "a=b/c.svg".into())
+        );
+    }
+
+    #[test]
+    fn ticks() {
+        assert_eq!(linear_ticks(0.0, 100.0), vec![0.0, 20.0, 40.0, 60.0, 80.0, 100.0]);
+        let t = log_ticks(6.0, 9.0);
+        let back: Vec<f64> = t.iter().map(|e| (10f64.powf(*e)).round()).collect();
+        assert_eq!(
+            back,
+            vec![1e6, 2e6, 5e6, 1e7, 2e7, 5e7, 1e8, 2e8, 5e8, 1e9]
+        );
+    }
+
+    #[test]
+    fn ecdf_steps() {
+        assert_eq!(
+            ecdf_points(&[3, 1]),
+            vec![(1.0, 0.0), (1.0, 0.5), (3.0, 0.5), (3.0, 1.0)]
+        );
+    }
+}

@@ -1,0 +1,189 @@
+//! Input lists of `--goal` and `--noise`: each value is a file, a glob (`'calibration/*.h5'`,
+//! quoted so that the shell leaves it alone) or a directory (every `*.h5` resp. schedule file in
+//! it), expanded in sorted order; plus content hashes and the labels of cells.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use sha2::{Digest, Sha256};
+
+/// What a directory given to a flag contributes.
+#[derive(Clone, Copy)]
+pub enum Kind {
+    /// `--goal`: schedule files (`*.goal`, and LogGOPSim's binary `*.bin`).
+    Schedule,
+    /// `--noise`: `*.h5` profiles.
+    Profile,
+}
+
+impl Kind {
+    fn flag(self) -> &'static str {
+        match self {
+            Kind::Schedule => "--goal",
+            Kind::Profile => "--noise",
+        }
+    }
+    fn extensions(self) -> &'static [&'static str] {
+        match self {
+            Kind::Schedule => &["goal", "bin"],
+            Kind::Profile => &["h5"],
+        }
+    }
+}
+
+fn is_glob(s: &str) -> bool {
+    s.contains(['*', '?', '['])
+}
+
+/// Expands the values of a flag into files, keeping the order of the values; a glob or a
+/// directory contributes its matches sorted by path. Duplicates are dropped (first kept).
+pub fn expand(values: &[PathBuf], kind: Kind) -> Result<Vec<PathBuf>> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for v in values {
+        let text = v.to_string_lossy();
+        let mut found: Vec<PathBuf> = if v.is_dir() {
+            let mut files = Vec::new();
+            for e in std::fs::read_dir(v)
+                .with_context(|| format!("{} {}: cannot list the directory", kind.flag(), text))?
+            {
+                let p = e?.path();
+                let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("");
+                if p.is_file() && kind.extensions().contains(&ext) {
+                    files.push(p);
+                }
+            }
+            if files.is_empty() {
+                bail!(
+                    "{} {}: the directory has no {} files",
+                    kind.flag(),
+                    text,
+                    kind.extensions()
+                        .iter()
+                        .map(|e| format!("*.{e}"))
+                        .collect::<Vec<_>>()
+                        .join(" or ")
+                );
+            }
+            files
+        } else if !v.exists() && is_glob(&text) {
+            let paths = glob::glob(&text)
+                .with_context(|| format!("{} {}: not a valid pattern", kind.flag(), text))?;
+            let mut files = Vec::new();
+            for p in paths {
+                let p = p?;
+                if p.is_file() {
+                    files.push(p);
+                }
+            }
+            if files.is_empty() {
+                bail!("{} {}: the pattern matches no file", kind.flag(), text);
+            }
+            files
+        } else {
+            vec![v.clone()]
+        };
+        found.sort();
+        for f in found {
+            if !out.contains(&f) {
+                out.push(f);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// SHA-256 of a file's bytes, lower-case hex.
+pub fn sha256_file(path: &Path) -> Result<String> {
+    let mut f =
+        std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut h = Sha256::new();
+    std::io::copy(&mut f, &mut h).with_context(|| format!("cannot read {}", path.display()))?;
+    Ok(hex(&h.finalize()))
+}
+
+/// SHA-256 of bytes, lower-case hex.
+pub fn sha256_bytes(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Labels for a list of items: `preferred(i)` unless two items share it, then the path.
+pub fn unique_names(paths: &[PathBuf], preferred: impl Fn(usize) -> String) -> Vec<String> {
+    let names: Vec<String> = (0..paths.len()).map(&preferred).collect();
+    names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            if names.iter().filter(|m| *m == n).count() > 1 {
+                paths[i].display().to_string()
+            } else {
+                n.clone()
+            }
+        })
+        .collect()
+}
+
+/// The file's name without its extension.
+pub fn stem(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
+}
+
+/// A word quoted for a POSIX shell when it needs it.
+pub fn shell_quote(a: &str) -> String {
+    if !a.is_empty()
+        && a.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=,:+@%".contains(c))
+    {
+        a.to_string()
+    } else {
+        format!("'{}'", a.replace('\'', "'\\''"))
+    }
+}
+
+/// The command line as typed, each word quoted for a POSIX shell when it needs it.
+pub fn command_line() -> String {
+    std::env::args()
+        .map(|a| shell_quote(&a))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn directories_and_globs_expand_sorted() {
+        let d = tempfile::tempdir().unwrap();
+        for f in ["b.h5", "a.h5", "c.txt", "x.goal"] {
+            std::fs::write(d.path().join(f), "x").unwrap();
+        }
+        let got = expand(&[d.path().to_path_buf()], Kind::Profile).unwrap();
+        assert_eq!(got, vec![d.path().join("a.h5"), d.path().join("b.h5")]);
+        let pat = d.path().join("*.h5");
+        let got = expand(&[pat, d.path().join("a.h5")], Kind::Profile).unwrap();
+        assert_eq!(got, vec![d.path().join("a.h5"), d.path().join("b.h5")]);
+        let got = expand(&[d.path().to_path_buf()], Kind::Schedule).unwrap();
+        assert_eq!(got, vec![d.path().join("x.goal")]);
+        let e = expand(&[d.path().join("*.bin")], Kind::Schedule).unwrap_err();
+        assert!(e.to_string().ends_with("the pattern matches no file"), "{e}");
+    }
+
+    #[test]
+    fn hashes_and_names() {
+        assert_eq!(
+            sha256_bytes(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        let paths = vec![PathBuf::from("a/x.h5"), PathBuf::from("b/x.h5"), PathBuf::from("c/y.h5")];
+        assert_eq!(
+            unique_names(&paths, |i| stem(&paths[i])),
+            vec!["a/x.h5", "b/x.h5", "y"]
+        );
+    }
+}

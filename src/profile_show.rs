@@ -1,0 +1,392 @@
+//! `loggops-sim profile show FILE.h5`: what a noise profile holds, for people. Parameters near
+//! and far, quantiles of every distribution (as stored: the noise model scales latency and G
+//! draws so that their median is the base L resp. G unless `--absolute-latency`), the OS-noise
+//! summary, prices, provenance and the file's SHA-256; `--plot` draws the distributions' CDFs.
+
+use std::fmt::Write as _;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use loggops_profile::{BaseParams, DetourTrace, Distribution, Placement, Profile};
+use loggops_report::fmt::{fmt_per_byte, fmt_usd};
+use loggops_report::plot::{AxisUnit, Curve, CurvePanel};
+use loggops_units::{fmt_time_ps_f64, format_size};
+
+use crate::cli::ProfileShowArgs;
+
+/// The probabilities printed for every distribution.
+const PROBS: [(f64, &str); 10] = [
+    (0.0, "min"),
+    (0.01, "p1"),
+    (0.05, "p5"),
+    (0.25, "p25"),
+    (0.5, "p50"),
+    (0.75, "p75"),
+    (0.95, "p95"),
+    (0.99, "p99"),
+    (0.999, "p99.9"),
+    (1.0, "max"),
+];
+
+/// The `p` quantile of a stored distribution: numpy's linear rule for raw samples; for a
+/// quantile table the inverse CDF the sampler draws from (linear between table points, the
+/// exact tail's samples as point masses of 1/N each).
+pub fn quantile(d: &Distribution, p: f64) -> f64 {
+    match d {
+        Distribution::Samples(s) => {
+            let mut v: Vec<f64> = s.clone();
+            v.sort_by(f64::total_cmp);
+            if v.is_empty() {
+                return f64::NAN;
+            }
+            let h = (v.len() - 1) as f64 * p;
+            let i = h.floor() as usize;
+            let f = h - i as f64;
+            if i + 1 >= v.len() {
+                v[v.len() - 1]
+            } else {
+                v[i] + f * (v[i + 1] - v[i])
+            }
+        }
+        Distribution::Quantiles {
+            probs,
+            values,
+            tail,
+        } => {
+            let body_end = *probs.last().unwrap_or(&1.0);
+            if let Some(t) = tail {
+                if p > body_end {
+                    let n = t.sample_count as f64;
+                    let k = (((p - body_end) * n).ceil() as usize).clamp(1, t.values.len());
+                    return t.values[k - 1];
+                }
+            }
+            let j = probs.partition_point(|&q| q < p);
+            if j == 0 {
+                return values[0];
+            }
+            if j >= probs.len() {
+                return values[values.len() - 1];
+            }
+            let (p0, p1) = (probs[j - 1], probs[j]);
+            let (v0, v1) = (values[j - 1], values[j]);
+            if p1 <= p0 {
+                v1
+            } else {
+                v0 + (p - p0) / (p1 - p0) * (v1 - v0)
+            }
+        }
+    }
+}
+
+/// `(value, cumulative probability)` points of a stored distribution, for a CDF plot.
+fn cdf_points(d: &Distribution) -> Vec<(f64, f64)> {
+    match d {
+        Distribution::Samples(s) => {
+            let mut v = s.clone();
+            v.sort_by(f64::total_cmp);
+            let n = v.len() as f64;
+            // At most about 2000 points: the ECDF at evenly spaced ranks.
+            let step = (v.len() / 2000).max(1);
+            let mut pts: Vec<(f64, f64)> = v
+                .iter()
+                .enumerate()
+                .step_by(step)
+                .map(|(i, &x)| (x, (i + 1) as f64 / n))
+                .collect();
+            if let Some(&last) = v.last() {
+                pts.push((last, 1.0));
+            }
+            pts
+        }
+        Distribution::Quantiles {
+            probs,
+            values,
+            tail,
+        } => {
+            let mut pts: Vec<(f64, f64)> = values.iter().copied().zip(probs.iter().copied()).collect();
+            if let Some(t) = tail {
+                let mut p = *probs.last().unwrap_or(&1.0);
+                let step = 1.0 / t.sample_count as f64;
+                for &v in &t.values {
+                    pts.push((v, p));
+                    p += step;
+                    pts.push((v, p.min(1.0)));
+                }
+            }
+            pts
+        }
+    }
+}
+
+fn describe_kind(d: &Distribution) -> String {
+    match d {
+        Distribution::Samples(s) => format!("{} raw samples", s.len()),
+        Distribution::Quantiles { probs, tail, .. } => match tail {
+            Some(t) => format!(
+                "quantile table of {} points + the {} largest of {} samples exactly",
+                probs.len(),
+                t.values.len(),
+                t.sample_count
+            ),
+            None => format!("quantile table of {} points", probs.len()),
+        },
+    }
+}
+
+fn quantile_line(d: &Distribution, fmt: &dyn Fn(f64) -> String) -> String {
+    PROBS
+        .iter()
+        .map(|&(p, name)| format!("{name} {}", fmt(quantile(d, p))))
+        .collect::<Vec<_>>()
+        .join("  ")
+}
+
+fn time(v: f64) -> String {
+    fmt_time_ps_f64(v)
+}
+
+fn per_byte(v: f64) -> String {
+    fmt_per_byte((v * 1000.0).round() / 1000.0)
+}
+
+fn params_line(b: &BaseParams) -> String {
+    format!(
+        "L {}, o {}, g {}, G {}, O {}, S {}",
+        time(b.l_ps),
+        time(b.o_ps),
+        time(b.g_ps),
+        per_byte(b.big_g_ps_per_byte),
+        per_byte(b.big_o_ps_per_byte),
+        format_size(b.s_bytes)
+    )
+}
+
+fn placement(out: &mut String, name: &str, pl: &Placement) {
+    let _ = writeln!(out, "{name} parameters: {}", params_line(&pl.params));
+    let dists: [(&str, &Option<Distribution>, &dyn Fn(f64) -> String); 4] = [
+        ("latency (one way)", &pl.latency, &time),
+        ("per-byte time (G)", &pl.bandwidth, &per_byte),
+        ("overhead (o)", &pl.overhead, &time),
+        ("gap (g)", &pl.gap, &time),
+    ];
+    for (what, d, fmt) in dists {
+        if let Some(d) = d {
+            let _ = writeln!(out, "  {what}: {}", describe_kind(d));
+            let _ = writeln!(out, "    {}", quantile_line(d, fmt));
+        }
+    }
+    if pl.bandwidth.is_some() {
+        let _ = writeln!(
+            out,
+            "  large messages draw one G per {} block",
+            format_size(pl.bandwidth_block_bytes)
+        );
+    }
+}
+
+fn trace_summary(t: &DetourTrace) -> String {
+    let n = t.duration_ps.len();
+    let busy: u128 = t.duration_ps.iter().map(|&d| d as u128).sum();
+    let max = t.duration_ps.iter().copied().max().unwrap_or(0);
+    let mut d: Vec<u64> = t.duration_ps.clone();
+    d.sort_unstable();
+    let median = if n == 0 { 0 } else { d[n / 2] };
+    format!(
+        "{n} detours in {} ({:.3}% of the time in detours, {:.1} per second); duration median \
+         {}, max {}",
+        time(t.period_ps as f64),
+        100.0 * busy as f64 / t.period_ps.max(1) as f64,
+        n as f64 / (t.period_ps.max(1) as f64 * 1e-12),
+        time(median as f64),
+        time(max as f64)
+    )
+}
+
+/// The text of `profile show`.
+pub fn render(p: &Profile, path: &str, sha256: &str, size: u64) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{}: noise profile of system `{}`", path, p.system);
+    if !p.description.is_empty() {
+        let _ = writeln!(out, "  {}", p.description);
+    }
+    let _ = writeln!(out, "  {} bytes, sha256 {sha256}", size);
+    let _ = writeln!(
+        out,
+        "  ranks r / {} share a switch: messages between them are near, the others far",
+        p.nodes_per_switch
+    );
+    placement(&mut out, "near", &p.near);
+    match &p.far {
+        Some(f) => placement(&mut out, "far", f),
+        None => {
+            let _ = writeln!(out, "far: same as near");
+        }
+    }
+    let _ = writeln!(
+        out,
+        "(the noise model scales latency and G draws so that their median is L resp. G; \
+         --absolute-latency uses them as stored)"
+    );
+    let os = &p.os_noise;
+    if os.traces.is_empty() && os.process.is_none() {
+        let _ = writeln!(out, "OS noise: none");
+    } else {
+        let _ = writeln!(out, "OS noise:");
+        for (i, t) in os.traces.iter().enumerate() {
+            let _ = writeln!(out, "  trace {}: {}", i + 1, trace_summary(t));
+        }
+        if let Some(pr) = &os.process {
+            let _ = writeln!(
+                out,
+                "  detour process: {:.1} detours per second; durations: {}",
+                pr.rate_per_s,
+                describe_kind(&pr.duration_ps)
+            );
+            let _ = writeln!(out, "    {}", quantile_line(&pr.duration_ps, &time));
+        }
+    }
+    let price = |v: Option<f64>| v.map_or("unknown".to_string(), |x| format!("{} per node-hour", fmt_usd(x)));
+    let _ = writeln!(
+        out,
+        "prices: on-demand {}, committed {}",
+        price(p.prices.on_demand_usd_per_node_hour),
+        price(p.prices.committed_usd_per_node_hour)
+    );
+    let pv = &p.provenance;
+    let _ = writeln!(
+        out,
+        "provenance: made {} by loggops-sim {}",
+        pv.created, pv.tool_version
+    );
+    for s in &pv.sources {
+        let _ = writeln!(out, "  source: {s}");
+    }
+    if !pv.command.is_empty() {
+        let _ = writeln!(out, "  command: {}", pv.command);
+    }
+    for n in &pv.notes {
+        let _ = writeln!(out, "  note: {n}");
+    }
+    out
+}
+
+/// The CDF panels of a profile's distributions.
+pub fn panels(p: &Profile) -> Vec<CurvePanel> {
+    let mut out = Vec::new();
+    let mut add = |title: &str, unit: AxisUnit, desc: &str, curves: Vec<Curve>| {
+        if curves.is_empty() {
+            return;
+        }
+        let xs: Vec<f64> = curves
+            .iter()
+            .flat_map(|c| c.points.iter().map(|q| q.0))
+            .collect();
+        let lo = xs.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = xs.iter().copied().fold(0f64, f64::max);
+        out.push(CurvePanel {
+            title: title.to_string(),
+            x_desc: desc.to_string(),
+            y_desc: "cumulative probability".into(),
+            x_unit: unit,
+            y_unit: AxisUnit::Fraction,
+            x_log: lo > 0.0 && hi / lo > 5.0,
+            curves,
+        });
+    };
+    let place = |pl: &Placement, f: &dyn Fn(&Placement) -> &Option<Distribution>, name: &str| {
+        f(pl).as_ref().map(|d| Curve {
+            label: name.to_string(),
+            points: cdf_points(d),
+        })
+    };
+    let pair = |f: &dyn Fn(&Placement) -> &Option<Distribution>| -> Vec<Curve> {
+        let mut v: Vec<Curve> = place(&p.near, f, "near").into_iter().collect();
+        if let Some(far) = &p.far {
+            v.extend(place(far, f, "far"));
+        }
+        v
+    };
+    add(
+        "One-way latency (as stored)",
+        AxisUnit::TimePs,
+        "latency",
+        pair(&|pl| &pl.latency),
+    );
+    add(
+        "Per-byte time G (as stored)",
+        AxisUnit::PsPerByte,
+        "time per byte",
+        pair(&|pl| &pl.bandwidth),
+    );
+    let mut os = Vec::new();
+    for (i, t) in p.os_noise.traces.iter().enumerate() {
+        os.push(Curve {
+            label: format!("trace {} detours", i + 1),
+            points: cdf_points(&Distribution::Samples(
+                t.duration_ps.iter().map(|&d| d as f64).collect(),
+            )),
+        });
+    }
+    if let Some(pr) = &p.os_noise.process {
+        os.push(Curve {
+            label: "detour process".into(),
+            points: cdf_points(&pr.duration_ps),
+        });
+    }
+    add("OS detour durations", AxisUnit::TimePs, "detour length", os);
+    out
+}
+
+pub fn show(args: &ProfileShowArgs) -> Result<ExitCode> {
+    let bytes = std::fs::read(&args.file)
+        .with_context(|| format!("cannot read noise profile {}", args.file.display()))?;
+    let profile = loggops_profile::read_profile(&args.file)?;
+    let sha = crate::inputs::sha256_bytes(&bytes);
+    let text = render(
+        &profile,
+        &args.file.display().to_string(),
+        &sha,
+        bytes.len() as u64,
+    );
+    for path in &args.plot {
+        loggops_report::plot::write_curves(
+            Some(path),
+            &format!(
+                "Noise profile `{}` ({}): distributions as stored",
+                profile.system,
+                args.file.display()
+            ),
+            panels(&profile),
+        )?;
+    }
+    crate::run::emit(None, &text)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use loggops_profile::ExactTail;
+
+    #[test]
+    fn quantiles_of_tables_follow_the_sampler() {
+        let d = Distribution::Quantiles {
+            probs: vec![0.0, 0.5, 0.8],
+            values: vec![10.0, 20.0, 30.0],
+            tail: Some(ExactTail {
+                values: vec![100.0, 200.0],
+                sample_count: 10,
+            }),
+        };
+        assert_eq!(quantile(&d, 0.0), 10.0);
+        assert_eq!(quantile(&d, 0.25), 15.0);
+        assert_eq!(quantile(&d, 0.8), 30.0);
+        assert_eq!(quantile(&d, 0.85), 100.0);
+        assert_eq!(quantile(&d, 0.95), 200.0);
+        assert_eq!(quantile(&d, 1.0), 200.0);
+        let s = Distribution::Samples(vec![4.0, 1.0, 2.0, 3.0]);
+        assert_eq!(quantile(&s, 0.5), 2.5);
+        assert_eq!(quantile(&s, 1.0), 4.0);
+    }
+}

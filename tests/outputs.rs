@@ -1,0 +1,434 @@
+//! Sweeps over several workloads and systems, what every output records, `profile show`, and
+//! Ctrl-C keeping the finished repetitions.
+use std::path::Path;
+use std::process::Stdio;
+
+use crate::util::{stderr, stdout};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn run_here(args: &[&str]) -> std::process::Output {
+    crate::util::bin()
+        .current_dir(root())
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = run_here(args);
+    assert!(out.status.success(), "{args:?}\n{}", stderr(&out));
+    stdout(&out)
+}
+
+fn sha256_hex(path: &str) -> String {
+    use std::fmt::Write as _;
+    // The same digest as sha2, checked against the crate's own known answer in src/inputs.rs.
+    let out = std::process::Command::new("sha256sum")
+        .arg(root().join(path))
+        .output();
+    match out {
+        Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout)
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .to_string(),
+        _ => {
+            let mut s = String::new();
+            let _ = write!(s, "unavailable");
+            s
+        }
+    }
+}
+
+#[test]
+fn several_workloads_and_systems_make_one_tidy_result() {
+    let text = ok(&[
+        "--goal",
+        "goal/dissemination_16B.goal,goal/paper_dissemination_128KiB.goal",
+        "--noise",
+        "calibration/alps.h5",
+        "--noise",
+        "calibration/azure.h5",
+        "--nodes",
+        "4,16",
+        "--noise-mode",
+        "none,os+net",
+        "--reps",
+        "8",
+        "--format",
+        "json",
+        "-q",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["schema_version"], 2);
+    assert_eq!(v["status"], "complete");
+    let cells = v["cells"].as_array().unwrap();
+    // 2 workloads x 2 systems x 2 node counts x 2 modes, in that order.
+    assert_eq!(cells.len(), 16);
+    let key = |c: &serde_json::Value| {
+        format!(
+            "{} {} {} {}",
+            c["workload"].as_str().unwrap(),
+            c["system"].as_str().unwrap(),
+            c["nodes"],
+            c["noise_mode"].as_str().unwrap()
+        )
+    };
+    assert_eq!(key(&cells[0]), "dissemination_16B alps 4 none");
+    assert_eq!(key(&cells[3]), "dissemination_16B alps 16 os+net");
+    assert_eq!(key(&cells[4]), "dissemination_16B azure 4 none");
+    assert_eq!(key(&cells[15]), "paper_dissemination_128KiB azure 16 os+net");
+    for (i, c) in cells.iter().enumerate() {
+        assert_eq!(c["id"], i);
+        let n = if c["noise_mode"] == "none" { 1 } else { 8 };
+        assert_eq!(c["samples_ps"].as_array().unwrap().len(), n);
+        assert_eq!(c["n"], n);
+    }
+    let systems = v["plan"]["systems"].as_array().unwrap();
+    assert_eq!(systems[0]["name"], "alps");
+    assert_eq!(
+        systems[0]["profile"]["sha256"].as_str().unwrap().len(),
+        64,
+        "a SHA-256 in hex"
+    );
+    let want = sha256_hex("calibration/alps.h5");
+    if want != "unavailable" {
+        assert_eq!(systems[0]["profile"]["sha256"], want.as_str());
+    }
+    // Alps has near and far parameters (G 79 and 92 ps/B).
+    assert_eq!(systems[0]["near"]["G_ps_per_byte"], 79.0);
+    assert_eq!(systems[0]["far"]["G_ps_per_byte"], 92.0);
+    assert_eq!(v["plan"]["settings"]["seed"], 1);
+    assert_eq!(v["plan"]["settings"]["reps"]["rule"], "fixed");
+    assert_eq!(v["tool"]["version"], env!("CARGO_PKG_VERSION"));
+}
+
+#[test]
+fn the_table_footer_records_the_settings() {
+    let text = ok(&[
+        "--goal",
+        "goal/dissemination_16B.goal",
+        "--noise",
+        "calibration/azure.h5",
+        "--nodes",
+        "8",
+        "--noise-mode",
+        "os",
+        "--reps",
+        "8",
+        "--seed",
+        "7",
+        "-q",
+    ]);
+    assert!(text.contains("seed 7; 8 repetitions per noisy cell"), "{text}");
+    assert!(text.contains("azure: profile calibration/azure.h5 (sha256 "), "{text}");
+    assert!(text.contains("near L 1.30us"), "{text}");
+    assert!(
+        text.contains("dissemination_16B: goal/dissemination_16B.goal (sha256 "),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "loggops-sim {}, results schema 2",
+            env!("CARGO_PKG_VERSION")
+        )),
+        "{text}"
+    );
+}
+
+#[test]
+fn noiseless_and_noisy_csv_have_the_same_columns() {
+    let noiseless = ok(&[
+        "--goal",
+        "goal/dissemination_16B.goal,goal/ring_512MiB.goal",
+        "--nodes",
+        "4",
+        "--format",
+        "csv",
+    ]);
+    let noisy = ok(&[
+        "--goal",
+        "goal/dissemination_16B.goal",
+        "--nodes",
+        "4",
+        "--noise",
+        "calibration/alps.h5",
+        "--reps",
+        "8",
+        "--format",
+        "csv",
+        "-q",
+    ]);
+    let header = |t: &str| t.lines().next().unwrap().to_string();
+    assert_eq!(header(&noiseless), header(&noisy));
+    // Two workloads, one row each; the noiseless time is its own baseline.
+    let rows: Vec<&str> = noiseless.lines().skip(1).collect();
+    assert_eq!(rows.len(), 2);
+    assert!(rows[0].starts_with("dissemination_16B,flags,4,none,1,"), "{}", rows[0]);
+    assert!(rows[1].starts_with("ring_512MiB,flags,4,none,1,"), "{}", rows[1]);
+}
+
+#[test]
+fn samples_have_the_columns_the_help_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("s.csv");
+    ok(&[
+        "--goal",
+        "goal/dissemination_16B.goal",
+        "--nodes",
+        "4",
+        "--noise",
+        "calibration/daint.h5",
+        "--noise-mode",
+        "net",
+        "--reps",
+        "8",
+        "-q",
+        "--samples",
+        samples.to_str().unwrap(),
+    ]);
+    let text = std::fs::read_to_string(&samples).unwrap();
+    let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();
+    assert_eq!(header, loggops_report::SAMPLE_COLUMNS);
+    assert_eq!(text.lines().count(), 9);
+    let help = ok(&["--help"]);
+    let flat = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    let samples_help = &flat[flat.find("--samples <FILE>").unwrap()..];
+    let samples_help = &samples_help[..samples_help.find("--plot").unwrap()];
+    for c in header {
+        assert!(samples_help.contains(c), "--help of --samples does not name {c}");
+    }
+}
+
+#[test]
+fn every_table_column_is_explained_in_the_help_and_the_readme() {
+    let help = ok(&["--help"]);
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let columns = &readme[readme.find("## Columns").expect("a Columns section")..];
+    for (c, _) in loggops_report::guide::TABLE_COLUMNS {
+        assert!(
+            help.lines().any(|l| l.trim_start().starts_with(c)),
+            "--help does not explain {c}"
+        );
+        assert!(
+            columns.contains(&format!("`{c}`")),
+            "README's Columns section does not explain {c}"
+        );
+    }
+}
+
+#[test]
+fn globs_and_directories_expand_sorted() {
+    let run = |noise: &str| -> Vec<String> {
+        let text = ok(&[
+            "--goal",
+            "goal/dissemination_16B.goal",
+            "--nodes",
+            "4",
+            "--noise",
+            noise,
+            "--noise-mode",
+            "none",
+            "--format",
+            "json",
+            "-q",
+        ]);
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        v["plan"]["systems"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(run("calibration/a*.h5"), ["alps", "aws", "azure", "azure200"]);
+    let all = run("calibration");
+    assert_eq!(all.len(), 8);
+    let mut sorted = all.clone();
+    sorted.sort();
+    assert_eq!(all, sorted);
+}
+
+#[test]
+fn plots_and_the_report_are_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("r.svg");
+    let png = dir.path().join("c.png");
+    let html = dir.path().join("r.html");
+    ok(&[
+        "--goal",
+        "goal/dissemination_16B.goal",
+        "--nodes",
+        "4,16",
+        "--noise",
+        "calibration/azure.h5",
+        "--noise-mode",
+        "none,os,os+net",
+        "--reps",
+        "16",
+        "-q",
+        "--plot",
+        svg.to_str().unwrap(),
+        "--plot",
+        &format!("cost={}", png.display()),
+        "--report",
+        html.to_str().unwrap(),
+    ]);
+    let s = std::fs::read_to_string(&svg).unwrap();
+    assert!(s.starts_with("<svg"));
+    assert!(s.contains("nodes (log scale)"));
+    assert_eq!(&std::fs::read(&png).unwrap()[..4], b"\x89PNG");
+    let h = std::fs::read_to_string(&html).unwrap();
+    assert!(h.contains("calibration/azure.h5"));
+    assert_eq!(h.matches("<svg").count(), 3, "runtime, cost and ECDF plots inline");
+    for needle in ["<script", "<link", "src=\"http", "url(http", "@import"] {
+        assert!(!h.contains(needle), "the report loads {needle}");
+    }
+    let e = run_here(&[
+        "--goal",
+        "goal/dissemination_16B.goal",
+        "--nodes",
+        "4",
+        "--plot",
+        "out.pdf",
+    ]);
+    assert_eq!(e.status.code(), Some(2));
+    assert!(stderr(&e).contains("out.pdf: a plot file must end in .svg or .png"));
+}
+
+#[test]
+fn profile_show_prints_parameters_quantiles_noise_and_provenance() {
+    let dir = tempfile::tempdir().unwrap();
+    let png = dir.path().join("aws.png");
+    let text = ok(&[
+        "profile",
+        "show",
+        "calibration/aws.h5",
+        "--plot",
+        png.to_str().unwrap(),
+    ]);
+    assert!(text.starts_with("calibration/aws.h5: noise profile of system `aws`"), "{text}");
+    assert!(text.contains("near parameters: L 28.00us"), "{text}");
+    assert!(text.contains("far parameters: L 28.00us, o 0ps, g 22.00us"), "{text}");
+    assert!(text.contains("latency (one way): quantile table of"), "{text}");
+    assert!(text.contains("p50 19.03us"), "the capture's median RTT/2: {text}");
+    assert!(text.contains("OS noise:\n  trace 1: "), "{text}");
+    assert!(text.contains("prices: on-demand $3.88 per node-hour"), "{text}");
+    assert!(text.contains("provenance: made "), "{text}");
+    assert!(
+        !text.contains(" /"),
+        "no absolute path in what a profile records: {text}"
+    );
+    assert_eq!(&std::fs::read(&png).unwrap()[..4], b"\x89PNG");
+}
+
+#[test]
+fn shipped_profiles_record_no_absolute_paths() {
+    for e in std::fs::read_dir(root().join("calibration")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "h5") {
+            let prof = loggops_profile::read_profile(&p).unwrap();
+            let pv = &prof.provenance;
+            for s in &pv.sources {
+                assert!(!s.starts_with('/'), "{}: source {s}", p.display());
+            }
+            assert!(
+                !pv.command.split_whitespace().any(|w| w.starts_with('/')),
+                "{}: command {}",
+                p.display(),
+                pv.command
+            );
+        }
+    }
+}
+
+/// CPU time (user + system) of a running process, in clock ticks, from /proc.
+fn cpu_ticks(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    Some(f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?)
+}
+
+#[test]
+fn ctrl_c_keeps_the_finished_repetitions_in_every_output() {
+    if !Path::new("/proc/self/stat").exists() {
+        eprintln!("skipping: needs /proc to see the run working");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("r.json");
+    let samples = dir.path().join("s.csv");
+    let html = dir.path().join("r.html");
+    let svg = dir.path().join("r.svg");
+    // Far more repetitions than can finish: the run is interrupted in its second cell.
+    let mut child = crate::util::bin()
+        .current_dir(root())
+        .args([
+            "--goal",
+            "goal/dissemination_16B.goal",
+            "--nodes",
+            "64",
+            "--noise",
+            "calibration/alps.h5",
+            "--noise-mode",
+            "none,os+net,net",
+            "--reps",
+            "100000000",
+            "--format",
+            "json",
+            "-q",
+            "--output",
+            json.to_str().unwrap(),
+            "--samples",
+            samples.to_str().unwrap(),
+            "--report",
+            html.to_str().unwrap(),
+            "--plot",
+            svg.to_str().unwrap(),
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    // Wait until it has computed for a while (repetitions are running), then press Ctrl-C.
+    let start = std::time::Instant::now();
+    while cpu_ticks(pid).unwrap_or(0) < 150 {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(600),
+            "the run does not start"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let kill = std::process::Command::new("kill")
+        .args(["-INT", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    assert!(stderr(&out).contains("interrupted: wrote a partial result"), "{}", stderr(&out));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["status"], "interrupted");
+    let cells = v["cells"].as_array().unwrap();
+    // The noiseless cell is complete; the os+net cell holds what finished; net never started.
+    assert_eq!(cells.len(), 2, "{cells:?}");
+    assert_eq!(cells[0]["noise_mode"], "none");
+    assert_eq!(cells[0]["complete"], true);
+    let c = &cells[1];
+    assert_eq!(c["noise_mode"], "os+net");
+    assert_eq!(c["complete"], false);
+    let n = c["n"].as_u64().unwrap();
+    assert!(n > 0 && n < 100_000_000, "n = {n}");
+    assert_eq!(c["samples_ps"].as_array().unwrap().len() as u64, n);
+    let text = std::fs::read_to_string(&samples).unwrap();
+    assert_eq!(text.lines().count() as u64, 1 + 1 + n);
+    assert!(text.lines().last().unwrap().ends_with(",true"));
+    assert!(std::fs::read_to_string(&html).unwrap().contains("PARTIAL RESULT"));
+    assert!(std::fs::read_to_string(&svg).unwrap().starts_with("<svg"));
+}
