@@ -98,9 +98,12 @@ fn ring_512mib_on_16384_ranks_fits_in_1gib_and_equals_the_closed_form() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let p = Params::loggopsim_defaults_ps();
     let want = 2 * 16383 * step(&p, (512 << 20) / 16384);
-    assert_eq!(v["runs"][0]["max_time_ps"].as_u64(), Some(want));
-    assert_eq!(v["runs"][0]["messages"].as_u64(), Some(2 * 16383 * 16384));
-    let rss = v["peak_rss_bytes"]
+    assert_eq!(v["cells"][0]["samples_ps"][0].as_u64(), Some(want));
+    assert_eq!(
+        v["cells"][0]["run"]["messages"].as_u64(),
+        Some(2 * 16383 * 16384)
+    );
+    let rss = v["cells"][0]["run"]["peak_rss_bytes"]
         .as_u64()
         .expect("peak RSS is reported on Linux");
     assert!(rss <= 1 << 30, "peak RSS {rss} B exceeds 1 GiB");
