@@ -416,6 +416,12 @@ impl Exec<'_> {
     }
 }
 
+/// A noiseless baseline: the time of a profile's `none` mode, or a whole run of the engine.
+enum Baseline {
+    Time(u64),
+    Run(loggops_engine::Outcome),
+}
+
 /// The noiseless run of a schedule (the global engine, with the progress hook polled from this
 /// thread for a bar when it takes long); `None` when Ctrl-C stopped it.
 fn noiseless_run(
@@ -540,8 +546,14 @@ fn execute(
                     samples_ps: reps.iter().map(|r| r.1).collect(),
                     run,
                 };
-                // The noiseless baseline, once per (workload, system, nodes).
-                let cfg = match &sys.profile {
+                // The noiseless baseline, once per (workload, system, nodes). With a profile
+                // it runs through the noise model in mode `none`, which places messages near
+                // or far; without one, with the flags' parameters.
+                exec.bar.set_message(format!(
+                    "{}, {}, {ranks} nodes, noiseless",
+                    wl.name, sys.info.name
+                ));
+                let (out, wall) = match &sys.profile {
                     Some(p) => {
                         let none = NoiseModel::new(
                             p,
@@ -550,46 +562,52 @@ fn execute(
                                 ..sys.base_cfg.clone()
                             },
                         )?;
-                        Config::new(none.engine_params())
+                        let t = with_program!(&sched, |p| one_run(
+                            p,
+                            &none,
+                            args.seed,
+                            0,
+                            &WindowOdds::default()
+                        ))
+                        .with_context(|| format!("{} without noise", goal.display()))?;
+                        let Some(t) = t else { break 'outer };
+                        (Baseline::Time(t), 0.0)
                     }
-                    None => Config::new(sys.flag_params),
-                };
-                let cfg = Config {
-                    order: crate::run::order(args.order),
-                    progress: Some(&HOOK),
-                    ..cfg
-                };
-                exec.bar
-                    .set_message(format!("{}, {}, {ranks} nodes, noiseless", wl.name, sys.info.name));
-                let what = format!("{} on {ranks} ranks", wl.name);
-                let Some((out, wall)) = noiseless_run(&sched, &cfg, args.quiet || noisy, &what)?
-                else {
-                    break 'outer;
-                };
-                if !out.completed() {
-                    if noisy {
-                        bail!(
-                            "{}: the schedule did not complete on {ranks} ranks without noise: {} \
-                             rank(s) have unmatched messages or ops that never ran; run it \
-                             without --noise for details",
-                            goal.display(),
-                            out.leftovers.len()
-                        );
+                    None => {
+                        let cfg = Config {
+                            order: crate::run::order(args.order),
+                            progress: Some(&HOOK),
+                            ..Config::new(sys.flag_params)
+                        };
+                        let what = format!("{} on {ranks} ranks", wl.name);
+                        let Some((out, wall)) = noiseless_run(&sched, &cfg, args.quiet, &what)?
+                        else {
+                            break 'outer;
+                        };
+                        if !out.completed() {
+                            let text = crate::run::describe_leftovers(goal, &sched, &out);
+                            return Ok((result, Some(text)));
+                        }
+                        (Baseline::Run(out), wall)
                     }
-                    let text = crate::run::describe_leftovers(goal, &sched, &out);
-                    return Ok((result, Some(text)));
-                }
-                let (base, rank) = out.max();
+                };
+                let base = match &out {
+                    Baseline::Time(t) => *t,
+                    Baseline::Run(o) => o.max().0,
+                };
                 for (m, mode) in plan.noise_modes.iter().enumerate() {
                     if mode == "none" {
-                        let facts = (!noisy).then(|| RunFacts {
-                            max_rank: rank,
-                            events: out.events,
-                            ops: with_program!(&sched, |p| p.total_ops()),
-                            messages: out.messages,
-                            wall_s: wall,
-                            peak_rss_bytes: crate::run::peak_rss_bytes(),
-                        });
+                        let facts = match &out {
+                            Baseline::Run(o) => Some(RunFacts {
+                                max_rank: o.max().1,
+                                events: o.events,
+                                ops: with_program!(&sched, |p| p.total_ops()),
+                                messages: o.messages,
+                                wall_s: wall,
+                                peak_rss_bytes: crate::run::peak_rss_bytes(),
+                            }),
+                            Baseline::Time(_) => None,
+                        };
                         cells.push(cell(m, vec![(0, base)], true, Some(base), facts));
                         continue;
                     }

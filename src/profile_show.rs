@@ -147,7 +147,7 @@ fn time(v: f64) -> String {
 }
 
 fn per_byte(v: f64) -> String {
-    fmt_per_byte((v * 1000.0).round() / 1000.0)
+    fmt_per_byte(v)
 }
 
 fn params_line(b: &BaseParams) -> String {
@@ -162,7 +162,7 @@ fn params_line(b: &BaseParams) -> String {
     )
 }
 
-fn placement(out: &mut String, name: &str, pl: &Placement) {
+fn placement(out: &mut String, name: &str, pl: &Placement, near: Option<&Placement>) {
     let _ = writeln!(out, "{name} parameters: {}", params_line(&pl.params));
     let dists: [(&str, &Option<Distribution>, &dyn Fn(f64) -> String); 4] = [
         ("latency (one way)", &pl.latency, &time),
@@ -170,7 +170,23 @@ fn placement(out: &mut String, name: &str, pl: &Placement) {
         ("overhead (o)", &pl.overhead, &time),
         ("gap (g)", &pl.gap, &time),
     ];
+    let same_as_near = |what: &str| -> bool {
+        let Some(n) = near else { return false };
+        match what {
+            "latency (one way)" => n.latency == pl.latency,
+            "per-byte time (G)" => n.bandwidth == pl.bandwidth,
+            "overhead (o)" => n.overhead == pl.overhead,
+            _ => n.gap == pl.gap,
+        }
+    };
     for (what, d, fmt) in dists {
+        if d.is_some() && same_as_near(what) {
+            let _ = writeln!(
+                out,
+                "  {what}: the near distribution (the model pins its median to the far base)"
+            );
+            continue;
+        }
         if let Some(d) = d {
             let _ = writeln!(out, "  {what}: {}", describe_kind(d));
             let _ = writeln!(out, "    {}", quantile_line(d, fmt));
@@ -216,9 +232,9 @@ pub fn render(p: &Profile, path: &str, sha256: &str, size: u64) -> String {
         "  ranks r / {} share a switch: messages between them are near, the others far",
         p.nodes_per_switch
     );
-    placement(&mut out, "near", &p.near);
+    placement(&mut out, "near", &p.near, None);
     match &p.far {
-        Some(f) => placement(&mut out, "far", f),
+        Some(f) => placement(&mut out, "far", f, Some(&p.near)),
         None => {
             let _ = writeln!(out, "far: same as near");
         }

@@ -38,6 +38,7 @@ fn run(coll: Collective, p: u32, size: u64, params: Params, order: Order) -> u64
         params,
         order,
         compat: false,
+        progress: None,
     };
     let out = simulate(&g, &cfg, &mut NoNoise).unwrap();
     assert!(out.completed());

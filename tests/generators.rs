@@ -17,6 +17,7 @@ fn outcome<P: loggops_engine::Program>(p: &P, order: Order) -> Outcome {
         params: Params::loggopsim_defaults_ticks(),
         order,
         compat: true,
+        progress: None,
     };
     simulate(p, &cfg, &mut NoNoise).unwrap()
 }

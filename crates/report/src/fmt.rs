@@ -44,15 +44,25 @@ fn three_digits(v: f64) -> String {
     }
 }
 
-/// Formats a per-byte cost given in ps per byte: `79ps/B`, `86.3ps/B`, `0.17ps/B`, `6ns/B`.
+/// Formats a per-byte cost given in ps per byte with up to four significant digits:
+/// `79ps/B`, `86.3ps/B`, `182ps/B`, `0.17ps/B`, `6ns/B`.
 pub fn fmt_per_byte(ps_per_byte: f64) -> String {
     if !ps_per_byte.is_finite() {
         return "-".to_string();
     }
     let trim = |v: f64| {
-        let t = format!("{v:.4}");
-        let t = t.trim_end_matches('0').trim_end_matches('.');
-        if t.is_empty() || t == "-" {
+        let decimals = if v == 0.0 {
+            0
+        } else {
+            (3 - v.abs().log10().floor() as i32).clamp(0, 4) as usize
+        };
+        let t = format!("{v:.decimals$}");
+        let t = if t.contains('.') {
+            t.trim_end_matches('0').trim_end_matches('.')
+        } else {
+            &t
+        };
+        if t.is_empty() || t == "-" || t == "-0" {
             "0".to_string()
         } else {
             t.to_string()
@@ -112,6 +122,9 @@ mod tests {
         assert_eq!(fmt_per_byte(86.3), "86.3ps/B");
         assert_eq!(fmt_per_byte(6000.0), "6ns/B");
         assert_eq!(fmt_per_byte(0.0), "0ps/B");
+        assert_eq!(fmt_per_byte(182.044), "182ps/B");
+        assert_eq!(fmt_per_byte(0.17), "0.17ps/B");
+        assert_eq!(fmt_per_byte(6543.0), "6.543ns/B");
         assert_eq!(fmt_pct(117.96), "+118.0%");
         assert_eq!(fmt_pct(-2.5), "-2.5%");
         assert_eq!(fmt_ratio(1.934), "1.93x");
