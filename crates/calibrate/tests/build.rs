@@ -285,9 +285,11 @@ fn toy_profile_exact() {
         "explicit, then table systems.csv: toy / metal"
     );
 
-    // Provenance: absolute sources in a fixed order, the given date and command, notes.
+    // Provenance: sources in a fixed order, relative to the current directory (never a
+    // machine's absolute path), the given date and command, notes.
     let dir = t.path().canonicalize().unwrap();
-    let src = |f: &str| dir.join(f).display().to_string();
+    let src = |f: &str| loggops_calibrate::relative_to_cwd(&dir.join(f));
+    assert!(!src("lat.out").starts_with('/'), "{}", src("lat.out"));
     assert_eq!(
         p.provenance.sources,
         vec![
@@ -916,7 +918,10 @@ fn paper_profiles() {
 fn daint_fit_report() {
     let Some(sh) = shared() else { return };
     let (_, r) = build_profile(&paper_inputs(&sh, 0)).unwrap();
-    let text = r.to_text().replace(&*sh.display().to_string(), "[shared]");
+    let text = r
+        .to_text()
+        .replace(&loggops_calibrate::relative_to_cwd(&sh), "[shared]")
+        .replace(&*sh.display().to_string(), "[shared]");
     insta::assert_snapshot!("daint_report", text);
 }
 

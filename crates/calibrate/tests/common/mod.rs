@@ -33,7 +33,10 @@ impl Tmp {
     /// A message with the temporary directory replaced by `<tmp>`.
     pub fn msg(&self, e: impl ToString) -> String {
         let canonical = self.dir.path().canonicalize().unwrap();
+        // Reports name files relative to the current directory: replace that form first (it
+        // ends in the absolute one).
         e.to_string()
+            .replace(&loggops_calibrate::relative_to_cwd(&canonical), "<tmp>")
             .replace(&*canonical.display().to_string(), "<tmp>")
             .replace(&*self.dir.path().display().to_string(), "<tmp>")
     }
