@@ -16,14 +16,13 @@ Examples:
       512 MiB ring allreduce on 1024 nodes with AWS noise: runtime and cost distribution.
   loggops-sim --goal goal/dissemination_16B.goal --nodes 4,64,1024,16384 \\
               --noise calibration/alps.h5 --noise-mode none,os,net,os+net --reps 1000
-      The paper's Fig. 15 sweep for Alps, one tidy table.
+      The paper's Fig. 14 sweep for Alps, one tidy table.
   loggops-sim --goal schedule.goal -L 2.5us -o 1.5us -g 1us -G 0.006ns -S 64KiB
       One noiseless run of an explicit GOAL file with explicit LogGOPS parameters.
   loggops-sim --compat loggopsim --goal case.bin -L 2500 -o 1500
       LogGOPSim's exact stdout (integer ticks), for conformance checks.
   loggops-sim gen allreduce_ring --nodes 16 --size 16MiB -o ring.goal
       Write Schedgen-compatible explicit GOAL text.
-
   loggops-sim --goal goal/dissemination_16B.goal --nodes 4,64,1024 --noise calibration/ \\
               --noise-mode none,os+net --plot runtime.svg --report report.html
       Every shipped system side by side: one table, boxplots, and a one-file HTML report.

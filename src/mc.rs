@@ -431,14 +431,31 @@ fn noiseless_run(
     what: &str,
 ) -> Result<Option<(loggops_engine::Outcome, f64)>> {
     let total = with_program!(sched, |p| p.total_ops());
-    let start = Instant::now();
     HOOK.reset();
-    let out = std::thread::scope(|s| {
-        let h = s.spawn(|| with_program!(sched, |p| loggops_engine::simulate(p, cfg, &mut NoNoise)));
-        let show = !quiet && std::io::stderr().is_terminal();
+    let show = !quiet && std::io::stderr().is_terminal();
+    let (out, wall) = std::thread::scope(|s| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        s.spawn(move || {
+            // The wall time is the simulation's own, not the polling's.
+            let start = Instant::now();
+            let out = with_program!(sched, |p| loggops_engine::simulate(p, cfg, &mut NoNoise));
+            let _ = tx.send((out, start.elapsed().as_secs_f64()));
+        });
+        let start = Instant::now();
         let mut bar: Option<ProgressBar> = None;
-        while !h.is_finished() {
-            std::thread::sleep(Duration::from_millis(50));
+        loop {
+            match rx.recv_timeout(Duration::from_millis(100)) {
+                Ok(done) => {
+                    if let Some(b) = bar {
+                        b.finish_and_clear();
+                    }
+                    return done;
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                    panic!("the simulation thread ended without a result")
+                }
+            }
             if show && bar.is_none() && start.elapsed() > Duration::from_millis(700) {
                 let b = ProgressBar::new(total);
                 b.set_style(
@@ -455,12 +472,7 @@ fn noiseless_run(
                 b.set_position(HOOK.ops_started().min(total));
             }
         }
-        if let Some(b) = bar {
-            b.finish_and_clear();
-        }
-        h.join().expect("the simulation thread does not panic")
     });
-    let wall = start.elapsed().as_secs_f64();
     match out {
         Err(EngineError::Stopped) => Ok(None),
         Err(e) => Err(e.into()),

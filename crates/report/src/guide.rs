@@ -50,17 +50,55 @@ pub const TABLE_COLUMNS: [(&str, &str); 18] = [
     ),
 ];
 
-/// The column guide as plain text, one column per line, for `--help`.
+/// The column guide as plain text, one column per entry, meanings wrapped to `width` columns
+/// with a hanging indent (for `--help`).
 pub fn table_columns_text() -> String {
-    let width = TABLE_COLUMNS
+    const WIDTH: usize = 96;
+    let name_w = TABLE_COLUMNS
         .iter()
         .map(|(c, _)| c.chars().count())
         .max()
         .unwrap_or(0);
+    let indent = 2 + name_w + 2;
     let mut out = String::new();
     for (c, m) in TABLE_COLUMNS {
-        let pad = width - c.chars().count();
-        out.push_str(&format!("  {c}{}  {m}\n", " ".repeat(pad)));
+        let pad = name_w - c.chars().count();
+        let mut line = format!("  {c}{}  ", " ".repeat(pad));
+        let mut len = indent;
+        for word in m.split_whitespace() {
+            let w = word.chars().count();
+            if len > indent && len + 1 + w > WIDTH {
+                out.push_str(line.trim_end());
+                out.push('\n');
+                line = " ".repeat(indent);
+                len = indent;
+            }
+            if len > indent {
+                line.push(' ');
+                len += 1;
+            }
+            line.push_str(word);
+            len += w;
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn guide_lines_are_wrapped_with_a_hanging_indent() {
+        let text = table_columns_text();
+        assert!(text.lines().all(|l| l.chars().count() <= 96), "{text}");
+        assert!(text.starts_with("  workload     the schedule file"), "{text}");
+        // Continuation lines start under the meanings.
+        assert!(text.contains("\n               "), "{text}");
+        for (c, _) in TABLE_COLUMNS {
+            assert!(text.contains(&format!("  {c} ")), "{c}");
+        }
+    }
 }
