@@ -460,8 +460,8 @@ fn noiseless_run(
                 let b = ProgressBar::new(total);
                 b.set_style(
                     ProgressStyle::with_template(
-                        "{spinner} [{elapsed_precise}] {bar:40} {percent}% of {len} ops \
-                         ({per_sec}, eta {eta}) {msg}",
+                        "{spinner} [{elapsed_precise}] {bar:40} {percent}% of {human_len} ops \
+                         (eta {eta}) {msg}",
                     )
                     .expect("valid template"),
                 );
@@ -511,7 +511,7 @@ fn execute(
         let b = ProgressBar::new(noisy_cells as u64 * per_cell as u64);
         b.set_style(
             ProgressStyle::with_template(
-                "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} reps ({per_sec}, eta {eta}) {msg}",
+                "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} reps (eta {eta}) {msg}",
             )
             .expect("valid template"),
         );
