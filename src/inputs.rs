@@ -171,7 +171,10 @@ mod tests {
         let got = expand(&[d.path().to_path_buf()], Kind::Schedule).unwrap();
         assert_eq!(got, vec![d.path().join("x.goal")]);
         let e = expand(&[d.path().join("*.bin")], Kind::Schedule).unwrap_err();
-        assert!(e.to_string().ends_with("the pattern matches no file"), "{e}");
+        assert!(
+            e.to_string().ends_with("the pattern matches no file"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -180,7 +183,11 @@ mod tests {
             sha256_bytes(b"abc"),
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
         );
-        let paths = vec![PathBuf::from("a/x.h5"), PathBuf::from("b/x.h5"), PathBuf::from("c/y.h5")];
+        let paths = vec![
+            PathBuf::from("a/x.h5"),
+            PathBuf::from("b/x.h5"),
+            PathBuf::from("c/y.h5"),
+        ];
         assert_eq!(
             unique_names(&paths, |i| stem(&paths[i])),
             vec!["a/x.h5", "b/x.h5", "y"]

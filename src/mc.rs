@@ -22,7 +22,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
-use loggops_engine::{Config, EngineError, NoNoise, Params, PerByte, Program, Progress, WindowOdds};
+use loggops_engine::{
+    Config, EngineError, NoNoise, Params, PerByte, Program, Progress, WindowOdds,
+};
 use loggops_noise::{NoiseConfig, NoiseMode, NoiseModel, ScaleMode};
 use loggops_profile::{BaseParams, Profile};
 use loggops_report::{
@@ -119,7 +121,10 @@ fn override_params(args: &RunArgs, profile: &mut Profile) -> Result<()> {
 fn modes(raw: &[String], noisy: bool) -> Result<Vec<NoiseMode>> {
     if !noisy {
         if raw.iter().any(|m| m != "none") {
-            bail!("--noise-mode {} needs a noise profile: give --noise FILE.h5", raw.join(","));
+            bail!(
+                "--noise-mode {} needs a noise profile: give --noise FILE.h5",
+                raw.join(",")
+            );
         }
         return Ok(vec![NoiseMode::None]);
     }
@@ -542,7 +547,9 @@ fn execute(
             for (s, sys) in systems.iter().enumerate() {
                 let here = |m: usize| {
                     keys.iter()
-                        .find(|k| k.workload == w && k.system == s && k.nodes == n && k.noise_mode == m)
+                        .find(|k| {
+                            k.workload == w && k.system == s && k.nodes == n && k.noise_mode == m
+                        })
                         .map(|k| k.id)
                         .expect("a planned cell")
                 };
@@ -634,8 +641,10 @@ fn execute(
                             ..sys.base_cfg.clone()
                         },
                     )?;
-                    exec.bar
-                        .set_message(format!("{}, {}, {ranks} nodes, {mode}", wl.name, sys.info.name));
+                    exec.bar.set_message(format!(
+                        "{}, {}, {ranks} nodes, {mode}",
+                        wl.name, sys.info.name
+                    ));
                     let (reps, complete) = exec.noisy_cell(&sched, &model)?;
                     if !reps.is_empty() {
                         cells.push(cell(m, reps, complete, Some(base), None));

@@ -104,7 +104,8 @@ fn cdf_points(d: &Distribution) -> Vec<(f64, f64)> {
             values,
             tail,
         } => {
-            let mut pts: Vec<(f64, f64)> = values.iter().copied().zip(probs.iter().copied()).collect();
+            let mut pts: Vec<(f64, f64)> =
+                values.iter().copied().zip(probs.iter().copied()).collect();
             if let Some(t) = tail {
                 let mut p = *probs.last().unwrap_or(&1.0);
                 let step = 1.0 / t.sample_count as f64;
@@ -262,7 +263,11 @@ pub fn render(p: &Profile, path: &str, sha256: &str, size: u64) -> String {
             let _ = writeln!(out, "    {}", quantile_line(&pr.duration_ps, &time));
         }
     }
-    let price = |v: Option<f64>| v.map_or("unknown".to_string(), |x| format!("{} per node-hour", fmt_usd(x)));
+    let price = |v: Option<f64>| {
+        v.map_or("unknown".to_string(), |x| {
+            format!("{} per node-hour", fmt_usd(x))
+        })
+    };
     let _ = writeln!(
         out,
         "prices: on-demand {}, committed {}",

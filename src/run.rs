@@ -375,8 +375,10 @@ fn calibrate_step(what: &str) {
         }
         let b = indicatif::ProgressBar::new_spinner();
         b.set_style(
-            indicatif::ProgressStyle::with_template("{spinner} [{elapsed_precise}] calibrate: {msg}")
-                .expect("valid template"),
+            indicatif::ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] calibrate: {msg}",
+            )
+            .expect("valid template"),
         );
         b.enable_steady_tick(std::time::Duration::from_millis(120));
         b

@@ -80,7 +80,10 @@ fn several_workloads_and_systems_make_one_tidy_result() {
     assert_eq!(key(&cells[0]), "dissemination_16B alps 4 none");
     assert_eq!(key(&cells[3]), "dissemination_16B alps 16 os+net");
     assert_eq!(key(&cells[4]), "dissemination_16B azure 4 none");
-    assert_eq!(key(&cells[15]), "paper_dissemination_128KiB azure 16 os+net");
+    assert_eq!(
+        key(&cells[15]),
+        "paper_dissemination_128KiB azure 16 os+net"
+    );
     for (i, c) in cells.iter().enumerate() {
         assert_eq!(c["id"], i);
         let n = if c["noise_mode"] == "none" { 1 } else { 8 };
@@ -123,8 +126,14 @@ fn the_table_footer_records_the_settings() {
         "7",
         "-q",
     ]);
-    assert!(text.contains("seed 7; 8 repetitions per noisy cell"), "{text}");
-    assert!(text.contains("azure: profile calibration/azure.h5 (sha256 "), "{text}");
+    assert!(
+        text.contains("seed 7; 8 repetitions per noisy cell"),
+        "{text}"
+    );
+    assert!(
+        text.contains("azure: profile calibration/azure.h5 (sha256 "),
+        "{text}"
+    );
     assert!(text.contains("near L 1.30us"), "{text}");
     assert!(
         text.contains("dissemination_16B: goal/dissemination_16B.goal (sha256 "),
@@ -167,8 +176,16 @@ fn noiseless_and_noisy_csv_have_the_same_columns() {
     // Two workloads, one row each; the noiseless time is its own baseline.
     let rows: Vec<&str> = noiseless.lines().skip(1).collect();
     assert_eq!(rows.len(), 2);
-    assert!(rows[0].starts_with("dissemination_16B,flags,4,none,1,"), "{}", rows[0]);
-    assert!(rows[1].starts_with("ring_512MiB,flags,4,none,1,"), "{}", rows[1]);
+    assert!(
+        rows[0].starts_with("dissemination_16B,flags,4,none,1,"),
+        "{}",
+        rows[0]
+    );
+    assert!(
+        rows[1].starts_with("ring_512MiB,flags,4,none,1,"),
+        "{}",
+        rows[1]
+    );
 }
 
 #[test]
@@ -199,7 +216,10 @@ fn samples_have_the_columns_the_help_names() {
     let samples_help = &flat[flat.find("--samples <FILE>").unwrap()..];
     let samples_help = &samples_help[..samples_help.find("--plot").unwrap()];
     for c in header {
-        assert!(samples_help.contains(c), "--help of --samples does not name {c}");
+        assert!(
+            samples_help.contains(c),
+            "--help of --samples does not name {c}"
+        );
     }
 }
 
@@ -244,7 +264,10 @@ fn globs_and_directories_expand_sorted() {
             .map(|s| s["name"].as_str().unwrap().to_string())
             .collect()
     };
-    assert_eq!(run("calibration/a*.h5"), ["alps", "aws", "azure", "azure200"]);
+    assert_eq!(
+        run("calibration/a*.h5"),
+        ["alps", "aws", "azure", "azure200"]
+    );
     let all = run("calibration");
     assert_eq!(all.len(), 8);
     let mut sorted = all.clone();
@@ -283,7 +306,11 @@ fn plots_and_the_report_are_written() {
     assert_eq!(&std::fs::read(&png).unwrap()[..4], b"\x89PNG");
     let h = std::fs::read_to_string(&html).unwrap();
     assert!(h.contains("calibration/azure.h5"));
-    assert_eq!(h.matches("<svg").count(), 3, "runtime, cost and ECDF plots inline");
+    assert_eq!(
+        h.matches("<svg").count(),
+        3,
+        "runtime, cost and ECDF plots inline"
+    );
     for needle in ["<script", "<link", "src=\"http", "url(http", "@import"] {
         assert!(!h.contains(needle), "the report loads {needle}");
     }
@@ -310,17 +337,32 @@ fn profile_show_prints_parameters_quantiles_noise_and_provenance() {
         "--plot",
         png.to_str().unwrap(),
     ]);
-    assert!(text.starts_with("calibration/aws.h5: noise profile of system `aws`"), "{text}");
+    assert!(
+        text.starts_with("calibration/aws.h5: noise profile of system `aws`"),
+        "{text}"
+    );
     assert!(text.contains("near parameters: L 28.0us"), "{text}");
-    assert!(text.contains("far parameters: L 28.0us, o 0ps, g 22.0us, G 300ps/B"), "{text}");
+    assert!(
+        text.contains("far parameters: L 28.0us, o 0ps, g 22.0us, G 300ps/B"),
+        "{text}"
+    );
     assert!(
         text.contains("  latency (one way): the near distribution"),
         "AWS has no far capture: {text}"
     );
-    assert!(text.contains("latency (one way): quantile table of"), "{text}");
-    assert!(text.contains("p50 19.03us"), "the capture's median RTT/2: {text}");
+    assert!(
+        text.contains("latency (one way): quantile table of"),
+        "{text}"
+    );
+    assert!(
+        text.contains("p50 19.03us"),
+        "the capture's median RTT/2: {text}"
+    );
     assert!(text.contains("OS noise:\n  trace 1: "), "{text}");
-    assert!(text.contains("prices: on-demand $3.88 per node-hour"), "{text}");
+    assert!(
+        text.contains("prices: on-demand $3.88 per node-hour"),
+        "{text}"
+    );
     assert!(text.contains("provenance: made "), "{text}");
     assert!(
         !text
@@ -417,7 +459,11 @@ fn ctrl_c_keeps_the_finished_repetitions_in_every_output() {
     assert!(kill.success());
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
-    assert!(stderr(&out).contains("interrupted: wrote a partial result"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("interrupted: wrote a partial result"),
+        "{}",
+        stderr(&out)
+    );
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(v["status"], "interrupted");
@@ -435,6 +481,8 @@ fn ctrl_c_keeps_the_finished_repetitions_in_every_output() {
     let text = std::fs::read_to_string(&samples).unwrap();
     assert_eq!(text.lines().count() as u64, 1 + 1 + n);
     assert!(text.lines().last().unwrap().ends_with(",true"));
-    assert!(std::fs::read_to_string(&html).unwrap().contains("PARTIAL RESULT"));
+    assert!(std::fs::read_to_string(&html)
+        .unwrap()
+        .contains("PARTIAL RESULT"));
     assert!(std::fs::read_to_string(&svg).unwrap().starts_with("<svg"));
 }

@@ -2091,7 +2091,10 @@ mod tests {
     #[test]
     fn provenance_paths_are_relative_to_the_current_directory() {
         let cwd = std::env::current_dir().unwrap();
-        assert_eq!(relative_to_cwd(Path::new("../shared/x.out")), "../shared/x.out");
+        assert_eq!(
+            relative_to_cwd(Path::new("../shared/x.out")),
+            "../shared/x.out"
+        );
         assert_eq!(relative_to_cwd(&cwd.join("a/b.out")), "a/b.out");
         assert_eq!(relative_to_cwd(&cwd.join("a/../c.out")), "c.out");
         let up = cwd.parent().unwrap().join("shared/x.out");

@@ -82,11 +82,11 @@ use std::path::Path;
 
 pub use build::{
     build_profile, iso8601_utc, monte_carlo_ks, read_params_table,
-    read_params_table_placement_pair, read_prices_table, uniform, CalibrateInputs, DistReport,
-    Dropped, FitReport, LogGpReport, OsNoiseReport, OtherSize, ParamOverrides, ParamSource,
-    ParamSources, ParamsReport, ParamsTableRow, PlacementReport, PricesReport, PricesTableRow,
-    ProcessReport, Quantiles, StepHook, relative_to_cwd, DEFAULT_MAX_TRACE_DETOURS, DIFFERENT_RACKS, MC_DRAWS, MC_SEED,
-    OS_LONG_DETOUR_US, OS_LONG_SHARE_WARN, OS_OVERHEAD_WARN_PCT, SAME_RACK,
+    read_params_table_placement_pair, read_prices_table, relative_to_cwd, uniform, CalibrateInputs,
+    DistReport, Dropped, FitReport, LogGpReport, OsNoiseReport, OtherSize, ParamOverrides,
+    ParamSource, ParamSources, ParamsReport, ParamsTableRow, PlacementReport, PricesReport,
+    PricesTableRow, ProcessReport, Quantiles, StepHook, DEFAULT_MAX_TRACE_DETOURS, DIFFERENT_RACKS,
+    MC_DRAWS, MC_SEED, OS_LONG_DETOUR_US, OS_LONG_SHARE_WARN, OS_OVERHEAD_WARN_PCT, SAME_RACK,
 };
 pub use error::{CalibError, SizeCount, Warning, WarningKind};
 pub use format::{detect, detect_reader, Format, UnknownFormatName, SNIFF_LINES};

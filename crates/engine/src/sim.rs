@@ -463,11 +463,7 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
             g_ticks: cfg.params.big_g.whole_units(),
             o_ticks: cfg.params.big_o.whole_units(),
             progress: cfg.progress,
-            next_report: if cfg.progress.is_some() {
-                0
-            } else {
-                u64::MAX
-            },
+            next_report: if cfg.progress.is_some() { 0 } else { u64::MAX },
             reported: 0,
         })
     }
@@ -861,7 +857,8 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
     fn report(&mut self) -> Result<(), EngineError> {
         if let Some(p) = self.progress {
             let started = self.ts - self.messages;
-            p.ops.fetch_add(started - self.reported, AtomicOrdering::Relaxed);
+            p.ops
+                .fetch_add(started - self.reported, AtomicOrdering::Relaxed);
             self.reported = started;
             if p.stop_requested() {
                 return Err(EngineError::Stopped);
@@ -1047,7 +1044,8 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool> Sim<'a, P,
     fn finish(self) -> Outcome {
         if let Some(p) = self.progress {
             let started = self.ts - self.messages;
-            p.ops.fetch_add(started - self.reported, AtomicOrdering::Relaxed);
+            p.ops
+                .fetch_add(started - self.reported, AtomicOrdering::Relaxed);
         }
         let finish: Vec<Time> = (0..self.ranks as usize)
             .map(|h| {

@@ -229,8 +229,8 @@ fn a_ring_gives_the_same_times_with_and_without_root_hints() {
 
 #[test]
 fn the_progress_hook_counts_every_op_and_stops_when_asked() {
-    use loggops_engine::{simulate_global, EngineError, Progress};
     use loggops_engine::Program;
+    use loggops_engine::{simulate_global, EngineError, Progress};
     // A 64-rank ring of 200 rounds: enough events for several reports.
     let ranks = 64;
     let mut p = VecProgram::new(ranks);
@@ -255,7 +255,10 @@ fn the_progress_hook_counts_every_op_and_stops_when_asked() {
     let without = simulate_global(&p, &plain, &mut NoNoise).unwrap();
     assert_eq!(with.finish, without.finish);
     assert_eq!(HOOK.ops_started(), p.total_ops());
-    assert!(with.events > Progress::EVERY, "the run reports more than once");
+    assert!(
+        with.events > Progress::EVERY,
+        "the run reports more than once"
+    );
     HOOK.reset();
     HOOK.request_stop();
     assert_eq!(

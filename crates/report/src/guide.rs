@@ -4,7 +4,10 @@
 /// `(column, meaning)` for every column of the human table, in table order.
 pub const TABLE_COLUMNS: [(&str, &str); 18] = [
     ("workload", "the schedule file (its name without extension)"),
-    ("system", "the noise profile's system name (or `flags` without --noise)"),
+    (
+        "system",
+        "the noise profile's system name (or `flags` without --noise)",
+    ),
     ("nodes", "ranks simulated, one per node"),
     (
         "noise",
@@ -15,7 +18,10 @@ pub const TABLE_COLUMNS: [(&str, &str); 18] = [
         "n",
         "repetitions run (Monte-Carlo samples); `*` marks a cell cut short by Ctrl-C",
     ),
-    ("mean", "mean simulated time of the collective (maximum over ranks)"),
+    (
+        "mean",
+        "mean simulated time of the collective (maximum over ranks)",
+    ),
     (
         "±ci95",
         "half-width of the 95% confidence interval of the mean (Student t)",
@@ -26,7 +32,10 @@ pub const TABLE_COLUMNS: [(&str, &str); 18] = [
         "distribution-free 95% confidence interval of the median (two order statistics)",
     ),
     ("p95", "95th percentile"),
-    ("p99", "99th percentile (needs many repetitions to be stable)"),
+    (
+        "p99",
+        "99th percentile (needs many repetitions to be stable)",
+    ),
     ("max", "slowest repetition"),
     (
         "outliers",
@@ -36,7 +45,10 @@ pub const TABLE_COLUMNS: [(&str, &str); 18] = [
         "x-mean",
         "runtime inflation: mean / noiseless time of the same workload, system and nodes",
     ),
-    ("x-median", "runtime inflation of the median: median / noiseless time"),
+    (
+        "x-median",
+        "runtime inflation of the median: median / noiseless time",
+    ),
     (
         "$/run-od",
         "USD of one run on all nodes at the on-demand price: nodes x price per node-hour x \
@@ -94,7 +106,10 @@ mod tests {
     fn guide_lines_are_wrapped_with_a_hanging_indent() {
         let text = table_columns_text();
         assert!(text.lines().all(|l| l.chars().count() <= 96), "{text}");
-        assert!(text.starts_with("  workload     the schedule file"), "{text}");
+        assert!(
+            text.starts_with("  workload     the schedule file"),
+            "{text}"
+        );
         // Continuation lines start under the meanings.
         assert!(text.contains("\n               "), "{text}");
         for (c, _) in TABLE_COLUMNS {

@@ -47,6 +47,7 @@ table.results th, table.results td { padding: 0.2em 0.45em; }
 th, td { padding: 0.25em 0.6em; border-bottom: 1px solid #e3e3e3; vertical-align: top; }
 th { background: #f0f0f0; text-align: left; white-space: nowrap; }
 td.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
+.hash { font-family: 'DejaVu Sans Mono', monospace; font-size: 0.8em; word-break: break-all; }
 td.hash { font-family: 'DejaVu Sans Mono', monospace; font-size: 0.85em; word-break: break-all; }
 dl.kv { display: grid; grid-template-columns: max-content auto; gap: 0.2em 1.2em; }
 dl.kv dt { font-weight: bold; }
@@ -73,60 +74,87 @@ fn price(p: Option<f64>) -> String {
 }
 
 fn systems_html(run: &RunResult, out: &mut String) {
-    out.push_str("<h2>Systems</h2>\n");
+    out.push_str(
+        "<h2>Systems</h2>\n<div class=\"wide\"><table>\n<tr><th>system</th><th>near \
+         (same switch)</th><th>far (across switches)</th><th>nodes per switch</th>\
+         <th>prices per node-hour</th><th>profile and SHA-256</th></tr>\n",
+    );
     for s in &run.plan.systems {
-        let _ = writeln!(out, "<h3>{}</h3>", esc(&s.name));
-        if !s.description.is_empty() {
-            let _ = writeln!(out, "<p class=\"sub\">{}</p>", esc(&s.description));
-        }
         let (near, far) = params_cell(s);
-        out.push_str("<dl class=\"kv\">\n");
+        let prices = if s.profile.is_some() {
+            format!(
+                "on-demand {}<br>committed {}",
+                price(s.prices.on_demand_usd_per_node_hour),
+                price(s.prices.committed_usd_per_node_hour)
+            )
+        } else {
+            "-".into()
+        };
+        let profile = match &s.profile {
+            Some(p) => format!(
+                "<code>{}</code><br><span class=\"hash\">{}</span>",
+                esc(&p.path),
+                esc(&p.sha256)
+            ),
+            None => "parameters from the command line".into(),
+        };
+        let _ = writeln!(
+            out,
+            "<tr><td><b>{}</b><br><span class=\"small\">{}</span></td><td>{}</td><td>{}</td>\
+             <td class=\"num\">{}</td><td>{}</td><td>{}</td></tr>",
+            esc(&s.name),
+            esc(&s.description),
+            esc(&near),
+            esc(&far),
+            s.nodes_per_switch
+                .map_or("-".to_string(), |n| n.to_string()),
+            prices,
+            profile
+        );
+    }
+    out.push_str("</table></div>\n");
+}
+
+/// Where each profile came from: date, tool, captures, the calibrate command and notes.
+fn provenance_html(run: &RunResult, out: &mut String) {
+    if run.plan.systems.iter().all(|s| s.profile.is_none()) {
+        return;
+    }
+    out.push_str("<h2>Provenance of the profiles</h2>\n");
+    for s in &run.plan.systems {
+        let Some(p) = &s.profile else { continue };
+        let pv = &p.provenance;
+        let _ = writeln!(
+            out,
+            "<h3>{} <span class=\"small\">(<code>{}</code>)</span></h3>",
+            esc(&s.name),
+            esc(&p.path)
+        );
+        out.push_str("<dl class=\"kv small\">\n");
         let mut kv = |k: &str, v: String| {
             let _ = writeln!(out, "<dt>{k}</dt><dd>{v}</dd>");
         };
-        match &s.profile {
-            Some(p) => {
-                kv("profile", format!("<code>{}</code>", esc(&p.path)));
-                kv("SHA-256", format!("<code>{}</code>", esc(&p.sha256)));
-            }
-            None => kv("parameters", "from the command line (no noise profile)".into()),
+        kv(
+            "made",
+            format!(
+                "{} by loggops-sim {}",
+                esc(&pv.created),
+                esc(&pv.tool_version)
+            ),
+        );
+        if !pv.sources.is_empty() {
+            let list: Vec<String> = pv
+                .sources
+                .iter()
+                .map(|x| format!("<code>{}</code>", esc(x)))
+                .collect();
+            kv("sources", list.join("<br>"));
         }
-        kv("near (same switch)", esc(&near));
-        kv("far (across switches)", esc(&far));
-        if let Some(n) = s.nodes_per_switch {
-            kv("nodes per switch", n.to_string());
+        if !pv.command.is_empty() {
+            kv("command", format!("<code>{}</code>", esc(&pv.command)));
         }
-        if s.profile.is_some() {
-            kv("on-demand price", price(s.prices.on_demand_usd_per_node_hour));
-            kv("committed price", price(s.prices.committed_usd_per_node_hour));
-        }
-        if let Some(p) = &s.profile {
-            let pv = &p.provenance;
-            kv(
-                "made",
-                format!(
-                    "{} by loggops-sim {}",
-                    esc(&pv.created),
-                    esc(&pv.tool_version)
-                ),
-            );
-            if !pv.sources.is_empty() {
-                let list: Vec<String> = pv
-                    .sources
-                    .iter()
-                    .map(|x| format!("<code>{}</code>", esc(x)))
-                    .collect();
-                kv("captures", list.join("<br>"));
-            }
-            if !pv.command.is_empty() {
-                kv(
-                    "calibrated with",
-                    format!("<code class=\"small\">{}</code>", esc(&pv.command)),
-                );
-            }
-            for n in &pv.notes {
-                kv("note", esc(n));
-            }
+        for n in &pv.notes {
+            kv("note", esc(n));
         }
         out.push_str("</dl>\n");
     }
@@ -325,10 +353,7 @@ pub fn render_html(run: &RunResult) -> Result<String, PlotError> {
     kv("seed", st.seed.to_string());
     kv("repetitions", esc(&st.reps.describe()));
     if let Some(n) = &st.noise {
-        kv(
-            "noise modes",
-            esc(&plan.noise_modes.join(", ")),
-        );
+        kv("noise modes", esc(&plan.noise_modes.join(", ")));
         kv(
             "latency and G draws",
             if n.latency_scaling == "absolute" {
@@ -362,17 +387,24 @@ pub fn render_html(run: &RunResult) -> Result<String, PlotError> {
     if !st.param_flags.is_empty() {
         kv(
             "parameter flags",
-            format!("<code>{}</code> (override every system)", esc(&st.param_flags.join(" "))),
+            format!(
+                "<code>{}</code> (override every system)",
+                esc(&st.param_flags.join(" "))
+            ),
         );
     }
     kv("order of freed ops", esc(&st.order));
-    kv("time unit", format!("{} (all JSON/CSV times are integers)", esc(&st.time_unit)));
+    kv(
+        "time unit",
+        format!("{} (all JSON/CSV times are integers)", esc(&st.time_unit)),
+    );
     out.push_str("</dl>\n");
     systems_html(run, &mut out);
     workloads_html(run, &mut out);
     results_html(run, &mut out);
     plots_html(run, &mut out)?;
     guide_html(&mut out);
+    provenance_html(run, &mut out);
     let _ = writeln!(
         out,
         "<footer>{} {} · results schema {} · status {}</footer>\n</body>\n</html>",

@@ -16,8 +16,8 @@
 
 use crate::cell::Cell;
 use crate::model::{CellResult, RunResult};
-use crate::record::{cell_values, Value, CELL_COLUMNS};
 pub use crate::model::{SCHEMA, SCHEMA_VERSION};
+use crate::record::{cell_values, Value, CELL_COLUMNS};
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
 use std::io::{self, Write};

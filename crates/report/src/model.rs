@@ -123,7 +123,11 @@ pub enum RepsRule {
     Fixed { count: u64 },
     /// `first` repetitions, doubled up to `max` until the 95 % confidence intervals of the mean,
     /// median and p95 are within `precision` (relative) of the median.
-    Auto { first: u64, max: u64, precision: f64 },
+    Auto {
+        first: u64,
+        max: u64,
+        precision: f64,
+    },
 }
 
 impl RepsRule {

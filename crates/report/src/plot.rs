@@ -109,8 +109,8 @@ fn image_format(path: &Path) -> Option<ImageFormat> {
 
 // --- figure description (independent of the backend) -------------------------------------------
 
-/// A colour per hue: the Okabe–Ito palette (distinguishable with colour-blindness), grey first
-/// for the noiseless mode.
+/// A colour per hue: the Okabe–Ito palette (distinguishable with colour-blindness; a violet
+/// instead of its black, on which the median line would vanish), grey for the noiseless mode.
 const PALETTE: [RGBColor; 8] = [
     RGBColor(0, 114, 178),
     RGBColor(230, 159, 0),
@@ -119,7 +119,7 @@ const PALETTE: [RGBColor; 8] = [
     RGBColor(86, 180, 233),
     RGBColor(213, 94, 0),
     RGBColor(240, 228, 66),
-    RGBColor(0, 0, 0),
+    RGBColor(120, 94, 240),
 ];
 const GREY: RGBColor = RGBColor(150, 150, 150);
 
@@ -186,14 +186,8 @@ pub struct CurvePanel {
 }
 
 enum Panel {
-    Boxes {
-        title: String,
-        items: Vec<BoxItem>,
-    },
-    Bars {
-        title: String,
-        items: Vec<BarItem>,
-    },
+    Boxes { title: String, items: Vec<BoxItem> },
+    Bars { title: String, items: Vec<BarItem> },
     Curves(CurvePanel),
 }
 
@@ -679,10 +673,7 @@ impl NodesAxis {
     /// Centre of hue `h` of `hues` at `nodes`, and the slot width.
     fn slot(&self, nodes: u64, h: usize, hues: usize) -> (f64, f64) {
         let w = self.group / hues.max(1) as f64;
-        (
-            self.x(nodes) - self.group / 2.0 + w * (h as f64 + 0.5),
-            w,
-        )
+        (self.x(nodes) - self.group / 2.0 + w * (h as f64 + 0.5), w)
     }
 }
 
@@ -765,7 +756,10 @@ fn draw_boxes<DB: DrawingBackend>(
         ];
         let fill = c.mix(0.55);
         chart
-            .draw_series(std::iter::once(Polygon::new(outline.clone(), fill.filled())))
+            .draw_series(std::iter::once(Polygon::new(
+                outline.clone(),
+                fill.filled(),
+            )))
             .map_err(err)?;
         let mut closed = outline;
         closed.push((x0, q1));
@@ -795,11 +789,13 @@ fn draw_boxes<DB: DrawingBackend>(
         let m = y(b.mean);
         chart
             .draw_series(
-                std::iter::once(EmptyElement::at((cx, m)) + Rectangle::new([(-3, -3), (3, 3)], WHITE.filled()))
-                    .chain(std::iter::once(
-                        EmptyElement::at((cx, m))
-                            + Rectangle::new([(-3, -3), (3, 3)], BLACK.stroke_width(1)),
-                    )),
+                std::iter::once(
+                    EmptyElement::at((cx, m)) + Rectangle::new([(-3, -3), (3, 3)], WHITE.filled()),
+                )
+                .chain(std::iter::once(
+                    EmptyElement::at((cx, m))
+                        + Rectangle::new([(-3, -3), (3, 3)], BLACK.stroke_width(1)),
+                )),
             )
             .map_err(err)?;
         chart
@@ -947,9 +943,9 @@ fn draw_curves<DB: DrawingBackend>(
             )))
             .map_err(err)?;
         if hues.is_none() {
-            series
-                .label(c.label.clone())
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(3)));
+            series.label(c.label.clone()).legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(3))
+            });
         }
     }
     if hues.is_none() && !p.curves.is_empty() {
@@ -1046,11 +1042,16 @@ fn write_png(
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let tmp = tempfile::Builder::new()
-        .prefix(&format!(".{name}."))
-        .suffix(".png")
-        .tempfile_in(dir)
-        .map_err(io)?;
+    let prefix = format!(".{name}.");
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(".png");
+    #[cfg(unix)]
+    {
+        // Like a plain `File::create`: 0o666 minus the umask, not the temporary file's 0o600.
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let tmp = builder.tempfile_in(dir).map_err(io)?;
     {
         let root = BitMapBackend::new(tmp.path(), size).into_drawing_area();
         draw(&root)?;
@@ -1123,13 +1124,13 @@ mod tests {
 
     #[test]
     fn ticks() {
-        assert_eq!(linear_ticks(0.0, 100.0), vec![0.0, 20.0, 40.0, 60.0, 80.0, 100.0]);
+        assert_eq!(
+            linear_ticks(0.0, 100.0),
+            vec![0.0, 20.0, 40.0, 60.0, 80.0, 100.0]
+        );
         let t = log_ticks(6.0, 9.0);
         let back: Vec<f64> = t.iter().map(|e| (10f64.powf(*e)).round()).collect();
-        assert_eq!(
-            back,
-            vec![1e6, 2e6, 5e6, 1e7, 2e7, 5e7, 1e8, 2e8, 5e8, 1e9]
-        );
+        assert_eq!(back, vec![1e6, 2e6, 5e6, 1e7, 2e7, 5e7, 1e8, 2e8, 5e8, 1e9]);
     }
 
     #[test]

@@ -189,11 +189,7 @@ pub fn describe_params(p: &EngineParams) -> String {
         fmt_per_byte(p.big_g_ps_per_byte),
         fmt_per_byte(p.big_o_ps_per_byte),
         format_size(p.s_bytes),
-        if p.rndv_3l {
-            ", rendezvous 3L"
-        } else {
-            ""
-        }
+        if p.rndv_3l { ", rendezvous 3L" } else { "" }
     )
 }
 
