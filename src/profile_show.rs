@@ -163,9 +163,12 @@ fn params_line(b: &BaseParams) -> String {
     )
 }
 
+/// How a distribution's values are written.
+type Fmt = dyn Fn(f64) -> String;
+
 fn placement(out: &mut String, name: &str, pl: &Placement, near: Option<&Placement>) {
     let _ = writeln!(out, "{name} parameters: {}", params_line(&pl.params));
-    let dists: [(&str, &Option<Distribution>, &dyn Fn(f64) -> String); 4] = [
+    let dists: [(&str, &Option<Distribution>, &Fmt); 4] = [
         ("latency (one way)", &pl.latency, &time),
         ("per-byte time (G)", &pl.bandwidth, &per_byte),
         ("overhead (o)", &pl.overhead, &time),

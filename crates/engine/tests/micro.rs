@@ -229,7 +229,6 @@ fn a_ring_gives_the_same_times_with_and_without_root_hints() {
 
 #[test]
 fn the_progress_hook_counts_every_op_and_stops_when_asked() {
-    use loggops_engine::Program;
     use loggops_engine::{simulate_global, EngineError, Progress};
     // A 64-rank ring of 200 rounds: enough events for several reports.
     let ranks = 64;
@@ -254,7 +253,7 @@ fn the_progress_hook_counts_every_op_and_stops_when_asked() {
     let with = simulate_global(&p, &cfg, &mut NoNoise).unwrap();
     let without = simulate_global(&p, &plain, &mut NoNoise).unwrap();
     assert_eq!(with.finish, without.finish);
-    assert_eq!(HOOK.ops_started(), p.total_ops());
+    assert_eq!(HOOK.ops_started(), loggops_engine::Program::total_ops(&p));
     assert!(
         with.events > Progress::EVERY,
         "the run reports more than once"
