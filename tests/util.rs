@@ -53,3 +53,13 @@ pub fn strip_performance(s: &str) -> String {
         .map(|l| format!("{l}\n"))
         .collect()
 }
+
+/// The checkout's root, where relative paths in messages start.
+pub fn root() -> &'static std::path::Path {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Runs the binary from the repository root so paths in messages are stable.
+pub fn run_here(args: &[&str]) -> Output {
+    bin().current_dir(root()).args(args).output().unwrap()
+}

@@ -685,6 +685,51 @@ fn caption_style() -> TextStyle<'static> {
     (FONT, 16).into_font().color(&BLACK)
 }
 
+/// What a panel's axes say.
+struct AxesText<'a> {
+    x_desc: &'a str,
+    y_desc: &'a str,
+    x_fmt: &'a dyn Fn(&f64) -> String,
+    y_fmt: &'a dyn Fn(&f64) -> String,
+    /// Vertical grid lines (off for node counts, whose groups stand between them).
+    x_grid: bool,
+}
+
+/// A panel's chart with its caption, axes, labels and grid drawn.
+fn panel_chart<'a, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, Shift>,
+    title: &str,
+    x: Keyed,
+    y: Keyed,
+    text: AxesText<'_>,
+) -> DrawResult<ChartContext<'a, DB, Cartesian2d<Keyed, Keyed>>> {
+    let mut chart = ChartBuilder::on(area)
+        .caption(title, caption_style())
+        .margin(10)
+        .margin_right(22)
+        .x_label_area_size(46)
+        .y_label_area_size(78)
+        .build_cartesian_2d(x, y)
+        .map_err(err)?;
+    let mut mesh = chart.configure_mesh();
+    if !text.x_grid {
+        mesh.disable_x_mesh();
+    }
+    mesh.light_line_style(WHITE)
+        .bold_line_style(RGBColor(225, 225, 225))
+        .x_labels(64)
+        .y_labels(64)
+        .x_label_formatter(text.x_fmt)
+        .y_label_formatter(text.y_fmt)
+        .x_desc(text.x_desc)
+        .y_desc(text.y_desc)
+        .label_style((FONT, 13))
+        .axis_desc_style((FONT, 14))
+        .draw()
+        .map_err(err)?;
+    Ok(chart)
+}
+
 fn draw_boxes<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     title: &str,
@@ -701,37 +746,24 @@ fn draw_boxes<DB: DrawingBackend>(
         (a.min(v), b.max(v))
     });
     let ya = Axis::new(lo, hi, lo > 0.0 && hi / lo > 5.0, false);
-    let mut chart = ChartBuilder::on(area)
-        .caption(title, caption_style())
-        .margin(10)
-        .margin_right(18)
-        .x_label_area_size(46)
-        .y_label_area_size(78)
-        .build_cartesian_2d(
-            keyed(xa.lo, xa.hi, &xa.positions),
-            keyed(ya.lo, ya.hi, &ya.ticks),
-        )
-        .map_err(err)?;
     let yfmt = |t: &f64| fmt_axis(AxisUnit::TimePs, ya.inv(*t));
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .light_line_style(WHITE)
-        .bold_line_style(RGBColor(225, 225, 225))
-        .x_labels(64)
-        .y_labels(64)
-        .x_label_formatter(&|u| label_nodes(*u))
-        .y_label_formatter(&yfmt)
-        .x_desc("nodes (log scale)")
-        .y_desc(if ya.log {
-            "time per run (log scale)"
-        } else {
-            "time per run"
-        })
-        .label_style((FONT, 13))
-        .axis_desc_style((FONT, 14))
-        .draw()
-        .map_err(err)?;
+    let mut chart = panel_chart(
+        area,
+        title,
+        keyed(xa.lo, xa.hi, &xa.positions),
+        keyed(ya.lo, ya.hi, &ya.ticks),
+        AxesText {
+            x_desc: "nodes (log scale)",
+            y_desc: if ya.log {
+                "time per run (log scale)"
+            } else {
+                "time per run"
+            },
+            x_fmt: &|u| label_nodes(*u),
+            y_fmt: &yfmt,
+            x_grid: false,
+        },
+    )?;
     for b in items {
         let c = hue_color(&hues[b.hue], b.hue);
         let (cx, w) = xa.slot(b.nodes, b.hue, hues.len());
@@ -823,32 +855,19 @@ fn draw_bars<DB: DrawingBackend>(
     });
     let (lo, hi) = vals.fold((0f64, 0f64), |(a, b), v| (a.min(v), b.max(v)));
     let ya = Axis::new(lo, hi, false, true);
-    let mut chart = ChartBuilder::on(area)
-        .caption(title, caption_style())
-        .margin(10)
-        .margin_right(18)
-        .x_label_area_size(46)
-        .y_label_area_size(78)
-        .build_cartesian_2d(
-            keyed(xa.lo, xa.hi, &xa.positions),
-            keyed(ya.lo, ya.hi, &ya.ticks),
-        )
-        .map_err(err)?;
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .light_line_style(WHITE)
-        .bold_line_style(RGBColor(225, 225, 225))
-        .x_labels(64)
-        .y_labels(64)
-        .x_label_formatter(&|u| label_nodes(*u))
-        .y_label_formatter(&|v| fmt_pct(*v))
-        .x_desc("nodes (log scale)")
-        .y_desc("cost increase over noiseless")
-        .label_style((FONT, 13))
-        .axis_desc_style((FONT, 14))
-        .draw()
-        .map_err(err)?;
+    let mut chart = panel_chart(
+        area,
+        title,
+        keyed(xa.lo, xa.hi, &xa.positions),
+        keyed(ya.lo, ya.hi, &ya.ticks),
+        AxesText {
+            x_desc: "nodes (log scale)",
+            y_desc: "cost increase over noiseless",
+            x_fmt: &|u| label_nodes(*u),
+            y_fmt: &|v| fmt_pct(*v),
+            x_grid: false,
+        },
+    )?;
     for b in items {
         let c = hue_color(&hues[b.hue], b.hue);
         let (cx, w) = xa.slot(b.nodes, b.hue, hues.len());
@@ -896,17 +915,6 @@ fn draw_curves<DB: DrawingBackend>(
     } else {
         Axis::new(ylo, yhi, false, false)
     };
-    let mut chart = ChartBuilder::on(area)
-        .caption(&p.title, caption_style())
-        .margin(10)
-        .margin_right(24)
-        .x_label_area_size(46)
-        .y_label_area_size(78)
-        .build_cartesian_2d(
-            keyed(xa.lo, xa.hi, &xa.ticks),
-            keyed(ya.lo, ya.hi, &ya.ticks),
-        )
-        .map_err(err)?;
     let xfmt = |t: &f64| fmt_axis(p.x_unit, xa.inv(*t));
     let yfmt = |t: &f64| fmt_axis(p.y_unit, ya.inv(*t));
     let x_desc = if xa.log {
@@ -914,20 +922,19 @@ fn draw_curves<DB: DrawingBackend>(
     } else {
         p.x_desc.clone()
     };
-    chart
-        .configure_mesh()
-        .light_line_style(WHITE)
-        .bold_line_style(RGBColor(225, 225, 225))
-        .x_labels(64)
-        .y_labels(64)
-        .x_label_formatter(&xfmt)
-        .y_label_formatter(&yfmt)
-        .x_desc(x_desc)
-        .y_desc(p.y_desc.clone())
-        .label_style((FONT, 13))
-        .axis_desc_style((FONT, 14))
-        .draw()
-        .map_err(err)?;
+    let mut chart = panel_chart(
+        area,
+        &p.title,
+        keyed(xa.lo, xa.hi, &xa.ticks),
+        keyed(ya.lo, ya.hi, &ya.ticks),
+        AxesText {
+            x_desc: &x_desc,
+            y_desc: &p.y_desc,
+            x_fmt: &xfmt,
+            y_fmt: &yfmt,
+            x_grid: true,
+        },
+    )?;
     for (i, c) in p.curves.iter().enumerate() {
         let hue = hues
             .and_then(|h| h.iter().position(|x| *x == c.label))
