@@ -464,7 +464,10 @@ fn draw_section<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, s: &Section) 
         match p {
             Panel::Boxes { title, items } => draw_boxes(a, title, items, &s.hues)?,
             Panel::Bars { title, items } => draw_bars(a, title, items, &s.hues)?,
-            Panel::Curves(c) => draw_curves(a, c, Some(&s.hues))?,
+            // Without section hues (a profile's distributions) each panel has its own legend.
+            Panel::Curves(c) => {
+                draw_curves(a, c, (!s.hues.is_empty()).then_some(s.hues.as_slice()))?
+            }
         }
     }
     Ok(())
