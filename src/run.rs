@@ -9,11 +9,21 @@ use std::time::Instant;
 use anyhow::{anyhow, bail, Context, Result};
 use loggops_engine::{simulate as engine_run, Config, NoNoise, Order, Outcome, Params, Program};
 
-use crate::cli::{CalibrateArgs, FormatArg, GenArgs, OrderArg, RunArgs};
+use crate::cli::{CalibrateArgs, FormatArg, GenArgs, ModelArg, OrderArg, RunArgs};
 use crate::schedule::{self, with_program, Schedule};
 use crate::units::{
     fmt_bytes, fmt_ps, format_size, parse_per_byte_ps, parse_size, parse_ticks, parse_time_ps,
 };
+
+/// The engine's sharing model: `--model`, else queued with `--noise` and LogGOPSim's without.
+pub fn model(args: &RunArgs) -> loggops_engine::Model {
+    match args.model {
+        Some(ModelArg::Loggopsim) => loggops_engine::Model::LogGOPSim,
+        Some(ModelArg::Queued) => loggops_engine::Model::Queued,
+        None if args.noise.is_some() => loggops_engine::Model::Queued,
+        None => loggops_engine::Model::LogGOPSim,
+    }
+}
 
 fn order(o: OrderArg) -> Order {
     match o {
@@ -119,6 +129,7 @@ pub fn simulate(args: RunArgs) -> Result<ExitCode> {
     }
     let params = resolve_params(&args, Params::loggopsim_defaults_ps())?;
     let cfg = Config {
+        model: model(&args),
         params,
         order: order(args.order),
         compat: false,
@@ -142,8 +153,8 @@ pub fn simulate(args: RunArgs) -> Result<ExitCode> {
         runs.push((sched.num_ranks(), total_ops(&sched), out, wall));
     }
     let text = match args.format {
-        FormatArg::Human => human_summary(&goal, &cfg.params, cfg.order, &runs),
-        FormatArg::Json => json_summary(&goal, &cfg.params, &runs),
+        FormatArg::Human => human_summary(&goal, &cfg.params, cfg.order, cfg.model, &runs),
+        FormatArg::Json => json_summary(&goal, &cfg.params, cfg.model, &runs),
         FormatArg::Csv => csv_summary(&runs),
     };
     emit(args.output.as_deref(), &text)?;
@@ -156,11 +167,25 @@ fn total_ops(s: &Schedule) -> u64 {
 
 type Run = (u32, u64, Outcome, f64);
 
-fn human_summary(goal: &Path, p: &Params, order: Order, runs: &[Run]) -> String {
+/// The `--model` value naming `m`.
+pub fn model_name(m: loggops_engine::Model) -> &'static str {
+    match m {
+        loggops_engine::Model::LogGOPSim => "loggopsim",
+        loggops_engine::Model::Queued => "queued",
+    }
+}
+
+fn human_summary(
+    goal: &Path,
+    p: &Params,
+    order: Order,
+    model: loggops_engine::Model,
+    runs: &[Run],
+) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "{}: L={} o={} g={} G={}/B O={}/B S={} ({} order)",
+        "{}: L={} o={} g={} G={}/B O={}/B S={} ({} order, {} model)",
         goal.display(),
         fmt_ps(p.l),
         fmt_ps(p.o),
@@ -173,6 +198,7 @@ fn human_summary(goal: &Path, p: &Params, order: Order, runs: &[Run]) -> String 
         } else {
             "libstdcxx"
         },
+        model_name(model),
     );
     for (ranks, ops, out, wall) in runs {
         let (max, host) = out.max();
@@ -197,7 +223,7 @@ fn fmt_per_byte(g: loggops_engine::PerByte) -> String {
     }
 }
 
-fn json_summary(goal: &Path, p: &Params, runs: &[Run]) -> String {
+fn json_summary(goal: &Path, p: &Params, model: loggops_engine::Model, runs: &[Run]) -> String {
     let items: Vec<serde_json::Value> = runs
         .iter()
         .map(|(ranks, ops, out, wall)| {
@@ -220,6 +246,7 @@ fn json_summary(goal: &Path, p: &Params, runs: &[Run]) -> String {
             "L_ps": p.l, "o_ps": p.o, "g_ps": p.g,
             "G_ps_per_byte": p.big_g.as_f64(), "O_ps_per_byte": p.big_o.as_f64(), "S_bytes": p.s,
         },
+        "model": model_name(model),
         "runs": items,
         "peak_rss_bytes": peak_rss_bytes(),
     });
@@ -323,8 +350,12 @@ fn describe_leftovers(goal: &Path, sched: &Schedule, out: &Outcome) -> String {
 }
 
 fn compat_run(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Result<ExitCode> {
+    if args.model == Some(ModelArg::Queued) {
+        bail!("--model queued does not apply with --compat loggopsim, which runs LogGOPSim's rules exactly");
+    }
     let params = compat_params(args)?;
     let cfg = Config {
+        model: loggops_engine::Model::LogGOPSim,
         params,
         order: order(args.order),
         compat: true,

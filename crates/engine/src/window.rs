@@ -497,7 +497,10 @@ impl WindowOdds {
     ) -> Result<Outcome, crate::sim::EngineError> {
         use std::sync::atomic::Ordering::Relaxed;
         let (answered, gave_up) = (self.answered.load(Relaxed), self.gave_up.load(Relaxed));
-        if N::ACTIVE && (answered + gave_up < Self::TRIALS || gave_up <= answered) {
+        if N::ACTIVE
+            && cfg.model == crate::sim::Model::LogGOPSim
+            && (answered + gave_up < Self::TRIALS || gave_up <= answered)
+        {
             let mut full = self.full_ancestry();
             let first = if full {
                 Ancestry::Full
