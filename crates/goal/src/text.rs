@@ -97,7 +97,7 @@ impl ParseOptions {
     pub fn ticks_to_time(&self, ticks: u64) -> Result<u64, ScaleError> {
         let ps = ticks as u128 * self.tick_ps as u128;
         let unit = self.time_unit.picos() as u128;
-        if ps % unit != 0 {
+        if !ps.is_multiple_of(unit) {
             return Err(ScaleError::NotWhole);
         }
         u64::try_from(ps / unit).map_err(|_| ScaleError::Overflow)
