@@ -21,7 +21,7 @@ use loggops_noise::{NoiseConfig, NoiseMode, NoiseModel};
 use loggops_units::{parse_per_byte, parse_time, TimeRules, TimeUnit};
 
 use crate::shared_or_skip;
-use crate::util::{run, stderr, stdout};
+use crate::util::{run, stderr, stdout, write_file};
 
 /// LogGOPSim's parameter sets of `apps/README.md`: output file suffix and flags (plain ns).
 const PARAMETER_SETS: [(&str, &[(&str, &str)]); 3] = [
@@ -164,9 +164,8 @@ fn command_line_reads_traces_in_ns_ticks() {
     let shared = shared_or_skip!();
     let dir = shared.join("apps/npb_ft_S_p8");
     let tmp = tempfile::tempdir().unwrap();
-    let goal = tmp.path().join("npb_ft_S_p8.goal");
     let text = goal_text(&dir);
-    std::fs::write(&goal, &text).unwrap();
+    let goal = write_file(tmp.path(), "npb_ft_S_p8.goal", &text);
     for (set, flags) in PARAMETER_SETS {
         let mut args = vec!["--goal", goal.to_str().unwrap(), "--format", "json"];
         for (f, v) in flags {
@@ -270,8 +269,8 @@ fn noisy_applications_do_not_depend_on_the_thread_count() {
     let tmp = tempfile::tempdir().unwrap();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     for app in ["npb_ft_S_p8", "lulesh_p27_s10_i20"] {
-        let goal = tmp.path().join(format!("{app}.goal"));
-        std::fs::write(&goal, goal_text(&shared.join("apps").join(app))).unwrap();
+        let text = goal_text(&shared.join("apps").join(app));
+        let goal = write_file(tmp.path(), &format!("{app}.goal"), &text);
         for profile in ["alps", "aws"] {
             let profile = root.join(format!("calibration/{profile}.h5"));
             let json = |threads: &str| {

@@ -1,7 +1,7 @@
 //! Behaviour of the command line that users see: messages are pinned with insta snapshots.
 use std::path::Path;
 
-use crate::util::{run, stderr, stdout};
+use crate::util::{run, stderr, stdout, write_file};
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -321,12 +321,11 @@ fn gen_nwaydissemination_reduction_calcs_are_d_ticks() {
 #[test]
 fn tick_errors() {
     let dir = tempfile::tempdir().unwrap();
-    let f = dir.path().join("long.goal");
-    std::fs::write(
-        &f,
+    let f = write_file(
+        dir.path(),
+        "long.goal",
         "num_ranks 1\nrank 0 {\nl1: calc 5\nl2: calc 18446744073709552\n}\n",
-    )
-    .unwrap();
+    );
     let path = f.to_str().unwrap();
     let tmp = |s: String| s.replace(dir.path().to_str().unwrap(), "[tmp]");
     // 2^64 / 1000 ticks of 1 ns overflow u64 ps, located; with a 1 ps tick it is a time.
@@ -347,12 +346,11 @@ fn tick_errors() {
 #[test]
 fn output_names_the_tick() {
     let dir = tempfile::tempdir().unwrap();
-    let f = dir.path().join("pingpong.goal");
-    std::fs::write(
-        &f,
+    let f = write_file(
+        dir.path(),
+        "pingpong.goal",
         "num_ranks 2\nrank 0 {\nl1: calc 1500\nl2: send 8b to 1\nl2 requires l1\n}\nrank 1 {\nrecv 8b from 0\n}\n",
-    )
-    .unwrap();
+    );
     let path = f.to_str().unwrap();
     let out = run_here(&["--goal", path, "--tick", "1ps"]);
     let human = stdout(&out);
