@@ -15,6 +15,7 @@
 //! buffers were freed and regrown every window). The global engine's radix heap keeps its
 //! buckets the same way (`queue.rs`).
 
+use std::cell::Cell;
 use std::cmp::Ordering;
 
 use super::entry::{Ent, Min};
@@ -121,7 +122,7 @@ pub(super) struct Scratch {
 }
 
 thread_local! {
-    pub(super) static SCRATCH: std::cell::Cell<Option<Box<Scratch>>> = const { std::cell::Cell::new(None) };
+    pub(super) static SCRATCH: Cell<Option<Box<Scratch>>> = const { Cell::new(None) };
 }
 
 /// `floor(t / width)` by a multiplication: `recip = floor(2^64 / width)` gives the quotient or

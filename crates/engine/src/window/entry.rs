@@ -56,8 +56,8 @@ pub(super) struct Ent {
     /// The `pt` of the event that queued this one (its parent's [`Stamp`]).
     pub(super) gpt: Time,
     /// When the parent is a root (`gpt` 0): the parent's `seq`. Else the parent's own `gpt`
-    /// (when the event that queued the parent was queued: `ggpt`). With [`Ancestry::Full`]:
-    /// the parent's record ([`NO_REC`] for the roots).
+    /// (when the event that queued the parent was queued: `ggpt`). With
+    /// [`super::Ancestry::Full`]: the parent's record ([`super::ties::NO_REC`] for the roots).
     pub(super) g2: u64,
 }
 

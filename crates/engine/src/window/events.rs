@@ -29,152 +29,6 @@ pub(super) struct Direct {
 }
 
 impl<'a, P: Program, N: Noise, const FULL: bool> Win<'a, P, N, FULL> {
-    #[inline(always)]
-    fn add(&mut self, a: Time, b: Time) -> Time {
-        or_overflow(a.checked_add(b), &mut self.overflow)
-    }
-
-    /// `(s-1)·O`.
-    #[inline]
-    fn overhead_bytes(&mut self, size: u64) -> Time {
-        if self.p.big_o.raw() == 0 {
-            // No per-byte overhead (most profiles): no multiplication.
-            return 0;
-        }
-        or_overflow(
-            self.p.big_o.cost(size.saturating_sub(1)),
-            &mut self.overflow,
-        )
-    }
-
-    /// Defers the event being run (`next`) to `time`, when its CPU or NIC is free: it stays
-    /// `next` if that is still in this window.
-    #[inline(always)]
-    pub(super) fn defer(&mut self, time: Time) {
-        self.next.time = time;
-        if time >= self.w_end {
-            self.has_next = false;
-            let e = self.next;
-            self.queue(e);
-        }
-    }
-
-    /// Queues the ops freed by the current event in LogGOPSim's order (by type, release order
-    /// within a type), starting when their CPU (and NIC, for sends) is free. The last one due
-    /// in this window becomes `next` (which must be free); a single one due in this window,
-    /// before every other pending event of the rank, is returned to be run at once instead,
-    /// and a single one due after it is queued here.
-    #[inline(always)]
-    #[must_use]
-    pub(super) fn flush_freed(&mut self) -> Option<Direct> {
-        let n = self.freed.len();
-        if n == 0 {
-            return None;
-        }
-        debug_assert!(!self.has_next);
-        let (prog, host) = (self.prog, self.host);
-        if n == 1 {
-            let id = self.freed[0];
-            let op = prog.op(host, id);
-            let time = self.start_time(op.kind);
-            if time >= self.w_end {
-                // Due after this window (a send waiting for its NIC): queued for its window,
-                // as `flush_queued` would.
-                self.freed.clear();
-                self.enqueued += 1;
-                let e = self.child(time, self.now.saturating_add(1), self.seq, 0, host, id);
-                self.seq += 1;
-                self.queue(e);
-                return None;
-            }
-            // Due before every other pending event of this rank: it runs now, as `select`
-            // would pick it (its key starts with an earlier time), without being queued (it
-            // is ready by construction: its start is when its CPU, and NIC for a send, are
-            // free).
-            if time < self.heap_first {
-                self.freed.clear();
-                self.enqueued += 1;
-                let stamp = Stamp {
-                    pt: self.now.saturating_add(1),
-                    src: host,
-                    seq: self.seq,
-                    gpt: self.parent.pt,
-                };
-                self.seq += 1;
-                return Some(Direct {
-                    id,
-                    op,
-                    time,
-                    stamp,
-                });
-            }
-        }
-        self.flush_queued();
-        None
-    }
-
-    /// [`Self::flush_freed`] of ops that do not run at once: queued in LogGOPSim's order, the
-    /// last one due in this window as `next`.
-    #[inline(never)]
-    fn flush_queued(&mut self) {
-        let (prog, host, n) = (self.prog, self.host, self.freed.len());
-        if n > 1 {
-            self.freed.sort_by_key(|&op| prog.op(host, op).kind);
-        }
-        self.enqueued += n as u64;
-        for i in 0..n {
-            let op = self.freed[i];
-            let time = self.start_time(prog.op(host, op).kind);
-            let e = self.child(time, self.now.saturating_add(1), self.seq, 0, host, op);
-            self.seq += 1;
-            if e.time >= self.w_end {
-                self.queue(e);
-            } else {
-                if self.has_next {
-                    let prev = self.next;
-                    self.heap.push(Min(prev));
-                    self.heap_changed();
-                }
-                self.next = e;
-                self.has_next = true;
-            }
-        }
-        self.freed.clear();
-    }
-
-    /// When an op of `kind` of the current rank can start: when its CPU is free, and its NIC
-    /// too for a send.
-    #[inline(always)]
-    fn start_time(&self, kind: OpKind) -> Time {
-        let r = &self.me;
-        if kind == OpKind::Send {
-            r.o.max(r.gs)
-        } else {
-            r.o
-        }
-    }
-
-    #[inline(always)]
-    fn mark(&mut self, op: u32, kind: DepKind) {
-        if kind == DepKind::Start && !self.start_deps {
-            return;
-        }
-        let freed = &mut self.freed;
-        self.counters
-            .release(self.prog, self.host, op, kind, |d| freed.push(d));
-    }
-
-    #[inline(always)]
-    pub(super) fn posted(&mut self, h: usize) -> Posted<'_> {
-        self.lists.posted(&mut self.me.rq, h)
-    }
-
-    /// Rank `h`'s unexpected-message list.
-    #[inline(always)]
-    fn arrived(&mut self, h: usize) -> Arrived<'_> {
-        self.lists.arrived(&mut self.me.uq, h)
-    }
-
     /// Runs op event `next` at its time, or defers it while the CPU or NIC is busy.
     #[inline(always)]
     pub(super) fn op_event(&mut self) -> Result<(), GiveUp> {
@@ -330,5 +184,151 @@ impl<'a, P: Program, N: Noise, const FULL: bool> Win<'a, P, N, FULL> {
             self.arrived(h).push(sender, op.tag, send_id);
             self.open += 1;
         }
+    }
+
+    /// Defers the event being run (`next`) to `time`, when its CPU or NIC is free: it stays
+    /// `next` if that is still in this window.
+    #[inline(always)]
+    pub(super) fn defer(&mut self, time: Time) {
+        self.next.time = time;
+        if time >= self.w_end {
+            self.has_next = false;
+            let e = self.next;
+            self.queue(e);
+        }
+    }
+
+    /// Queues the ops freed by the current event in LogGOPSim's order (by type, release order
+    /// within a type), starting when their CPU (and NIC, for sends) is free. The last one due
+    /// in this window becomes `next` (which must be free); a single one due in this window,
+    /// before every other pending event of the rank, is returned to be run at once instead,
+    /// and a single one due after it is queued here.
+    #[inline(always)]
+    #[must_use]
+    pub(super) fn flush_freed(&mut self) -> Option<Direct> {
+        let n = self.freed.len();
+        if n == 0 {
+            return None;
+        }
+        debug_assert!(!self.has_next);
+        let (prog, host) = (self.prog, self.host);
+        if n == 1 {
+            let id = self.freed[0];
+            let op = prog.op(host, id);
+            let time = self.start_time(op.kind);
+            if time >= self.w_end {
+                // Due after this window (a send waiting for its NIC): queued for its window,
+                // as `flush_queued` would.
+                self.freed.clear();
+                self.enqueued += 1;
+                let e = self.child(time, self.now.saturating_add(1), self.seq, 0, host, id);
+                self.seq += 1;
+                self.queue(e);
+                return None;
+            }
+            // Due before every other pending event of this rank: it runs now, as `select`
+            // would pick it (its key starts with an earlier time), without being queued (it
+            // is ready by construction: its start is when its CPU, and NIC for a send, are
+            // free).
+            if time < self.heap_first {
+                self.freed.clear();
+                self.enqueued += 1;
+                let stamp = Stamp {
+                    pt: self.now.saturating_add(1),
+                    src: host,
+                    seq: self.seq,
+                    gpt: self.parent.pt,
+                };
+                self.seq += 1;
+                return Some(Direct {
+                    id,
+                    op,
+                    time,
+                    stamp,
+                });
+            }
+        }
+        self.flush_queued();
+        None
+    }
+
+    /// [`Self::flush_freed`] of ops that do not run at once: queued in LogGOPSim's order, the
+    /// last one due in this window as `next`.
+    #[inline(never)]
+    fn flush_queued(&mut self) {
+        let (prog, host, n) = (self.prog, self.host, self.freed.len());
+        if n > 1 {
+            self.freed.sort_by_key(|&op| prog.op(host, op).kind);
+        }
+        self.enqueued += n as u64;
+        for i in 0..n {
+            let op = self.freed[i];
+            let time = self.start_time(prog.op(host, op).kind);
+            let e = self.child(time, self.now.saturating_add(1), self.seq, 0, host, op);
+            self.seq += 1;
+            if e.time >= self.w_end {
+                self.queue(e);
+            } else {
+                if self.has_next {
+                    let prev = self.next;
+                    self.heap.push(Min(prev));
+                    self.heap_changed();
+                }
+                self.next = e;
+                self.has_next = true;
+            }
+        }
+        self.freed.clear();
+    }
+
+    /// When an op of `kind` of the current rank can start: when its CPU is free, and its NIC
+    /// too for a send.
+    #[inline(always)]
+    fn start_time(&self, kind: OpKind) -> Time {
+        let r = &self.me;
+        if kind == OpKind::Send {
+            r.o.max(r.gs)
+        } else {
+            r.o
+        }
+    }
+
+    #[inline(always)]
+    fn mark(&mut self, op: u32, kind: DepKind) {
+        if kind == DepKind::Start && !self.start_deps {
+            return;
+        }
+        let freed = &mut self.freed;
+        self.counters
+            .release(self.prog, self.host, op, kind, |d| freed.push(d));
+    }
+
+    #[inline(always)]
+    pub(super) fn posted(&mut self, h: usize) -> Posted<'_> {
+        self.lists.posted(&mut self.me.rq, h)
+    }
+
+    /// Rank `h`'s unexpected-message list.
+    #[inline(always)]
+    fn arrived(&mut self, h: usize) -> Arrived<'_> {
+        self.lists.arrived(&mut self.me.uq, h)
+    }
+
+    #[inline(always)]
+    fn add(&mut self, a: Time, b: Time) -> Time {
+        or_overflow(a.checked_add(b), &mut self.overflow)
+    }
+
+    /// `(s-1)·O`.
+    #[inline]
+    fn overhead_bytes(&mut self, size: u64) -> Time {
+        if self.p.big_o.raw() == 0 {
+            // No per-byte overhead (most profiles): no multiplication.
+            return 0;
+        }
+        or_overflow(
+            self.p.big_o.cost(size.saturating_sub(1)),
+            &mut self.overflow,
+        )
     }
 }

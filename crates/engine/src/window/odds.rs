@@ -19,8 +19,9 @@ use crate::sim::{Config, Outcome};
 /// [`Ancestry::Full`]; once more than one in [`WindowOdds::TIES_FOR_FULL`] of at least
 /// [`WindowOdds::TRIALS`] runs needed full ancestry, runs start with it (its records cost
 /// about 13 % on runs that never need them; those runs still tell whether they needed it),
-/// until a run needs more than [`FULL_RECORDS`] records. Answers never depend on these
-/// choices, so they may follow the order in which parallel repetitions happen to finish.
+/// until a run needs more than [`FULL_RECORDS`](super::FULL_RECORDS) records. Answers never
+/// depend on these choices, so they may follow the order in which parallel repetitions happen
+/// to finish.
 #[derive(Debug, Default)]
 pub struct WindowOdds {
     answered: std::sync::atomic::AtomicU64,
@@ -28,7 +29,7 @@ pub struct WindowOdds {
     /// Windowed runs, and how many of them needed full ancestry.
     runs: std::sync::atomic::AtomicU64,
     deep: std::sync::atomic::AtomicU64,
-    /// A full-ancestry run needed more than [`FULL_RECORDS`] records.
+    /// A full-ancestry run needed more than [`super::FULL_RECORDS`] records.
     too_deep: std::sync::atomic::AtomicBool,
 }
 

@@ -49,8 +49,8 @@ use crate::program::Program;
 /// "No record": queued before the run.
 pub(super) const NO_REC: u32 = u32::MAX;
 
-/// What [`Ancestry::Full`] keeps of an event that queued others: the stamp it was queued with
-/// (`pt`, `seq`, `src`) and the record of the event that queued it.
+/// What [`super::Ancestry::Full`] keeps of an event that queued others: the stamp it was
+/// queued with (`pt`, `seq`, `src`) and the record of the event that queued it.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Rec {
     pt: Time,
