@@ -12,8 +12,8 @@
 //! Memory follows the live entries, not the largest window: an emptied buffer stays in its
 //! slot up to [`SLOT_KEEP`] entries; a larger one (a lock-step front: one entry per rank)
 //! becomes one of at most [`SPARES`] spares for the next slot that fills (with four spares,
-//! buffers were freed and regrown every window). The global engine's radix heap keeps its
-//! buckets the same way (`queue.rs`).
+//! buffers were freed and regrown every window); `Win::run` applies this as each window ends.
+//! The global engine's radix heap keeps its buckets the same way (`queue.rs`).
 
 use std::cell::Cell;
 use std::cmp::Ordering;
@@ -35,8 +35,8 @@ pub(super) const RING: u64 = 64;
 /// Sixteen spares cover the windows a 16K-rank dissemination keeps busy at once (with four,
 /// buffers were freed and grown again all the time: 660 page faults per repetition instead
 /// of 35, and 10% of the run time).
-const SLOT_KEEP: usize = 1024;
-const SPARES: usize = 16;
+pub(super) const SLOT_KEEP: usize = 1024;
+pub(super) const SPARES: usize = 16;
 
 /// The entries of one window, and their ranks apart: grouping a window by rank reads 4 bytes
 /// per entry instead of a cache line, and each entry is then read once, when it runs.
@@ -172,29 +172,6 @@ impl<'a, P: Program, N: Noise, const FULL: bool> Win<'a, P, N, FULL> {
     fn take_spare(&mut self, i: usize) {
         if let Some(spare) = self.spares.pop() {
             self.ring[i] = spare;
-        }
-    }
-
-    /// Takes the entries of window `w`, about to run, out of the ring. Nothing is queued for
-    /// window `w + RING` while `w` runs: the slot stays empty.
-    #[inline(always)]
-    pub(super) fn take_window(&mut self, w: u64) -> Slot {
-        let slot = (w % RING) as usize;
-        let entries = std::mem::take(&mut self.ring[slot]);
-        self.in_ring -= entries.ents.len();
-        entries
-    }
-
-    /// Gives back the buffer of window `w`, which has run: emptied, to its slot, or to the
-    /// spares when it is large (freed when there are [`SPARES`] already).
-    #[inline(always)]
-    pub(super) fn put_back(&mut self, w: u64, mut entries: Slot) {
-        let slot = (w % RING) as usize;
-        entries.clear();
-        if entries.ents.capacity() <= SLOT_KEEP {
-            self.ring[slot] = entries;
-        } else if self.spares.len() < SPARES {
-            self.spares.push(entries);
         }
     }
 

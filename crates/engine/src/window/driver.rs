@@ -14,7 +14,7 @@
 
 use std::collections::BinaryHeap;
 
-use super::buffers::{Groups, Scratch, Slot, RING};
+use super::buffers::{Groups, Scratch, Slot, RING, SLOT_KEEP, SPARES};
 use super::entry::{Ent, Min, Stamp};
 use super::ties::NO_REC;
 use super::{GiveUp, Rank, Win};
@@ -147,9 +147,19 @@ impl<'a, P: Program, N: Noise, const FULL: bool> Win<'a, P, N, FULL> {
         while let Some(w) = self.next_window() {
             self.cur = w;
             self.w_end = (w + 1).saturating_mul(self.width);
-            let entries = self.take_window(w);
+            let slot = (w % RING) as usize;
+            // Nothing is queued for window `w + RING` while `w` runs: the slot stays empty.
+            let mut entries = std::mem::take(&mut self.ring[slot]);
+            self.in_ring -= entries.ents.len();
             res = self.run_window(&entries);
-            self.put_back(w, entries);
+            // The emptied buffer goes back to its slot, or to the spares when it is large
+            // (`buffers.rs`; written out here: a call by value copied the buffer).
+            entries.clear();
+            if entries.ents.capacity() <= SLOT_KEEP {
+                self.ring[slot] = entries;
+            } else if self.spares.len() < SPARES {
+                self.spares.push(entries);
+            }
             if res.is_err() {
                 break;
             }

@@ -273,7 +273,7 @@ struct Win<'a, P: Program, N: Noise, const FULL: bool> {
     seq: u64,
     /// Ops of `host` freed by the current event, in release order.
     freed: Vec<u32>,
-    /// Large emptied window buffers (see `buffers::SLOT_KEEP`).
+    /// Large emptied window buffers (see [`buffers::SLOT_KEEP`]).
     spares: Vec<Slot>,
     /// The entries of the window being run, grouped by rank.
     groups: Groups,
