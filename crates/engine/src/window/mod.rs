@@ -89,8 +89,8 @@ pub enum GiveUp {
     Rendezvous,
     /// A message arrived sooner than the lookahead promised.
     Lookahead,
-    /// Two events of a rank that only the global insertion order can order (see the module
-    /// documentation).
+    /// Two events of a rank that only the global insertion order can order (with
+    /// [`Ancestry::Recent`], or beyond [`FULL_RECORDS`] records with [`Ancestry::Full`]).
     Tie,
     /// Overflow, a bad peer, or a run that did not complete: the global engine reports it.
     Error,
