@@ -15,6 +15,7 @@ use rayon::prelude::*;
 
 use crate::cli::{FormatArg, Reps, RunArgs};
 use crate::schedule::{self, with_program};
+use loggops_goal::ParseOptions;
 
 /// Applies explicit `-L -o -g -G -O -S` flags to both placements of the profile.
 fn override_params(args: &RunArgs, profile: &mut Profile) -> Result<()> {
@@ -94,7 +95,12 @@ fn one_run<P: Program>(
     Ok(out.max().0)
 }
 
-pub fn monte_carlo(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Result<ExitCode> {
+pub fn monte_carlo(
+    args: &RunArgs,
+    goal: &Path,
+    ov: &[(String, String)],
+    goal_opts: &ParseOptions,
+) -> Result<ExitCode> {
     let path = args.noise.as_deref().expect("called with --noise");
     let mut profile = loggops_profile::read_profile(path)?;
     override_params(args, &mut profile)?;
@@ -141,8 +147,10 @@ pub fn monte_carlo(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Resu
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
     let mut cells: Vec<(Cell, Vec<u64>)> = Vec::new();
+    let mut explicit = false;
     for n in nodes {
-        let sched = schedule::load(goal, n, ov)?;
+        let sched = schedule::load(goal, n, ov, goal_opts)?;
+        explicit = sched.is_explicit();
         let ranks = sched.num_ranks();
         let none_model = NoiseModel::new(
             &profile,
@@ -245,13 +253,17 @@ pub fn monte_carlo(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Resu
         loggops_report::write_samples(path, &groups)
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
-    match &args.output {
-        Some(p) => loggops_report::write_report(p, format, &only_cells)
-            .with_context(|| format!("cannot write {}", p.display()))?,
-        None => {
-            let text = format.render_to_string(&only_cells);
-            crate::run::emit(None, &text)?;
+    let text = match format {
+        Format::Json => {
+            loggops_report::to_json_string_with(&only_cells, &[("tick_ps", goal_opts.tick_ps)])
         }
-    }
+        Format::Table if explicit => format!(
+            "{}\n{}",
+            crate::run::tick_note(goal, goal_opts),
+            format.render_to_string(&only_cells)
+        ),
+        _ => format.render_to_string(&only_cells),
+    };
+    crate::run::emit(args.output.as_deref(), &text)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -199,10 +199,10 @@ const K_BATCH: u32 = 2;
 /// entry's item is the index of the next root to run; nothing is allocated for it.
 const K_ROOTS: u32 = 3;
 /// Queued model: `next_send` of a rank whose first send has not been looked for yet.
-const NOT_YET: u32 = u32::MAX;
+pub(crate) const NOT_YET: u32 = u32::MAX;
 /// Queued model: set in the `item` of a message event that was deferred by an OS detour at
 /// its arrival, so that the detour is not applied again (op ids stay below it).
-const DETOURED: u32 = 1 << 31;
+pub(crate) const DETOURED: u32 = 1 << 31;
 
 /// One entry of the event queue: 24 bytes. `tag` packs the kind (2 bits) and the rank; `item`
 /// is the op id (op events), the sender's op id (message events, `tag` holding the sender), or

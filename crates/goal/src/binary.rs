@@ -14,6 +14,11 @@
 //!
 //! The reader streams the file rank by rank (one seek per rank) and validates everything:
 //! offsets, ids, dependency counts, root lists, peers, cpu/nic indices.
+//!
+//! A calc's duration is its `size` field, a number of LogGOPSim's unit-less ticks: the reader
+//! turns it into the program's time unit with [`ParseOptions::tick_ps`] (1 ns by default, see
+//! [`crate::text`]) and the writer turns it back, so that a file reads back to the same
+//! durations with the same tick.
 
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
@@ -23,6 +28,7 @@ use loggops_engine::{DepKind, Op, OpKind, Program, ANY};
 
 use crate::error::GoalError;
 use crate::explicit::{ExplicitProgram, ProgramBuilder, MAX_CPU_NIC_INDEX};
+use crate::text::{ParseOptions, DEFAULT_TICK_PS};
 
 /// Magic cookie of a binary GOAL file.
 pub const MAGIC: u64 = 4223;
@@ -33,21 +39,39 @@ pub const NODE_BYTES: u64 = 39;
 /// Offset of the base (`num_ranks`) that jumptable offsets are relative to.
 const BASE: u64 = 8;
 
-/// Reads a binary GOAL file.
+/// Reads a binary GOAL file, calc durations in ticks of 1 ns ([`ParseOptions::default`]).
 pub fn read_binary(path: impl AsRef<Path>) -> Result<ExplicitProgram, GoalError> {
+    read_binary_with(path, &ParseOptions::default())
+}
+
+/// Reads a binary GOAL file, calc durations in ticks of `opts.tick_ps` picoseconds (the other
+/// options are for text).
+pub fn read_binary_with(
+    path: impl AsRef<Path>,
+    opts: &ParseOptions,
+) -> Result<ExplicitProgram, GoalError> {
     let path = path.as_ref();
     let name = path.display().to_string();
     let f = File::open(path).map_err(|source| GoalError::Io {
         path: name.clone(),
         source,
     })?;
-    read_binary_from(&name, f)
+    read_binary_from_with(&name, f, opts)
 }
 
 /// Reads a binary GOAL file from any seekable reader; `name` is used in messages.
 pub fn read_binary_from<R: Read + Seek>(
     name: &str,
     reader: R,
+) -> Result<ExplicitProgram, GoalError> {
+    read_binary_from_with(name, reader, &ParseOptions::default())
+}
+
+/// [`read_binary_from`] with the tick of [`read_binary_with`].
+pub fn read_binary_from_with<R: Read + Seek>(
+    name: &str,
+    reader: R,
+    opts: &ParseOptions,
 ) -> Result<ExplicitProgram, GoalError> {
     let mut r = In {
         name,
@@ -203,7 +227,18 @@ pub fn read_binary_from<R: Read + Seek>(
                 ));
             }
             let op = match kind {
-                OpKind::Calc => Op::calc(size).on_cpu(cpu).on_nic(nic),
+                OpKind::Calc => {
+                    let duration = opts.ticks_to_time(size).map_err(|_| {
+                        r.err(
+                            at + 9,
+                            format!(
+                                "rank {rank} op {i}: a calc of {size} ticks is too long (at most {})",
+                                opts.tick_limit()
+                            ),
+                        )
+                    })?;
+                    Op::calc(duration).on_cpu(cpu).on_nic(nic)
+                }
                 _ => {
                     if peer >= num_ranks && !(kind == OpKind::Recv && peer == ANY) {
                         let msg = if peer == ANY {
@@ -349,9 +384,19 @@ impl<R: Read + Seek> In<'_, R> {
     }
 }
 
-/// Writes `p` in txt2bin's binary format (byte-identical to `txt2bin` for the same schedule).
-/// Two passes over the program: one to size the rank sections, one to write them.
+/// Writes `p` (times in ps) in txt2bin's binary format, calc durations in ticks of 1 ns
+/// (byte-identical to `txt2bin` for the same schedule). See [`write_binary_with`].
 pub fn write_binary<P: Program + ?Sized>(p: &P, w: impl Write) -> io::Result<()> {
+    write_binary_with(p, w, DEFAULT_TICK_PS)
+}
+
+/// Writes `p` in txt2bin's binary format with calc durations in ticks of `tick` time units of
+/// the program (picoseconds for the engine's programs; 1 writes them as they are), so that
+/// [`read_binary_with`] and the same tick read back the same durations. A duration that is
+/// not a whole number of ticks fails with `InvalidInput` (the caller wrote nothing usable:
+/// write through a temporary file). Two passes over the program: one to size the rank
+/// sections, one to write them.
+pub fn write_binary_with<P: Program + ?Sized>(p: &P, w: impl Write, tick: u64) -> io::Result<()> {
     let mut w = BufWriter::with_capacity(1 << 20, w);
     let num_ranks = p.num_ranks();
     let mut jt = Vec::with_capacity(num_ranks as usize);
@@ -392,7 +437,11 @@ pub fn write_binary<P: Program + ?Sized>(p: &P, w: impl Write) -> io::Result<()>
             rec[0..4].copy_from_slice(&p.depcount(r, i).to_le_bytes());
             rec[4] = op.kind as u8;
             rec[5..9].copy_from_slice(&op.peer.to_le_bytes());
-            rec[9..17].copy_from_slice(&op.size.to_le_bytes());
+            let size = match op.kind {
+                OpKind::Calc => crate::write::calc_ticks(r, i, op.size, tick)?,
+                _ => op.size,
+            };
+            rec[9..17].copy_from_slice(&size.to_le_bytes());
             rec[17..21].copy_from_slice(&op.tag.to_le_bytes());
             rec[21] = op.cpu;
             rec[22] = op.nic;

@@ -134,6 +134,27 @@ fn binary_cycle() {
     insta::assert_snapshot!("bin_cycle", e.to_string());
 }
 
+/// A binary calc duration is a count of ticks: 1 ns by default, another tick on request; one
+/// that does not fit u64 ps is an error at its offset.
+#[test]
+fn calc_durations_are_ticks() {
+    let bin = m6_bin();
+    assert_eq!(
+        u64::from_le_bytes(bin[NODE0 + 9..NODE0 + 17].try_into().unwrap()),
+        5000
+    );
+    let p = read(bin.clone()).unwrap();
+    assert_eq!(p.op(0, 0), Op::calc(5_000_000));
+    let ps = loggops_goal::ParseOptions::with_tick(1);
+    let p = loggops_goal::read_binary_from_with("m6.bin", Cursor::new(bin.clone()), &ps).unwrap();
+    assert_eq!(p.op(0, 0), Op::calc(5000));
+    let mut big = bin;
+    big[NODE0 + 9..NODE0 + 17].copy_from_slice(&(u64::MAX / 1000 + 1).to_le_bytes());
+    let e = read(big).unwrap_err();
+    assert!(matches!(e, GoalError::Binary { offset, .. } if offset == (NODE0 + 9) as u64));
+    insta::assert_snapshot!("bin_calc_ticks_overflow", e.to_string());
+}
+
 #[test]
 fn calc_peer_and_tag_are_ignored() {
     let mut b = m6_bin();
@@ -171,7 +192,7 @@ fn big_depcounts_and_ranks_roundtrip() {
                 .on_nic(2),
         );
         for i in 0..400 {
-            let c = b.add_op(Op::calc(i));
+            let c = b.add_op(Op::calc(i * 1_000));
             b.add_dep(
                 sink,
                 c,
