@@ -191,7 +191,14 @@ pub fn simulate(args: RunArgs) -> Result<ExitCode> {
     let text = match args.format {
         FormatArg::Human => {
             let tick = explicit.then(|| goal_opts.tick_text());
-            human_summary(&goal, &cfg.params, cfg.order, cfg.model, tick.as_deref(), &runs)
+            human_summary(
+                &goal,
+                &cfg.params,
+                cfg.order,
+                cfg.model,
+                tick.as_deref(),
+                &runs,
+            )
         }
         FormatArg::Json => json_summary(&goal, &cfg.params, cfg.model, goal_opts.tick_ps, &runs),
         FormatArg::Csv => csv_summary(&runs),

@@ -20,6 +20,7 @@ struct Link {
     o: u64,
     g: u64,
     big_g: f64,
+    big_o: f64,
 }
 
 impl Link {
@@ -29,7 +30,7 @@ impl Link {
             o_ps: self.o as f64,
             g_ps: self.g as f64,
             big_g_ps_per_byte: self.big_g,
-            big_o_ps_per_byte: 0.0,
+            big_o_ps_per_byte: self.big_o,
             s_bytes: s,
         }
     }
@@ -40,6 +41,7 @@ impl Link {
             o: self.o + d.o,
             g: self.g + d.g,
             big_g: self.big_g + d.big_g,
+            big_o: self.big_o + d.big_o,
         }
     }
 }
@@ -105,14 +107,21 @@ fn collective(which: usize, p: u32, size: u64, nway: u32, reduce_ps: u64) -> Opt
 
 fn link() -> impl Strategy<Value = Link> {
     // Cloud-to-supercomputer ranges: L 0.5–30 us, o 0–3 us, g 0 (a third of the time) to
-    // 25 us, G 0.05–0.45 ns/B.
+    // 25 us, G 0.05–0.45 ns/B, O 0 (half of the time) to 0.3 ns/B.
     (
         500_000u64..30_000_000,
         0u64..3_000_000,
         prop_oneof![Just(0u64), 0u64..25_000_000, 0u64..25_000_000],
         50.0f64..450.0,
+        prop_oneof![Just(0.0f64), 0.0f64..300.0],
     )
-        .prop_map(|(l, o, g, big_g)| Link { l, o, g, big_g })
+        .prop_map(|(l, o, g, big_g, big_o)| Link {
+            l,
+            o,
+            g,
+            big_g,
+            big_o,
+        })
 }
 
 fn extra() -> impl Strategy<Value = Link> {
@@ -122,8 +131,15 @@ fn extra() -> impl Strategy<Value = Link> {
         prop_oneof![Just(0u64), 0u64..2_000_000],
         prop_oneof![Just(0u64), 0u64..20_000_000],
         prop_oneof![Just(0.0f64), 0.0f64..300.0],
+        prop_oneof![Just(0.0f64), 0.0f64..100.0],
     )
-        .prop_map(|(l, o, g, big_g)| Link { l, o, g, big_g })
+        .prop_map(|(l, o, g, big_g, big_o)| Link {
+            l,
+            o,
+            g,
+            big_g,
+            big_o,
+        })
 }
 
 /// A case: collective index, ranks, message size, fan-out, reduction calc, nodes per switch
@@ -148,7 +164,7 @@ fn nodes_per_switch(p: u32, frac: f64) -> u32 {
 
 proptest! {
     #![proptest_config(ProptestConfig {
-        cases: 96,
+        cases: 256,
         failure_persistence: None,
         ..ProptestConfig::default()
     })]
@@ -179,7 +195,7 @@ proptest! {
         (which, p, size, nway, reduce, frac, s) in case(),
         near in link(),
         far in link(),
-        which_param in 0usize..8,
+        which_param in 0usize..10,
         shrink in 0.0f64..1.0,
     ) {
         let prog = collective(which, p, size, nway, reduce);
@@ -187,12 +203,13 @@ proptest! {
         let prog = prog.unwrap();
         let nps = nodes_per_switch(prog.num_ranks(), frac);
         let (mut near2, mut far2) = (near, far);
-        let l = if which_param < 4 { &mut near2 } else { &mut far2 };
-        match which_param % 4 {
+        let l = if which_param < 5 { &mut near2 } else { &mut far2 };
+        match which_param % 5 {
             0 => l.l = (l.l as f64 * shrink) as u64,
             1 => l.o = (l.o as f64 * shrink) as u64,
             2 => l.g = (l.g as f64 * shrink) as u64,
-            _ => l.big_g *= shrink,
+            3 => l.big_g *= shrink,
+            _ => l.big_o *= shrink,
         }
         let q = Model::Queued;
         let before = run(&prog, near, far, nps, s, q);
@@ -219,8 +236,12 @@ fn the_pipelined_ring_pathology_and_its_fix() {
         o: 230_000,
         g: 0,
         big_g: 79.0,
+        big_o: 0.0,
     };
-    let far = Link { big_g: 92.0, ..near };
+    let far = Link {
+        big_g: 92.0,
+        ..near
+    };
     let t = |n, f, m| run(&prog, n, f, 4, 4096, m);
     let lgs = Model::LogGOPSim;
     assert_eq!(
@@ -231,7 +252,6 @@ fn the_pipelined_ring_pathology_and_its_fix() {
     let [n, m, f] = [t(near, near, q), t(near, far, q), t(far, far, q)];
     assert!(n <= m && m <= f, "{n} {m} {f}");
 }
-
 
 /// What the queued model leaves to timing: a calc and a send that GOAL lets run in either
 /// order share one CPU, which serves whichever is ready first. Schedgen's n-way dissemination
@@ -251,12 +271,14 @@ fn a_calc_and_a_send_on_one_cpu_are_served_in_ready_order() {
         o: 1_734_808,
         g: 0,
         big_g: 50.0,
+        big_o: 0.0,
     };
     let far = Link {
         l: 9_130_895,
         o: 1_683_763,
         g: 6_917_445,
         big_g: 144.301_743_321_812_24,
+        big_o: 0.0,
     };
     let faster = Link { l: 0, ..far };
     let q = Model::Queued;

@@ -344,8 +344,7 @@ fn run_global<P: Program, N: Noise>(
     } else if queued {
         Sim::<P, N, RadixQueue<Ev>, false, true>::new(prog, cfg, noise, RadixQueue::new())?.run()
     } else if prog.num_cpus() <= 1 {
-        Sim::<P, N, RadixQueue<Ev>, false, false>::new(prog, cfg, noise, RadixQueue::new())?
-            .run()
+        Sim::<P, N, RadixQueue<Ev>, false, false>::new(prog, cfg, noise, RadixQueue::new())?.run()
     } else {
         Sim::<P, N, HeapQueue<Ev>, false, false>::new(prog, cfg, noise, HeapQueue::new())?.run()
     }
@@ -390,8 +389,11 @@ struct Sim<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool, cons
     /// before the rank's first send event), the sends waiting for it (`(rank, op) → ts`), and
     /// the latest time a receive of the rank completed.
     next_send: Vec<u32>,
-    parked: std::collections::BTreeMap<(u32, u32), u64>,
+    parked: std::collections::BTreeSet<(u32, u32)>,
     recv_end: Vec<Time>,
+    /// Queued model: `ts` values taken by sends queued again when they stopped waiting (not
+    /// events of LogGOPSim's count).
+    requeued: u64,
     /// The program has `irequires` links (else start releases are skipped).
     start_deps: bool,
     // Whole-tick per-byte costs for compat mode.
@@ -456,6 +458,7 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool, const QUEU
             next_send: if QUEUED { vec![NOT_YET; n] } else { Vec::new() },
             parked: Default::default(),
             recv_end: if QUEUED { vec![0; n] } else { Vec::new() },
+            requeued: 0,
             start_deps: prog.has_start_dependents(),
             g_ticks: cfg.params.big_g.whole_units(),
             o_ticks: cfg.params.big_o.whole_units(),
@@ -1069,7 +1072,7 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool, const QUEU
         }
         if id > self.next_send[h] {
             // A lower-numbered send has not started: wait for it.
-            self.parked.insert((host, id), ts);
+            self.parked.insert((host, id));
             return self.check(host, id);
         }
         if op.peer >= self.ranks {
@@ -1136,8 +1139,9 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool, const QUEU
         if id == self.next_send[h] {
             let next = self.send_from(host, id + 1);
             self.next_send[h] = next;
-            if let Some(pts) = self.parked.remove(&(host, next)) {
-                self.push(t, pts, K_OP, host, next);
+            if self.parked.remove(&(host, next)) {
+                // Queued again by this event, as any op it would free.
+                self.requeue(t, host, next);
             }
         }
         self.check(host, id)
@@ -1145,13 +1149,7 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool, const QUEU
 
     /// A message event of the queued model, at the time the message is received: it takes no
     /// resource; an OS detour in progress at its arrival defers it once.
-    fn queued_msg(
-        &mut self,
-        t: Time,
-        ts: u64,
-        sender: u32,
-        item: u32,
-    ) -> Result<(), EngineError> {
+    fn queued_msg(&mut self, t: Time, ts: u64, sender: u32, item: u32) -> Result<(), EngineError> {
         let send_id = item & !DETOURED;
         let op = self.prog.op(sender, send_id);
         let host = op.peer;
@@ -1187,13 +1185,21 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool, const QUEU
     /// never started, the lowest waiting send of the lowest rank starts anyway (the ones it
     /// skips may start whenever they are ready). `false` when none waits.
     fn unstall(&mut self, now: Time) -> bool {
-        let Some((&(host, id), &ts)) = self.parked.iter().next() else {
+        let Some(&(host, id)) = self.parked.iter().next() else {
             return false;
         };
         self.parked.remove(&(host, id));
         self.next_send[host as usize] = id;
-        self.push(now, ts, K_OP, host, id);
+        self.requeue(now, host, id);
         true
+    }
+
+    /// Queues a send that stopped waiting at `t`, with a new `ts`.
+    fn requeue(&mut self, t: Time, host: u32, id: u32) {
+        let ts = self.ts;
+        self.ts += 1;
+        self.requeued += 1;
+        self.push(t, ts, K_OP, host, id);
     }
 
     fn finish(self) -> Outcome {
@@ -1259,7 +1265,7 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool, const QUEU
         }
         Outcome {
             finish,
-            events: self.ts,
+            events: self.ts - self.requeued,
             messages: self.messages,
             leftovers,
         }

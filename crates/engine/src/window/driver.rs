@@ -25,9 +25,7 @@ use crate::params::{Params, Time};
 use crate::program::{OpKind, Program};
 use crate::sim::Outcome;
 
-impl<'a, P: Program, N: Noise, const FULL: bool, const QUEUED: bool>
-    Win<'a, P, N, FULL, QUEUED>
-{
+impl<'a, P: Program, N: Noise, const FULL: bool, const QUEUED: bool> Win<'a, P, N, FULL, QUEUED> {
     pub(super) fn new(
         prog: &'a P,
         p: Params,
@@ -267,10 +265,8 @@ impl<'a, P: Program, N: Noise, const FULL: bool, const QUEUED: bool>
                 }
                 let Some(d) = self.flush_freed() else { break };
                 if QUEUED && d.op.kind == OpKind::Send && self.send_waits(d.id) {
-                    // Queued model: a lower-numbered send has not started; this one waits
-                    // for it as the entry it would have been.
-                    let e = self.child(d.time, d.stamp.pt, d.stamp.seq, 0, self.host, d.id);
-                    self.parked.insert((self.host, d.id), e);
+                    // Queued model: a lower-numbered send has not started; this one waits.
+                    self.parked.insert((self.host, d.id));
                     continue;
                 }
                 self.now = d.time;

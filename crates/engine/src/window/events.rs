@@ -14,12 +14,12 @@
 //! lookahead) makes the run give up ([`GiveUp::Lookahead`]).
 
 use super::entry::{Min, Stamp, MSG_BIT};
-use crate::sim::{DETOURED, NOT_YET};
 use super::{GiveUp, Win};
 use crate::matching::{Arrived, Posted};
 use crate::noise::Noise;
 use crate::params::{or_overflow, Time};
 use crate::program::{DepKind, Op, OpKind, Program};
+use crate::sim::{DETOURED, NOT_YET};
 
 /// A freed op run at once (see `Win::flush_freed`): its id, the op, its start and its stamp.
 pub(super) struct Direct {
@@ -29,9 +29,7 @@ pub(super) struct Direct {
     pub(super) stamp: Stamp,
 }
 
-impl<'a, P: Program, N: Noise, const FULL: bool, const QUEUED: bool>
-    Win<'a, P, N, FULL, QUEUED>
-{
+impl<'a, P: Program, N: Noise, const FULL: bool, const QUEUED: bool> Win<'a, P, N, FULL, QUEUED> {
     /// Runs op event `next` at its time, or defers it while the CPU or NIC is busy.
     #[inline(always)]
     pub(super) fn op_event(&mut self) -> Result<(), GiveUp> {
@@ -40,7 +38,7 @@ impl<'a, P: Program, N: Noise, const FULL: bool, const QUEUED: bool>
         if QUEUED && op.kind == OpKind::Send && self.send_waits(id) {
             // A lower-numbered send has not started: this one waits for it.
             self.has_next = false;
-            self.parked.insert((host, id), self.next);
+            self.parked.insert((host, id));
             return Ok(());
         }
         let r = &self.me;
@@ -190,8 +188,11 @@ impl<'a, P: Program, N: Noise, const FULL: bool, const QUEUED: bool>
         }
         let next = self.send_from(id + 1);
         self.next_send[h] = next;
-        if let Some(mut e) = self.parked.remove(&(self.host, next)) {
-            e.time = t;
+        if self.parked.remove(&(self.host, next)) {
+            // Queued again by this event, as any op it would free (stamps as the global
+            // engine's new `ts`).
+            let e = self.child(t, self.now.saturating_add(1), self.seq, 0, self.host, next);
+            self.seq += 1;
             self.heap.push(Min(e));
             self.heap_changed();
         }

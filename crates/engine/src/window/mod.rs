@@ -207,9 +207,13 @@ fn run_windowed<P: Program, N: Noise>(
     }
     let queued = cfg.model == Model::Queued;
     match (ancestry, queued) {
-        (Ancestry::Recent, false) => run::<P, N, false, false>(prog, cfg, noise, width, written_order),
+        (Ancestry::Recent, false) => {
+            run::<P, N, false, false>(prog, cfg, noise, width, written_order)
+        }
         (Ancestry::Full, false) => run::<P, N, true, false>(prog, cfg, noise, width, written_order),
-        (Ancestry::Recent, true) => run::<P, N, false, true>(prog, cfg, noise, width, written_order),
+        (Ancestry::Recent, true) => {
+            run::<P, N, false, true>(prog, cfg, noise, width, written_order)
+        }
         (Ancestry::Full, true) => run::<P, N, true, true>(prog, cfg, noise, width, written_order),
     }
 }
@@ -297,5 +301,5 @@ struct Win<'a, P: Program, N: Noise, const FULL: bool, const QUEUED: bool> {
     /// ([`crate::sim::NOT_YET`] before the rank's first send event; empty until the first),
     /// and the sends that wait for it (see `events.rs`).
     next_send: Vec<u32>,
-    parked: std::collections::BTreeMap<(u32, u32), Ent>,
+    parked: std::collections::BTreeSet<(u32, u32)>,
 }

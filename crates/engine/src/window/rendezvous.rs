@@ -21,9 +21,7 @@ use crate::noise::Noise;
 use crate::params::Time;
 use crate::program::{DepKind, Op, Program};
 
-impl<'a, P: Program, N: Noise, const FULL: bool, const QUEUED: bool>
-    Win<'a, P, N, FULL, QUEUED>
-{
+impl<'a, P: Program, N: Noise, const FULL: bool, const QUEUED: bool> Win<'a, P, N, FULL, QUEUED> {
     /// Whether op `id` of `rank` has completion dependents: a rendezvous send that has some
     /// frees them when its receive matches, on another rank with no delay, which this
     /// engine cannot order (it gives up). Inlined into its two cold callers: asked at every

@@ -731,7 +731,10 @@ fn queued_model_windowed_engine_gives_the_global_answer_or_gives_up() {
             }
         }
         let through = crate::sim::simulate(&p, &cfg, &mut noise.clone());
-        assert_eq!(through, global, "case {case}: simulate differs: {p:?} {params:?}");
+        assert_eq!(
+            through, global,
+            "case {case}: simulate differs: {p:?} {params:?}"
+        );
     }
     let n = |k: &str| tally.get(k).copied().unwrap_or(0);
     assert!(
