@@ -65,6 +65,21 @@ pub enum OrderArg {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ModelArg {
+    /// LogGOPSim's rules, to the tick: a send waits until its CPU and NIC are both free, and
+    /// an arriving message holds the receiver's CPU for o + (s-1)·G and its NIC for
+    /// g + (s-1)·G in arrival order. A message that arrives early because its link is fast
+    /// can then delay a more urgent one, so with near and far links a run can be slower than
+    /// with every link slow. What the paper's simulator did (use it to reproduce its cells).
+    Loggopsim,
+    /// The same LogGOPS costs, shared so that a faster link or a smaller parameter never makes
+    /// a run slower: sends start in program order and queue at the NIC (the CPU is free after
+    /// o), receiving does not hold the CPU or NIC from other work, a rendezvous send completes
+    /// when its data is received. Answers sit between all-near and all-far placement.
+    Queued,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum CompatArg {
     /// Integer ticks in and LogGOPSim's stdout out (minus its PERFORMANCE line).
     Loggopsim,
@@ -119,6 +134,10 @@ pub struct RunArgs {
     /// [default: on with --noise, off otherwise, as in LogGOPSim].
     #[arg(long, value_name = "BOOL")]
     pub rndv_3l: Option<bool>,
+    /// How a rank's CPU and NIC are shared (see the values) [default: queued with --noise,
+    /// loggopsim otherwise, as LogGOPSim].
+    #[arg(long, value_enum)]
+    pub model: Option<ModelArg>,
     /// Order of ops freed together.
     #[arg(long, value_enum, default_value = "stable")]
     pub order: OrderArg,

@@ -76,8 +76,10 @@ fn one_run<P: Program>(
     seed: u64,
     rep: u64,
     odds: &WindowOdds,
+    engine_model: loggops_engine::Model,
 ) -> Result<u64> {
-    let cfg = Config::new(model.engine_params());
+    let mut cfg = Config::new(model.engine_params());
+    cfg.model = engine_model;
     let out = if model.needs_noise_run() {
         let mut n = model.instance(seed, rep, prog.num_ranks());
         odds.simulate(prog, &cfg, &mut n)?
@@ -163,7 +165,8 @@ pub fn monte_carlo(
             &none_model,
             args.seed,
             0,
-            &WindowOdds::default()
+            &WindowOdds::default(),
+            crate::run::model(args)
         ))?;
         let mut cost = CostModel::new(ranks as u64);
         if let Some(p) = profile.prices.on_demand_usd_per_node_hour {
@@ -191,7 +194,12 @@ pub fn monte_carlo(
                             .into_par_iter()
                             .map(|rep| {
                                 let t = with_program!(&sched, |p| one_run(
-                                    p, &model, args.seed, rep, &odds
+                                    p,
+                                    &model,
+                                    args.seed,
+                                    rep,
+                                    &odds,
+                                    crate::run::model(args)
                                 ));
                                 bar.inc(1);
                                 t

@@ -9,13 +9,23 @@ use std::time::Instant;
 use anyhow::{anyhow, bail, Context, Result};
 use loggops_engine::{simulate as engine_run, Config, NoNoise, Order, Outcome, Params, Program};
 
-use crate::cli::{CalibrateArgs, FormatArg, GenArgs, OrderArg, RunArgs};
+use crate::cli::{CalibrateArgs, FormatArg, GenArgs, ModelArg, OrderArg, RunArgs};
 use crate::schedule::{self, with_program, Schedule};
 use crate::units::{
     fmt_bytes, fmt_ps, format_duration, format_size, parse_per_byte_ps, parse_size, parse_tick_ps,
     parse_ticks, parse_time_ps,
 };
 use loggops_goal::{ParseOptions, DEFAULT_TICK_PS};
+
+/// The engine's sharing model: `--model`, else queued with `--noise` and LogGOPSim's without.
+pub fn model(args: &RunArgs) -> loggops_engine::Model {
+    match args.model {
+        Some(ModelArg::Loggopsim) => loggops_engine::Model::LogGOPSim,
+        Some(ModelArg::Queued) => loggops_engine::Model::Queued,
+        None if args.noise.is_some() => loggops_engine::Model::Queued,
+        None => loggops_engine::Model::LogGOPSim,
+    }
+}
 
 fn order(o: OrderArg) -> Order {
     match o {
@@ -153,6 +163,7 @@ pub fn simulate(args: RunArgs) -> Result<ExitCode> {
     }
     let params = resolve_params(&args, Params::loggopsim_defaults_ps())?;
     let cfg = Config {
+        model: model(&args),
         params,
         order: order(args.order),
         compat: false,
@@ -180,9 +191,16 @@ pub fn simulate(args: RunArgs) -> Result<ExitCode> {
     let text = match args.format {
         FormatArg::Human => {
             let tick = explicit.then(|| goal_opts.tick_text());
-            human_summary(&goal, &cfg.params, cfg.order, tick.as_deref(), &runs)
+            human_summary(
+                &goal,
+                &cfg.params,
+                cfg.order,
+                cfg.model,
+                tick.as_deref(),
+                &runs,
+            )
         }
-        FormatArg::Json => json_summary(&goal, &cfg.params, goal_opts.tick_ps, &runs),
+        FormatArg::Json => json_summary(&goal, &cfg.params, cfg.model, goal_opts.tick_ps, &runs),
         FormatArg::Csv => csv_summary(&runs),
     };
     emit(args.output.as_deref(), &text)?;
@@ -195,18 +213,27 @@ fn total_ops(s: &Schedule) -> u64 {
 
 type Run = (u32, u64, Outcome, f64);
 
+/// The `--model` value naming `m`.
+pub fn model_name(m: loggops_engine::Model) -> &'static str {
+    match m {
+        loggops_engine::Model::LogGOPSim => "loggopsim",
+        loggops_engine::Model::Queued => "queued",
+    }
+}
+
 /// `tick`: the tick of an explicit file's plain calc numbers, said in the first line.
 fn human_summary(
     goal: &Path,
     p: &Params,
     order: Order,
+    model: loggops_engine::Model,
     tick: Option<&str>,
     runs: &[Run],
 ) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "{}: L={} o={} g={} G={}/B O={}/B S={} ({} order{})",
+        "{}: L={} o={} g={} G={}/B O={}/B S={} ({} order, {} model{})",
         goal.display(),
         fmt_ps(p.l),
         fmt_ps(p.o),
@@ -219,6 +246,7 @@ fn human_summary(
         } else {
             "libstdcxx"
         },
+        model_name(model),
         tick.map(|t| format!("; plain calc numbers are ticks of {t}"))
             .unwrap_or_default(),
     );
@@ -246,7 +274,13 @@ fn fmt_per_byte(g: loggops_engine::PerByte) -> String {
 }
 
 /// `tick_ps`: the tick plain calc numbers of an explicit file are read in.
-fn json_summary(goal: &Path, p: &Params, tick_ps: u64, runs: &[Run]) -> String {
+fn json_summary(
+    goal: &Path,
+    p: &Params,
+    model: loggops_engine::Model,
+    tick_ps: u64,
+    runs: &[Run],
+) -> String {
     let items: Vec<serde_json::Value> = runs
         .iter()
         .map(|(ranks, ops, out, wall)| {
@@ -270,6 +304,7 @@ fn json_summary(goal: &Path, p: &Params, tick_ps: u64, runs: &[Run]) -> String {
             "L_ps": p.l, "o_ps": p.o, "g_ps": p.g,
             "G_ps_per_byte": p.big_g.as_f64(), "O_ps_per_byte": p.big_o.as_f64(), "S_bytes": p.s,
         },
+        "model": model_name(model),
         "runs": items,
         "peak_rss_bytes": peak_rss_bytes(),
     });
@@ -373,8 +408,12 @@ fn describe_leftovers(goal: &Path, sched: &Schedule, out: &Outcome) -> String {
 }
 
 fn compat_run(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Result<ExitCode> {
+    if args.model == Some(ModelArg::Queued) {
+        bail!("--model queued does not apply with --compat loggopsim, which runs LogGOPSim's rules exactly");
+    }
     let params = compat_params(args)?;
     let cfg = Config {
+        model: loggops_engine::Model::LogGOPSim,
         params,
         order: order(args.order),
         compat: true,

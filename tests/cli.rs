@@ -359,7 +359,7 @@ fn output_names_the_tick() {
             .lines()
             .next()
             .unwrap()
-            .ends_with("(stable order; plain calc numbers are ticks of 1ps)"),
+            .ends_with("(stable order, loggopsim model; plain calc numbers are ticks of 1ps)"),
         "{human}"
     );
     let noisy = |format: &str| {

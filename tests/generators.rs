@@ -14,6 +14,7 @@ use crate::shared_or_skip;
 
 fn outcome<P: loggops_engine::Program>(p: &P, order: Order) -> Outcome {
     let cfg = Config {
+        model: loggops_engine::Model::LogGOPSim,
         params: Params::loggopsim_defaults_ticks(),
         order,
         compat: true,

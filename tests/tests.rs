@@ -6,6 +6,7 @@ mod cli;
 mod closed_forms;
 mod conformance;
 mod generators;
+mod placement;
 mod roundtrip;
 #[allow(clippy::type_complexity)]
 mod validation;

@@ -133,7 +133,7 @@ fn div_width(t: Time, width: Time, recip: u64) -> u64 {
     q + ((q + 1).saturating_mul(width) <= t) as u64
 }
 
-impl<'a, P: Program, N: Noise, const FULL: bool> Win<'a, P, N, FULL> {
+impl<'a, P: Program, N: Noise, const FULL: bool, const QUEUED: bool> Win<'a, P, N, FULL, QUEUED> {
     /// Queues `e`, due after the current window, in the buffer of its window.
     #[inline(always)]
     pub(super) fn queue(&mut self, e: Ent) {

@@ -25,7 +25,7 @@ use crate::params::{Params, Time};
 use crate::program::{OpKind, Program};
 use crate::sim::Outcome;
 
-impl<'a, P: Program, N: Noise, const FULL: bool> Win<'a, P, N, FULL> {
+impl<'a, P: Program, N: Noise, const FULL: bool, const QUEUED: bool> Win<'a, P, N, FULL, QUEUED> {
     pub(super) fn new(
         prog: &'a P,
         p: Params,
@@ -106,6 +106,8 @@ impl<'a, P: Program, N: Noise, const FULL: bool> Win<'a, P, N, FULL> {
             written_order: false,
             recv_og,
             late,
+            next_send: Vec::new(),
+            parked: Default::default(),
         }
     }
 
@@ -165,7 +167,9 @@ impl<'a, P: Program, N: Noise, const FULL: bool> Win<'a, P, N, FULL> {
             }
         }
         res?;
-        if self.open != 0 || self.enqueued != self.prog.total_ops() {
+        // Queued model: sends left waiting for lower-numbered ones would stall the run; the
+        // global engine starts them out of order.
+        if self.open != 0 || self.enqueued != self.prog.total_ops() || !self.parked.is_empty() {
             return Err(GiveUp::Error);
         }
         Ok(Outcome {
@@ -260,6 +264,11 @@ impl<'a, P: Program, N: Noise, const FULL: bool> Win<'a, P, N, FULL> {
                     break;
                 }
                 let Some(d) = self.flush_freed() else { break };
+                if QUEUED && d.op.kind == OpKind::Send && self.send_waits(d.id) {
+                    // Queued model: a lower-numbered send has not started; this one waits.
+                    self.parked.insert((self.host, d.id));
+                    continue;
+                }
                 self.now = d.time;
                 let queued_by = self.parent_record();
                 self.set_parent(d.stamp, queued_by);

@@ -19,6 +19,7 @@ use crate::matching::{Arrived, Posted};
 use crate::noise::Noise;
 use crate::params::{or_overflow, Time};
 use crate::program::{DepKind, Op, OpKind, Program};
+use crate::sim::{DETOURED, NOT_YET};
 
 /// A freed op run at once (see `Win::flush_freed`): its id, the op, its start and its stamp.
 pub(super) struct Direct {
@@ -28,15 +29,23 @@ pub(super) struct Direct {
     pub(super) stamp: Stamp,
 }
 
-impl<'a, P: Program, N: Noise, const FULL: bool> Win<'a, P, N, FULL> {
+impl<'a, P: Program, N: Noise, const FULL: bool, const QUEUED: bool> Win<'a, P, N, FULL, QUEUED> {
     /// Runs op event `next` at its time, or defers it while the CPU or NIC is busy.
     #[inline(always)]
     pub(super) fn op_event(&mut self) -> Result<(), GiveUp> {
         let (host, id, t) = (self.host, self.next.item(), self.next.time);
-        let r = &self.me;
         let op: Op = self.prog.op(host, id);
+        if QUEUED && op.kind == OpKind::Send && self.send_waits(id) {
+            // A lower-numbered send has not started: this one waits for it.
+            self.has_next = false;
+            self.parked.insert((host, id));
+            return Ok(());
+        }
+        let r = &self.me;
         let ready = match op.kind {
             OpKind::Calc => r.o,
+            // The queued model's send needs only its CPU; it then waits in the NIC's queue.
+            OpKind::Send if QUEUED => r.o,
             OpKind::Send => r.o.max(r.gs),
             OpKind::Recv => 0,
         };
@@ -79,6 +88,9 @@ impl<'a, P: Program, N: Noise, const FULL: bool> Win<'a, P, N, FULL> {
                     if op.size > self.p.s {
                         self.receive_completes(u.src, u.send_op, t)?;
                     }
+                    if QUEUED {
+                        self.received(h, t);
+                    }
                     self.open -= 1;
                     self.mark(id, DepKind::Done);
                 } else {
@@ -109,12 +121,24 @@ impl<'a, P: Program, N: Noise, const FULL: bool> Win<'a, P, N, FULL> {
         let ob = self.overhead_bytes(op.size);
         let v = self.add(t_o, ob);
         self.me.o = self.add(v, noise);
-        let v = self.add(t, c.g);
+        // The queued model's send leaves the NIC when the NIC is free.
+        let tn = if QUEUED { t.max(self.me.gs) } else { t };
+        let v = self.add(tn, c.g);
         self.me.gs = self.add(v, c.gap_bytes);
-        let mut arrival = self.add(t_o, c.latency);
+        let mut arrival = self.add(tn, c.o);
+        arrival = self.add(arrival, c.latency);
         if RNDV {
             for _ in 0..self.p.rndv_extra_latencies {
                 arrival = self.add(arrival, c.latency);
+            }
+        }
+        if QUEUED {
+            // Its event is when it is received (`msg_event`).
+            let o_r = self.recv_o(host, op.peer, id, op.size, c.gap_bytes);
+            arrival = self.add(arrival, o_r);
+            arrival = self.add(arrival, ob.max(c.gap_bytes));
+            if id >= DETOURED {
+                return Err(GiveUp::Error);
             }
         }
         if arrival < self.w_end {
@@ -134,12 +158,119 @@ impl<'a, P: Program, N: Noise, const FULL: bool> Win<'a, P, N, FULL> {
         // A rendezvous send here frees nothing: marking it done now is marking it done when
         // its receive matches (see `release_late`).
         self.mark(id, DepKind::Done);
+        if QUEUED {
+            self.sent(id, t);
+        }
         Ok(())
+    }
+
+    /// Queued model: whether send `id` of the current rank must wait for a lower-numbered
+    /// send that has not started.
+    #[inline(always)]
+    pub(super) fn send_waits(&mut self, id: u32) -> bool {
+        let h = self.host as usize;
+        if self.next_send.is_empty() {
+            self.next_send.resize(self.ranks as usize, NOT_YET);
+        }
+        if self.next_send[h] == NOT_YET {
+            self.next_send[h] = self.send_from(0);
+        }
+        id > self.next_send[h]
+    }
+
+    /// Queued model: send `id` of the current rank started at `t`; when it was the lowest
+    /// waiting one, the next send may start, at `t` or later, as the event it was.
+    #[inline(always)]
+    fn sent(&mut self, id: u32, t: Time) {
+        let h = self.host as usize;
+        if id != self.next_send[h] {
+            return;
+        }
+        let next = self.send_from(id + 1);
+        self.next_send[h] = next;
+        if self.parked.remove(&(self.host, next)) {
+            // Queued again by this event, as any op it would free (stamps as the global
+            // engine's new `ts`).
+            let e = self.child(t, self.now.saturating_add(1), self.seq, 0, self.host, next);
+            self.seq += 1;
+            self.heap.push(Min(e));
+            self.heap_changed();
+        }
+    }
+
+    /// The first send of the current rank with an id of at least `from`.
+    fn send_from(&self, from: u32) -> u32 {
+        let (prog, host) = (self.prog, self.host);
+        (from..prog.num_ops(host))
+            .find(|&i| prog.op(host, i).kind == OpKind::Send)
+            .unwrap_or(NOT_YET - 1)
+    }
+
+    /// The receiver's overhead o of a message (fixed, or drawn for it).
+    #[inline(always)]
+    fn recv_o(&mut self, sender: u32, receiver: u32, send_id: u32, size: u64, gap: Time) -> Time {
+        match self.recv_og {
+            Some((o, _)) => o,
+            None => {
+                let n = &mut self.noise;
+                n.recv_costs_known_gap(&self.p, sender, receiver, send_id, size, gap)
+                    .o
+            }
+        }
+    }
+
+    /// Queued model: a receive of rank `h` completed at `t`; the rank finishes no earlier.
+    #[inline(always)]
+    fn received(&mut self, h: usize, t: Time) {
+        if self.late.is_empty() {
+            self.late.resize(self.ranks as usize, 0);
+        }
+        self.late[h] = self.late[h].max(t);
+    }
+
+    /// A message event of the queued model, when the message is received: it takes no
+    /// resource; an OS detour in progress at its arrival defers it once.
+    #[inline(always)]
+    fn queued_msg_event(&mut self) {
+        let e = &self.next;
+        let (host, sender, item, t, gap) = (self.host, e.src(), e.item(), e.time, e.gap);
+        let send_id = item & !DETOURED;
+        let h = host as usize;
+        let op = self.prog.op(sender, send_id);
+        if item & DETOURED == 0 {
+            let ob = self.overhead_bytes(op.size);
+            let o = self.recv_o(sender, host, send_id, op.size, gap);
+            let arrival = t.saturating_sub(o).saturating_sub(ob.max(gap));
+            let t_o = self.add(arrival, o);
+            let d = self.noise.os_detour(host, arrival, t_o);
+            if d > 0 {
+                self.next.item |= DETOURED as u64;
+                let later = self.add(t, d);
+                self.defer(later);
+                return;
+            }
+        }
+        self.now = t;
+        self.has_next = false;
+        let prog = self.prog;
+        if let Some(recv) = self.posted(h).take_match(prog, host, sender, op.tag) {
+            // A rendezvous send here frees nothing (the engine gives up on those that do), and
+            // the queued model holds nothing of its sender.
+            self.received(h, t);
+            self.open -= 1;
+            self.mark(recv, DepKind::Done);
+        } else {
+            self.arrived(h).push(sender, op.tag, send_id);
+            self.open += 1;
+        }
     }
 
     /// Runs message event `next` at its receiver, or defers it while the CPU or NIC is busy.
     #[inline(always)]
     pub(super) fn msg_event(&mut self) {
+        if QUEUED {
+            return self.queued_msg_event();
+        }
         let e = &self.next;
         let (host, sender, send_id, arrival, gap) = (self.host, e.src(), e.item(), e.time, e.gap);
         let h = host as usize;
@@ -286,6 +417,10 @@ impl<'a, P: Program, N: Noise, const FULL: bool> Win<'a, P, N, FULL> {
     #[inline(always)]
     fn start_time(&self, kind: OpKind) -> Time {
         let r = &self.me;
+        if QUEUED {
+            // Never before the event that frees it; a send does not wait for its NIC.
+            return r.o.max(self.now);
+        }
         if kind == OpKind::Send {
             r.o.max(r.gs)
         } else {

@@ -71,7 +71,7 @@ use crate::matching::Lists;
 use crate::noise::Noise;
 use crate::params::{Params, Time};
 use crate::program::{Program, Tabled};
-use crate::sim::{Config, Order, Outcome};
+use crate::sim::{Config, Model, Order, Outcome};
 use buffers::{Far, Groups, Slot, SCRATCH};
 use entry::{Ent, Min, Stamp};
 use ties::Rec;
@@ -190,7 +190,7 @@ fn run_windowed<P: Program, N: Noise>(
     written_order: bool,
     ancestry: Ancestry,
 ) -> Result<(Outcome, bool), GiveUp> {
-    fn run<P: Program, N: Noise, const FULL: bool>(
+    fn run<P: Program, N: Noise, const FULL: bool, const QUEUED: bool>(
         prog: &P,
         cfg: &Config,
         noise: &mut N,
@@ -198,16 +198,23 @@ fn run_windowed<P: Program, N: Noise>(
         written_order: bool,
     ) -> Result<(Outcome, bool), GiveUp> {
         let scratch = SCRATCH.with(|s| s.take()).unwrap_or_default();
-        let mut win = Win::<P, N, FULL>::new(prog, cfg.params, noise, width, scratch);
+        let mut win = Win::<P, N, FULL, QUEUED>::new(prog, cfg.params, noise, width, scratch);
         win.written_order = written_order;
         let out = win.run();
         let deep = win.deep_tie;
         SCRATCH.with(|s| s.set(Some(win.into_scratch())));
         out.map(|out| (out, deep))
     }
-    match ancestry {
-        Ancestry::Recent => run::<P, N, false>(prog, cfg, noise, width, written_order),
-        Ancestry::Full => run::<P, N, true>(prog, cfg, noise, width, written_order),
+    let queued = cfg.model == Model::Queued;
+    match (ancestry, queued) {
+        (Ancestry::Recent, false) => {
+            run::<P, N, false, false>(prog, cfg, noise, width, written_order)
+        }
+        (Ancestry::Full, false) => run::<P, N, true, false>(prog, cfg, noise, width, written_order),
+        (Ancestry::Recent, true) => {
+            run::<P, N, false, true>(prog, cfg, noise, width, written_order)
+        }
+        (Ancestry::Full, true) => run::<P, N, true, true>(prog, cfg, noise, width, written_order),
     }
 }
 
@@ -223,7 +230,7 @@ struct Rank {
 }
 
 /// The state of a windowed run (see the module documentation); `FULL`: [`Ancestry::Full`].
-struct Win<'a, P: Program, N: Noise, const FULL: bool> {
+struct Win<'a, P: Program, N: Noise, const FULL: bool, const QUEUED: bool> {
     prog: &'a P,
     p: Params,
     noise: &'a mut N,
@@ -287,6 +294,12 @@ struct Win<'a, P: Program, N: Noise, const FULL: bool> {
     /// [`Noise::fixed_recv_overheads`].
     recv_og: Option<(Time, Time)>,
     /// Per rank, the latest time a receive matched one of its rendezvous sends (empty until
-    /// the first): see [`Self::release_late`].
+    /// the first): see [`Self::release_late`]. In the queued model ([`Model::Queued`]): the
+    /// latest time one of its receives completed, which its finishing time includes too.
     late: Vec<Time>,
+    /// Queued model: per rank, the lowest-numbered send that has not started
+    /// ([`crate::sim::NOT_YET`] before the rank's first send event; empty until the first),
+    /// and the sends that wait for it (see `events.rs`).
+    next_send: Vec<u32>,
+    parked: std::collections::BTreeSet<(u32, u32)>,
 }

@@ -21,7 +21,7 @@ use crate::noise::Noise;
 use crate::params::Time;
 use crate::program::{DepKind, Op, Program};
 
-impl<'a, P: Program, N: Noise, const FULL: bool> Win<'a, P, N, FULL> {
+impl<'a, P: Program, N: Noise, const FULL: bool, const QUEUED: bool> Win<'a, P, N, FULL, QUEUED> {
     /// Whether op `id` of `rank` has completion dependents: a rendezvous send that has some
     /// frees them when its receive matches, on another rank with no delay, which this
     /// engine cannot order (it gives up). Inlined into its two cold callers: asked at every
@@ -53,6 +53,11 @@ impl<'a, P: Program, N: Noise, const FULL: bool> Win<'a, P, N, FULL> {
     /// only `s`'s final CPU clock shows it, as `max(clock, t)`, which is taken at the end.
     #[inline(always)]
     pub(super) fn release_late(&mut self, s: u32, t: Time) {
+        if QUEUED {
+            // The queued model holds nothing of the sender (its receiver's completion counts
+            // instead, see `events.rs`).
+            return;
+        }
         match self.late.get_mut(s as usize) {
             Some(l) => *l = (*l).max(t),
             None => self.first_late(s, t),

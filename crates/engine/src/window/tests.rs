@@ -695,3 +695,50 @@ fn simultaneous_messages_ordered_by_when_their_grandparents_were_queued() {
         "the order shows when rank 0 gets the reply"
     );
 }
+
+/// The queued model ([`crate::sim::Model::Queued`]) through both engines: over the random
+/// programs and tie-prone noise of `windowed_engine_gives_the_global_answer_or_gives_up`,
+/// whenever the windowed engine answers (visiting ranks in either order, with either
+/// ancestry) its answer is the global engine's, and `simulate` always is.
+#[test]
+fn queued_model_windowed_engine_gives_the_global_answer_or_gives_up() {
+    let mut next = xorshift(0x0DDB_A11C_AFE5_EED5);
+    let mut rnd = move |n: u64| next() % n;
+    let mut tally = std::collections::HashMap::new();
+    for case in 0..3000 {
+        let p = random_program(&mut rnd, true);
+        let params = random_params(&mut rnd);
+        let mut noise = random_noise(&mut rnd);
+        if noise.o.len() == 1 && rnd(2) == 0 {
+            noise.fixed_recv = Some((noise.o[0], params.g));
+        }
+        let mut cfg = Config::new(params);
+        cfg.model = crate::sim::Model::Queued;
+        let global = simulate_global(&p, &cfg, &mut noise.clone());
+        let width = lookahead(&p, &cfg.params, &noise);
+        for (written, ancestry) in [
+            (false, Ancestry::Recent),
+            (true, Ancestry::Recent),
+            (false, Ancestry::Full),
+            (true, Ancestry::Full),
+        ] {
+            match run_windowed(&p, &cfg, &mut noise.clone(), width, written, ancestry) {
+                Ok((w, _)) => {
+                    assert_eq!(Ok(&w), global.as_ref(), "case {case} {ancestry:?}: {p:?}");
+                    *tally.entry(format!("answered {ancestry:?}")).or_insert(0) += 1;
+                }
+                Err(why) => *tally.entry(format!("{why:?}")).or_insert(0) += 1,
+            }
+        }
+        let through = crate::sim::simulate(&p, &cfg, &mut noise.clone());
+        assert_eq!(
+            through, global,
+            "case {case}: simulate differs: {p:?} {params:?}"
+        );
+    }
+    let n = |k: &str| tally.get(k).copied().unwrap_or(0);
+    assert!(
+        n("answered Recent") > 3000 && n("answered Full") > 3000,
+        "{tally:?}"
+    );
+}

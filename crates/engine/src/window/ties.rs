@@ -87,7 +87,7 @@ impl Ent {
     }
 }
 
-impl<'a, P: Program, N: Noise, const FULL: bool> Win<'a, P, N, FULL> {
+impl<'a, P: Program, N: Noise, const FULL: bool, const QUEUED: bool> Win<'a, P, N, FULL, QUEUED> {
     /// Records the time of the heap's first entry, after the heap changed.
     #[inline(always)]
     pub(super) fn heap_changed(&mut self) {
