@@ -134,6 +134,8 @@ pub fn read_binary_from<R: Read + Seek>(
     // The section of the last rank parsed in full, and that rank.
     let mut prev: Vec<u8> = Vec::new();
     let mut prev_rank: Option<u32> = None;
+    let mut reserved = false;
+    let file_len = r.len;
     for rank in 0..num_ranks {
         let (s0, e0) = jt[rank as usize];
         let jt_off = 14 + 16 * rank as u64;
@@ -185,15 +187,36 @@ pub fn read_binary_from<R: Read + Seek>(
             max_cpu,
             max_nic,
         };
-        at.parse(sec, n, nroots, &mut s)?;
-        b.add_laid_out_rank(rank, &s.recs, &s.edges)
+        let (recs, edges) = b.lay_out_rank(rank);
+        let next_differs = jt
+            .get(rank as usize + 1)
+            .is_some_and(|&(s1, e1)| e1.wrapping_sub(s1) != e0 - s0);
+        if !reserved && (rank > 0 || next_differs) {
+            // Ranks of their own (an application trace): room for every later op at once, at
+            // most one per node's worth of bytes, instead of growing (and copying) by doubling.
+            reserved = true;
+            let bound: u64 = jt[rank as usize..]
+                .iter()
+                .map(|&(s1, e1)| e1.saturating_sub(s1) / NODE_BYTES + 1)
+                .sum();
+            recs.reserve_exact(bound.min(file_len / NODE_BYTES + num_ranks as u64) as usize);
+        }
+        at.parse(sec, n, nroots, &mut s, recs, edges)?;
+        b.end_laid_out_rank()
             .map_err(|source| GoalError::BinaryCycle {
                 path: name.to_string(),
                 source,
             })?;
-        prev.clear();
-        prev.extend_from_slice(sec);
-        prev_rank = Some(rank);
+        // Kept for the next rank only if its section is as long (ranks of an application
+        // trace differ, and copying each would cost as much as reading it).
+        prev_rank = None;
+        if let Some(&(s1, e1)) = jt.get(rank as usize + 1) {
+            if e1.wrapping_sub(s1) == e0 - s0 {
+                prev.clear();
+                prev.extend_from_slice(sec);
+                prev_rank = Some(rank);
+            }
+        }
     }
     Ok(b.finish())
 }
@@ -201,10 +224,7 @@ pub fn read_binary_from<R: Read + Seek>(
 /// Reused buffers of the rank being parsed.
 #[derive(Default)]
 struct Scratch {
-    recs: Vec<Rec>,
-    /// Per op: depcnt, n_deps, deps_idx, n_sdeps, sdeps_idx.
-    meta: Vec<[u32; 5]>,
-    edges: Vec<u32>,
+    /// Per op: how many dependents lists name it.
     count: Vec<u32>,
 }
 
@@ -276,17 +296,22 @@ impl Located<'_> {
     }
 
     /// Parses and checks the section `sec` of `n` ops and `nroots` roots (their sizes checked
-    /// against the section) into `s.recs` and `s.edges`.
-    fn parse(&self, sec: &[u8], n: u32, nroots: u32, s: &mut Scratch) -> Result<(), GoalError> {
+    /// against the section), appending its records to `recs` and its edges to `edges`.
+    fn parse(
+        &self,
+        sec: &[u8],
+        n: u32,
+        nroots: u32,
+        s: &mut Scratch,
+        recs: &mut Vec<Rec>,
+        edges: &mut Vec<u32>,
+    ) -> Result<(), GoalError> {
         let (rank, start, p) = (self.rank, self.start, self.num_ranks);
         let nodes_at = 8 + 4 * nroots as usize;
         let nodes_off = start + nodes_at as u64;
         let app_at = nodes_at + NODE_BYTES as usize * n as usize;
         let n_app = ((sec.len() - app_at) / 4) as u64;
-        s.recs.clear();
-        s.meta.clear();
-        s.recs.reserve(n as usize);
-        s.meta.reserve(n as usize);
+        recs.reserve(n as usize + 1);
         let mut dep = 0u64;
         for (i, rec) in sec[nodes_at..app_at]
             .chunks_exact(NODE_BYTES as usize)
@@ -346,16 +371,8 @@ impl Located<'_> {
                 cpu,
                 nic,
             };
-            let m = [
-                le32(rec, 0),
-                le32(rec, 23),
-                le32(rec, 27),
-                le32(rec, 31),
-                le32(rec, 35),
-            ];
-            s.recs.push(Rec::new(&op, rank, p, dep as u32));
-            s.meta.push(m);
-            dep += m[1] as u64 + m[3] as u64;
+            recs.push(Rec::new(&op, rank, p, dep as u32));
+            dep += le32(rec, 23) as u64 + le32(rec, 31) as u64;
             if dep > u32::MAX as u64 {
                 return Err(self.err(
                     at + 23,
@@ -368,13 +385,17 @@ impl Located<'_> {
         }
         let app_off = start + app_at as u64;
         let app = &sec[app_at..];
-        s.edges.clear();
-        s.edges.reserve(dep as usize);
+        edges.reserve(dep as usize);
         s.count.clear();
         s.count.resize(n as usize, 0);
-        for (i, m) in s.meta.iter().enumerate() {
+        let nodes = || sec[nodes_at..app_at].chunks_exact(NODE_BYTES as usize);
+        for (i, rec) in nodes().enumerate() {
             let at = nodes_off + NODE_BYTES * i as u64;
-            for (cnt, idx, field, flag) in [(m[1], m[2], 23, 0), (m[3], m[4], 31, START)] {
+            let (n_deps, deps_idx) = (le32(rec, 23), le32(rec, 27));
+            let (n_sdeps, sdeps_idx) = (le32(rec, 31), le32(rec, 35));
+            for (cnt, idx, field, flag) in
+                [(n_deps, deps_idx, 23, 0), (n_sdeps, sdeps_idx, 31, START)]
+            {
                 if idx as u64 + cnt as u64 > n_app {
                     return Err(self.err(
                         at + field,
@@ -392,17 +413,17 @@ impl Located<'_> {
                         ));
                     }
                     s.count[t as usize] += 1;
-                    s.edges.push(t | flag);
+                    edges.push(t | flag);
                 }
             }
         }
-        for (i, (&c, m)) in s.count.iter().zip(&s.meta).enumerate() {
-            if c != m[0] {
+        for (i, (&c, rec)) in s.count.iter().zip(nodes()).enumerate() {
+            let depcnt = le32(rec, 0);
+            if c != depcnt {
                 return Err(self.err(
                     nodes_off + NODE_BYTES * i as u64,
                     format!(
-                        "rank {rank} op {i}: dependency count is {}, but {c} dependents lists name it",
-                        m[0]
+                        "rank {rank} op {i}: dependency count is {depcnt}, but {c} dependents lists name it"
                     ),
                 ));
             }

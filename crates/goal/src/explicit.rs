@@ -652,31 +652,44 @@ impl ProgramBuilder {
         self.close_rank(rank)
     }
 
-    /// Adds rank `rank` (the next one) as laid out already: its ops' records (peers relative,
-    /// `dep` the start of each op's dependents in `edges`, without the sentinel) and its
-    /// edges. What [`Self::start_rank`], [`Self::add_op`], [`Self::add_dep`] and
-    /// [`Self::end_rank`] would build from the declarations `(dependent, on)` in the order of
-    /// `edges`, without sorting them. The caller has checked every id, peer and cpu/nic
-    /// index.
-    pub(crate) fn add_laid_out_rank(
-        &mut self,
-        rank: u32,
-        recs: &[Rec],
-        edges: &[u32],
-    ) -> Result<(), BuildError> {
+    /// Begins rank `rank` (the next one) to be laid out by the caller, who appends its ops'
+    /// records (peers relative, `dep` the start of each op's dependents among the edges it
+    /// appends, counted from the first) and its edges to the two vectors returned, then calls
+    /// [`Self::end_laid_out_rank`]: what [`Self::start_rank`], [`Self::add_op`],
+    /// [`Self::add_dep`] and [`Self::end_rank`] would build from the declarations
+    /// `(dependent, on)` in the order of the edges, without sorting them. The caller checks
+    /// every id, peer and cpu/nic index; on an error it drops the builder.
+    pub(crate) fn lay_out_rank(&mut self, rank: u32) -> (&mut Vec<Rec>, &mut Vec<u32>) {
         self.start_rank(rank);
-        self.current = None;
-        debug_assert!(recs.len() <= MAX_OPS_PER_RANK as usize);
-        debug_assert!(edges.len() <= u32::MAX as usize);
-        self.rank_ops = recs.len() as u32;
+        (&mut self.p.recs, &mut self.p.edges)
+    }
+
+    /// Closes the rank begun by [`Self::lay_out_rank`], like [`Self::end_rank`].
+    pub(crate) fn end_laid_out_rank(&mut self) -> Result<(), BuildError> {
+        let rank = self
+            .current
+            .take()
+            .expect("end_laid_out_rank without lay_out_rank");
         let p = &mut self.p;
-        p.recs.extend_from_slice(recs);
-        p.recs.push(Rec::sentinel(edges.len() as u32));
-        p.edges.extend_from_slice(edges);
-        for r in recs {
+        let start = *p.slots.last().expect("slot starts");
+        let slot = p.slots.len() - 1;
+        let rec_base = start.op as usize + slot;
+        let n = p.recs.len() - rec_base;
+        let m = p.edges.len() - start.edge as usize;
+        assert!(
+            n <= MAX_OPS_PER_RANK as usize,
+            "more than {MAX_OPS_PER_RANK} ops in rank {rank}"
+        );
+        assert!(
+            m <= u32::MAX as usize,
+            "more than 2^32 dependencies in rank {rank}"
+        );
+        self.rank_ops = n as u32;
+        for r in &p.recs[rec_base..] {
             self.max_cpu = self.max_cpu.max(r.cpu);
             self.max_nic = self.max_nic.max(r.nic);
         }
+        p.recs.push(Rec::sentinel(m as u32));
         self.close_rank(rank)
     }
 
@@ -1473,6 +1486,18 @@ mod tests {
             let again = ExplicitProgram::from_program(&e).unwrap();
             assert_eq!(again, e);
             assert_eq!(again.num_distinct_ranks(), e.num_distinct_ranks());
+            // Through the binary format: copied ranks repeat the previous rank's section with
+            // shifted peers and are shared unparsed, altered ones are parsed (and shared by
+            // hash when they equal an earlier one).
+            let mut bin = Vec::new();
+            crate::write_binary(&e, &mut bin).unwrap();
+            let back = crate::read_binary_from("r.bin", std::io::Cursor::new(bin)).unwrap();
+            assert_eq!(first_difference(&back, &e), None, "{ctx}");
+            assert_eq!(back.num_distinct_ranks(), e.num_distinct_ranks(), "{ctx}");
+            assert_eq!(
+                (back.min_send_size(), back.has_start_dependents()),
+                (e.min_send_size(), e.has_start_dependents())
+            );
             let a = simulate(&e);
             assert_eq!(a, simulate(&v), "{ctx}");
             let d = e.num_distinct_ranks();
