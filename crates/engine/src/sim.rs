@@ -337,18 +337,27 @@ fn run_global<P: Program, N: Noise>(
     noise: &mut N,
 ) -> Result<Outcome, EngineError> {
     // The radix heap needs a monotone queue: one CPU per rank (or the queued model, which
-    // never schedules an op before the event that frees it) and no wrapping arithmetic.
+    // never schedules an op before the event that frees it) and no wrapping arithmetic. It
+    // pays off with many pending events; a few ranks (an application trace) keep few, and a
+    // binary heap of them is cheaper.
     let queued = cfg.model == Model::Queued;
+    let radix = prog.num_ranks() > FEW_RANKS;
     if cfg.compat {
         Sim::<P, N, HeapQueue<Ev>, true, false>::new(prog, cfg, noise, HeapQueue::new())?.run()
-    } else if queued {
+    } else if queued && radix {
         Sim::<P, N, RadixQueue<Ev>, false, true>::new(prog, cfg, noise, RadixQueue::new())?.run()
-    } else if prog.num_cpus() <= 1 {
+    } else if queued {
+        Sim::<P, N, HeapQueue<Ev>, false, true>::new(prog, cfg, noise, HeapQueue::new())?.run()
+    } else if prog.num_cpus() <= 1 && radix {
         Sim::<P, N, RadixQueue<Ev>, false, false>::new(prog, cfg, noise, RadixQueue::new())?.run()
     } else {
         Sim::<P, N, HeapQueue<Ev>, false, false>::new(prog, cfg, noise, HeapQueue::new())?.run()
     }
 }
+
+/// Up to this many ranks the global engine queues events in a binary heap, not a radix heap
+/// (both pop in the same order).
+const FEW_RANKS: u32 = 64;
 
 struct Sim<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool, const QUEUED: bool> {
     prog: &'a P,
@@ -375,15 +384,15 @@ struct Sim<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool, cons
     messages: u64,
     /// (host, op) released during the current event, in release order.
     freed: Vec<(u32, u32)>,
-    /// Time of the event being processed, and whether an op freed by it may run at once
-    /// (only inside a plain op or message event, not in a batch or root run that still holds
-    /// reserved `ts` values).
+    /// The time of the event being processed (a direct op's own time while it runs).
     now: Time,
+    /// Whether an op freed by the event being processed may run at once (only inside a plain
+    /// op or message event, not in a batch or root run that still holds reserved `ts` values).
     direct_on: bool,
     direct_ok: bool,
-    /// An op freed to start at `now` with a `ts` after everything queued: it would pop next,
-    /// so it runs next without the queue (`(ts, host, op)`).
-    direct: Option<(u64, u32, u32)>,
+    /// An op freed with a start time before every queued entry's (and a `ts` after all of
+    /// theirs): it would pop next, so it runs next without the queue (`(time, ts, host, op)`).
+    direct: Option<(Time, u64, u32, u32)>,
     overflow: bool,
     /// Queued model: per rank, the lowest-numbered send that has not started ([`NOT_YET`]
     /// before the rank's first send event), the sends waiting for it (`(rank, op) → ts`), and
@@ -606,10 +615,11 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool, const QUEU
             let t = self.start_time(host, &self.prog.op(host, op));
             let ts = self.ts;
             self.ts += 1;
-            if self.direct_ok && t == self.now && self.heap.all_after(t) {
-                // It is the next pop: (t, ts) precedes every queued entry.
+            if self.direct_ok && self.heap.all_after(t) {
+                // It is the next pop: (t, ts) precedes every queued entry (whether `t` is the
+                // current time, later, or earlier on another CPU).
                 self.direct_ok = false;
-                self.direct = Some((ts, host, op));
+                self.direct = Some((t, ts, host, op));
             } else {
                 self.push(t, ts, K_OP, host, op);
             }
@@ -783,9 +793,10 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool, const QUEU
                     } else {
                         self.msg_event(ev.time, ev.ts, host, ev.item)?;
                     }
-                    while let Some((ts, host, op)) = self.direct.take() {
+                    while let Some((t, ts, host, op)) = self.direct.take() {
                         self.direct_ok = self.direct_on;
-                        self.op_event(ev.time, ts, host, op)?;
+                        self.now = t;
+                        self.op_event(t, ts, host, op)?;
                     }
                     self.direct_ok = false;
                 }
@@ -1307,9 +1318,10 @@ mod tests {
     }
 
     /// Random exchange rounds with calcs of random length (many of them 0, so ops are freed to
-    /// start at the time of the event that frees them) under parameters that make ties common
-    /// (L = o = g, 1-byte messages): the direct path gives the same finishing times and event
-    /// counts as the queue, with the radix queue and with the heap (compat mode).
+    /// start at the time of the event that frees them, the others later) under parameters that
+    /// make ties common (L = o = g, 1-byte messages): the direct path gives the same finishing
+    /// times and event counts as the queue, with the radix queue (more than `FEW_RANKS` ranks)
+    /// and with the heap (fewer ranks, and compat mode).
     #[test]
     fn ops_run_without_the_queue_exactly_when_they_would_pop_next() {
         let mut next = xorshift(0x2545_F491_4F6C_DD1D);
@@ -1322,7 +1334,12 @@ mod tests {
             ..lgs
         };
         for _ in 0..300 {
-            let ranks = 2 + rnd(9) as u32;
+            // Few ranks run on the binary heap, more than `FEW_RANKS` on the radix heap.
+            let ranks = if rnd(4) == 0 {
+                FEW_RANKS + 1 + rnd(8) as u32
+            } else {
+                2 + rnd(9) as u32
+            };
             let mut p = VecProgram::new(ranks);
             p.sparse_counters = rnd(2) == 0;
             let rounds = 1 + rnd(5);

@@ -4,11 +4,13 @@
 //! * [`text`]: streaming GOAL text parser, exact w.r.t. LogGOPSim's `txt2bin` on everything
 //!   txt2bin accepts (without its whitespace bug), with size and time units as extensions and
 //!   precise errors (file, line, column, caret, expected/found).
-//! * [`binary`]: txt2bin's binary format, read with full validation and written byte-identically.
+//! * [`binary`]: txt2bin's binary format, read with full validation (a rank whose section
+//!   repeats the previous rank's, peers relative, is shared without being parsed again) and
+//!   written byte-identically.
 //! * [`write`](mod@write): GOAL text in Schedgen's style.
 //! * [`explicit`]: [`ExplicitProgram`], the compact [`Program`](loggops_engine::Program) the
 //!   readers produce (identical ranks share one copy, so a collective's file costs about one
-//!   rank's data; distinct ranks about 11 bytes per op), and the [`ProgramBuilder`] generators
+//!   rank's data; distinct ranks 25 bytes per op and 4 per dependency), and the [`ProgramBuilder`] generators
 //!   use.
 //! * [`units`]: `512MiB` / `2.5us` parsing shared with the CLI and the generators.
 //!
