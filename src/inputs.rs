@@ -145,12 +145,44 @@ pub fn shell_quote(a: &str) -> String {
     }
 }
 
-/// The command line as typed, each word quoted for a POSIX shell when it needs it.
+/// Flags that say where and how a result is written or how fast it is computed, not what it
+/// is: left out of the recorded command (with their values).
+const NOT_RESULT_FLAGS: [&str; 7] = [
+    "--output",
+    "--format",
+    "--threads",
+    "--samples",
+    "--plot",
+    "--report",
+    "--shard",
+];
+
+/// The command that makes a run's result: `loggops-sim` and the arguments as typed (each word
+/// quoted for a POSIX shell when it needs it), without the flags of [`NOT_RESULT_FLAGS`] and
+/// `-q`/`--quiet`. So results of different thread counts, output files or shards of one run record the
+/// same command, and it reproduces the result when run again (with any output flags).
+pub fn result_command(args: impl IntoIterator<Item = String>) -> String {
+    let mut words = vec!["loggops-sim".to_string()];
+    let mut it = args.into_iter().skip(1);
+    while let Some(a) = it.next() {
+        let name = a.split('=').next().unwrap_or("");
+        if a == "-q" || name == "--quiet" {
+            continue;
+        }
+        if NOT_RESULT_FLAGS.contains(&name) {
+            if !a.contains('=') {
+                it.next();
+            }
+            continue;
+        }
+        words.push(shell_quote(&a));
+    }
+    words.join(" ")
+}
+
+/// [`result_command`] of this process.
 pub fn command_line() -> String {
-    std::env::args()
-        .map(|a| shell_quote(&a))
-        .collect::<Vec<_>>()
-        .join(" ")
+    result_command(std::env::args())
 }
 
 #[cfg(test)]
@@ -175,6 +207,20 @@ mod tests {
             e.to_string().ends_with("the pattern matches no file"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn the_recorded_command_leaves_out_output_flags() {
+        let args = "target/release/loggops-sim --goal a.goal --threads 3 -q --format=json \
+                    --output o.json --plot runtime=p.svg --seed 2 --report r.html --shard 1/2 -o 5us"
+            .split_whitespace()
+            .map(String::from);
+        assert_eq!(
+            result_command(args),
+            "loggops-sim --goal a.goal --seed 2 -o 5us"
+        );
+        let quoted = ["x", "--goal", "my file.goal"].map(String::from);
+        assert_eq!(result_command(quoted), "loggops-sim --goal 'my file.goal'");
     }
 
     #[test]

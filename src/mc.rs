@@ -36,6 +36,7 @@ use rayon::prelude::*;
 use crate::cli::{FormatArg, OrderArg, Reps, RunArgs};
 use crate::inputs::{self, Kind};
 use crate::schedule::{self, with_program, Schedule};
+use loggops_goal::ParseOptions;
 
 /// The engine's progress hook for every run of this process (its stop flag is Ctrl-C's).
 pub static HOOK: Progress = Progress::new();
@@ -173,7 +174,11 @@ fn param_flags(args: &RunArgs) -> Vec<String> {
 }
 
 /// Step 1: what to run, described completely.
-fn plan(args: &RunArgs, ov: &[(String, String)]) -> Result<(Plan, Vec<System>, Vec<PathBuf>)> {
+fn plan(
+    args: &RunArgs,
+    ov: &[(String, String)],
+    goal_opts: &ParseOptions,
+) -> Result<(Plan, Vec<System>, Vec<PathBuf>)> {
     let goals = inputs::expand(&args.goal, Kind::Schedule)?;
     let profiles = inputs::expand(&args.noise, Kind::Profile)?;
     let noisy = !profiles.is_empty();
@@ -270,6 +275,7 @@ fn plan(args: &RunArgs, ov: &[(String, String)]) -> Result<(Plan, Vec<System>, V
             sha256: inputs::sha256_file(path)
                 .with_context(|| format!("cannot read schedule {}", path.display()))?,
             params: ov.to_vec(),
+            explicit: !schedule::is_parametric(path)?,
         });
     }
     let plan = Plan {
@@ -296,6 +302,8 @@ fn plan(args: &RunArgs, ov: &[(String, String)]) -> Result<(Plan, Vec<System>, V
                 OrderArg::Stable => "stable".into(),
                 OrderArg::Libstdcxx => "libstdcxx".into(),
             },
+            model: crate::run::model_name(crate::run::model(args)).into(),
+            tick_ps: goal_opts.tick_ps,
             noise: noisy.then(|| NoiseSettings {
                 latency_scaling: if args.absolute_latency {
                     "absolute".into()
@@ -313,6 +321,8 @@ fn plan(args: &RunArgs, ov: &[(String, String)]) -> Result<(Plan, Vec<System>, V
 /// What the execution step reports on and how it runs repetitions.
 struct Exec<'a> {
     args: &'a RunArgs,
+    /// The engine's sharing model (`--model`).
+    model: loggops_engine::Model,
     pool: rayon::ThreadPool,
     bar: ProgressBar,
 }
@@ -324,9 +334,11 @@ fn one_run<P: Program>(
     seed: u64,
     rep: u64,
     odds: &WindowOdds,
+    engine_model: loggops_engine::Model,
 ) -> Result<Option<u64>> {
     let cfg = Config {
         progress: Some(&HOOK),
+        model: engine_model,
         ..Config::new(model.engine_params())
     };
     let out = if model.needs_noise_run() {
@@ -372,7 +384,9 @@ impl Exec<'_> {
                         if interrupted() {
                             return Ok(None);
                         }
-                        let t = with_program!(sched, |p| one_run(p, model, seed, rep, &odds))?;
+                        let t = with_program!(sched, |p| one_run(
+                            p, model, seed, rep, &odds, self.model
+                        ))?;
                         if t.is_some() {
                             self.bar.inc(1);
                         }
@@ -490,6 +504,7 @@ fn noiseless_run(
 fn execute(
     args: &RunArgs,
     ov: &[(String, String)],
+    goal_opts: &ParseOptions,
     plan: Plan,
     systems: &[System],
     goals: &[PathBuf],
@@ -524,6 +539,7 @@ fn execute(
     };
     let exec = Exec {
         args,
+        model: crate::run::model(args),
         pool: rayon::ThreadPoolBuilder::new()
             .num_threads(args.threads.unwrap_or(0))
             .build()
@@ -542,7 +558,7 @@ fn execute(
             if interrupted() {
                 break 'outer;
             }
-            let sched = schedule::load(goal, n, ov)?;
+            let sched = schedule::load(goal, n, ov, goal_opts)?;
             let ranks = sched.num_ranks();
             for (s, sys) in systems.iter().enumerate() {
                 let here = |m: usize| {
@@ -586,7 +602,8 @@ fn execute(
                             &none,
                             args.seed,
                             0,
-                            &WindowOdds::default()
+                            &WindowOdds::default(),
+                            exec.model
                         ))
                         .with_context(|| format!("{} without noise", goal.display()))?;
                         let Some(t) = t else { break 'outer };
@@ -595,6 +612,7 @@ fn execute(
                     None => {
                         let cfg = Config {
                             order: crate::run::order(args.order),
+                            model: exec.model,
                             progress: Some(&HOOK),
                             ..Config::new(sys.flag_params)
                         };
@@ -622,6 +640,7 @@ fn execute(
                                 events: o.events,
                                 ops: with_program!(&sched, |p| p.total_ops()),
                                 messages: o.messages,
+                                finish_ps: o.finish.clone(),
                                 wall_s: wall,
                                 peak_rss_bytes: crate::run::peak_rss_bytes(),
                             }),
@@ -672,12 +691,22 @@ fn noiseless_text(run: &RunResult) -> String {
     let mut s = String::new();
     let sys = &run.plan.systems[0];
     for w in &run.plan.workloads {
+        let st = &run.plan.settings;
         let _ = writeln!(
             s,
-            "{}: {} ({} order)",
+            "{}: {} ({} order, {} model{})",
             w.path,
             loggops_report::table::describe_params(&sys.near),
-            run.plan.settings.order
+            st.order,
+            st.model,
+            if w.explicit {
+                format!(
+                    "; plain calc numbers are ticks of {}",
+                    crate::units::format_duration(st.tick_ps)
+                )
+            } else {
+                String::new()
+            }
         );
         for c in run.cells.iter().filter(|c| c.workload == w.name) {
             let t = c.samples_ps[0];
@@ -731,6 +760,18 @@ fn write_outputs(args: &RunArgs, run: &RunResult) -> Result<()> {
     }
     let text = if format == Format::Table && run.plan.settings.noise.is_none() {
         noiseless_text(run)
+    } else if format == Format::Table {
+        // Above the table, what plain calc numbers of explicit files were read as.
+        let mut t = String::new();
+        for w in run.plan.workloads.iter().filter(|w| w.explicit) {
+            t.push_str(&crate::run::tick_note(&w.path, run.plan.settings.tick_ps));
+            t.push('\n');
+        }
+        if !t.is_empty() {
+            t.push('\n');
+        }
+        t.push_str(&format.render_to_string(run));
+        t
     } else {
         format.render_to_string(run)
     };
@@ -739,10 +780,14 @@ fn write_outputs(args: &RunArgs, run: &RunResult) -> Result<()> {
 
 /// A sweep: plan, execute, write. Exit status 0, 1 for a schedule that did not complete
 /// (noiseless), 130 when interrupted.
-pub fn sweep(args: &RunArgs, ov: &[(String, String)]) -> Result<ExitCode> {
+pub fn sweep(
+    args: &RunArgs,
+    ov: &[(String, String)],
+    goal_opts: &ParseOptions,
+) -> Result<ExitCode> {
     install_interrupt_handler();
-    let (plan, systems, goals) = plan(args, ov)?;
-    let (result, stalled) = execute(args, ov, plan, &systems, &goals)?;
+    let (plan, systems, goals) = plan(args, ov, goal_opts)?;
+    let (result, stalled) = execute(args, ov, goal_opts, plan, &systems, &goals)?;
     if let Some(text) = stalled {
         eprint!("{text}");
         return Ok(ExitCode::from(1));

@@ -6,11 +6,33 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context, Result};
-use loggops_engine::{simulate as engine_run, Config, NoNoise, Order, Outcome, Params};
+use loggops_engine::{simulate as engine_run, Config, NoNoise, Order, Outcome, Params, Program};
 
-use crate::cli::{CalibrateArgs, GenArgs, OrderArg, RunArgs};
+use crate::cli::{CalibrateArgs, GenArgs, ModelArg, OrderArg, RunArgs};
 use crate::schedule::{self, with_program, Schedule};
-use crate::units::{fmt_bytes, parse_per_byte_ps, parse_size, parse_ticks, parse_time_ps};
+use crate::units::{
+    fmt_bytes, format_duration, parse_per_byte_ps, parse_size, parse_tick_ps, parse_ticks,
+    parse_time_ps,
+};
+use loggops_goal::{ParseOptions, DEFAULT_TICK_PS};
+
+/// The engine's sharing model: `--model`, else queued with `--noise` and LogGOPSim's without.
+pub fn model(args: &RunArgs) -> loggops_engine::Model {
+    match args.model {
+        Some(ModelArg::Loggopsim) => loggops_engine::Model::LogGOPSim,
+        Some(ModelArg::Queued) => loggops_engine::Model::Queued,
+        None if !args.noise.is_empty() => loggops_engine::Model::Queued,
+        None => loggops_engine::Model::LogGOPSim,
+    }
+}
+
+/// The `--model` value naming `m`.
+pub fn model_name(m: loggops_engine::Model) -> &'static str {
+    match m {
+        loggops_engine::Model::LogGOPSim => "loggopsim",
+        loggops_engine::Model::Queued => "queued",
+    }
+}
 
 pub fn order(o: OrderArg) -> Order {
     match o {
@@ -86,6 +108,29 @@ fn compat_params(args: &RunArgs) -> Result<Params> {
     Ok(p)
 }
 
+/// The tick of `--tick` in ps (1 ns by default).
+fn tick_ps(flag: &Option<String>) -> Result<u64> {
+    match flag {
+        Some(s) => parse_tick_ps(s).map_err(|e| anyhow!("--tick {s}: {e}")),
+        None => Ok(DEFAULT_TICK_PS),
+    }
+}
+
+/// How explicit GOAL files are read in the default and noisy modes: plain calc numbers in
+/// ticks of `--tick`.
+pub fn goal_options(args: &RunArgs) -> Result<ParseOptions> {
+    Ok(ParseOptions::with_tick(tick_ps(&args.tick)?))
+}
+
+/// `(file): plain calc numbers are ticks of 1ns (--tick)`, said where a run read an explicit
+/// file.
+pub fn tick_note(goal: &str, tick_ps: u64) -> String {
+    format!(
+        "{goal}: plain calc numbers are ticks of {} (--tick)",
+        format_duration(tick_ps)
+    )
+}
+
 /// Writes `text` to `--output` atomically, or to stdout.
 pub fn emit(output: Option<&Path>, text: &str) -> Result<()> {
     match output {
@@ -109,12 +154,21 @@ pub fn simulate(args: RunArgs) -> Result<ExitCode> {
     }
     let ov = overrides(&args.params)?;
     if args.compat.is_some() {
+        if let Some(t) = &args.tick {
+            bail!(
+                "--tick {t} does not apply to --compat loggopsim: compat mode reads every number \
+                 (calc, -L, -o, -g, ...) as one of LogGOPSim's unit-less ticks, as LogGOPSim \
+                 does, so there is nothing to convert; drop --tick, or drop --compat to simulate \
+                 in time units"
+            );
+        }
         let [goal] = args.goal.as_slice() else {
             bail!("--compat loggopsim runs one schedule: give one --goal FILE");
         };
         return compat_run(&args, goal, &ov);
     }
-    crate::mc::sweep(&args, &ov)
+    let goal_opts = goal_options(&args)?;
+    crate::mc::sweep(&args, &ov, &goal_opts)
 }
 
 /// Names what was left over: ranks, sources, tags and op labels.
@@ -199,8 +253,12 @@ pub fn describe_leftovers(goal: &Path, sched: &Schedule, out: &Outcome) -> Strin
 }
 
 fn compat_run(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Result<ExitCode> {
+    if args.model == Some(ModelArg::Queued) {
+        bail!("--model queued does not apply with --compat loggopsim, which runs LogGOPSim's rules exactly");
+    }
     let params = compat_params(args)?;
     let cfg = Config {
+        model: loggops_engine::Model::LogGOPSim,
         params,
         order: order(args.order),
         compat: true,
@@ -211,7 +269,8 @@ fn compat_run(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Result<Ex
         [n] => Some(*n),
         _ => bail!("--compat loggopsim runs one schedule: give at most one --nodes value"),
     };
-    let sched = schedule::load(goal, nodes, ov)?;
+    // LogGOPSim's ticks as they are.
+    let sched = schedule::load(goal, nodes, ov, &ParseOptions::ticks_as_is())?;
     let out = with_program!(&sched, |p| engine_run(p, &cfg, &mut NoNoise))?;
     let text = with_program!(&sched, |p| crate::compat::render(
         p,
@@ -227,9 +286,10 @@ pub fn gen(args: GenArgs) -> Result<ExitCode> {
     if args.nodes == 0 {
         bail!("--nodes 0: a schedule needs at least one rank");
     }
+    let tick = tick_ps(&args.tick)?;
     let sched: Schedule = if let Some(path) = &args.goal {
         let ov = overrides(&args.params)?;
-        schedule::load(path, Some(args.nodes), &ov)?
+        schedule::load(path, Some(args.nodes), &ov, &ParseOptions::with_tick(tick))?
     } else {
         let Some(name) = &args.pattern else {
             bail!(
@@ -252,12 +312,24 @@ pub fn gen(args: GenArgs) -> Result<ExitCode> {
         if let Some(r) = args.root {
             opts.root = r;
         }
+        if coll == loggops_schedgen::Collective::NwayDissemination {
+            // Schedgen writes `calc <datasize>`: D ticks, whatever a tick is.
+            opts.reduce_calc = Some(size.checked_mul(tick).ok_or_else(|| {
+                anyhow!(
+                    "--size {}: nwaydissemination's reduction calcs of {size} ticks of {} overflow u64 picoseconds",
+                    args.size.as_deref().unwrap_or_default(),
+                    format_duration(tick)
+                )
+            })?);
+        }
         let g = loggops_schedgen::Generated::with_options(coll, args.nodes, size, opts)?;
         Schedule::Generated(g)
     };
+    // Checked before anything is written (stdout cannot be taken back).
+    with_program!(&sched, |p| whole_ticks(p, tick))?;
     let emit_goal = |w: &mut dyn Write| -> std::io::Result<()> {
         let mut bw = std::io::BufWriter::with_capacity(1 << 20, w);
-        with_program!(&sched, |p| loggops_goal::write_goal(p, &mut bw))?;
+        with_program!(&sched, |p| loggops_goal::write_goal_with(p, &mut bw, tick))?;
         bw.flush()
     };
     match &args.output {
@@ -266,6 +338,30 @@ pub fn gen(args: GenArgs) -> Result<ExitCode> {
         None => emit_goal(&mut std::io::stdout().lock())?,
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Fails, naming the op and a tick that works, if a calc of `p` is not a whole number of ticks
+/// of `tick` ps (`gen` writes calc durations as plain numbers of ticks).
+fn whole_ticks<P: Program>(p: &P, tick: u64) -> Result<()> {
+    for r in 0..p.num_ranks() {
+        for i in 0..p.num_ops(r) {
+            let op = p.op(r, i);
+            if op.kind == loggops_engine::OpKind::Calc && !op.size.is_multiple_of(tick) {
+                // The largest power of ten that divides both: what a user would pick.
+                let mut fine = 1u64;
+                while op.size.is_multiple_of(fine * 10) && tick.is_multiple_of(fine * 10) {
+                    fine *= 10;
+                }
+                bail!(
+                    "rank {r} op {i}: a calc of {} is not a whole number of ticks of {}: pass a finer --tick (e.g. --tick {}; 1ps always works) and read the file back with the same --tick",
+                    format_duration(op.size),
+                    format_duration(tick),
+                    format_duration(fine)
+                );
+            }
+        }
+    }
+    Ok(())
 }
 
 pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {

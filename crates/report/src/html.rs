@@ -395,6 +395,20 @@ pub fn render_html(run: &RunResult) -> Result<String, PlotError> {
     }
     kv("order of freed ops", esc(&st.order));
     kv(
+        "engine model",
+        format!(
+            "<code>{}</code> (how a rank's CPU and NIC are shared; <code>--model</code>)",
+            esc(&st.model)
+        ),
+    );
+    kv(
+        "tick",
+        format!(
+            "{} (what a plain calc number of an explicit GOAL file means; <code>--tick</code>)",
+            esc(&loggops_units::format_duration(st.tick_ps))
+        ),
+    );
+    kv(
         "time unit",
         format!("{} (all JSON/CSV times are integers)", esc(&st.time_unit)),
     );

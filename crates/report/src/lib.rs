@@ -75,6 +75,7 @@
 //! | `partial` | `true` when the run was interrupted before this cell ran all its repetitions |
 //! | `run_status` | `complete` or `interrupted` (then some cells may be missing) |
 //! | `seed`, `reps_rule` | the master seed and `--reps` (`auto`, a count, or `single` for noiseless runs) |
+//! | `model`, `tick_ps` | the engine's sharing model (`--model`: `loggopsim` or `queued`) and the length of a tick of plain GOAL calc numbers (`--tick`), ps |
 //! | `profile`, `profile_sha256` | the noise profile's path as given and the SHA-256 of its bytes (empty without one) |
 //! | `L_near_ps` … `S_near_bytes`, `L_far_ps` … `S_far_bytes` | the LogGOPS parameters simulated within and across switches (far = near when the profile has one placement) |
 //! | `rndv_3l`, `nodes_per_switch` | rendezvous messages pay 3L; ranks per switch |

@@ -111,6 +111,9 @@ pub struct WorkloadInfo {
     pub sha256: String,
     /// `--param NAME=VALUE` overrides applied to it.
     pub params: Vec<(String, String)>,
+    /// An explicit GOAL file (text or binary), whose plain calc numbers are ticks of
+    /// [`Settings::tick_ps`]; false for rank-parametric schedules (durations always have units).
+    pub explicit: bool,
 }
 
 /// How many repetitions each cell runs.
@@ -177,6 +180,12 @@ pub struct Settings {
     pub time_unit: String,
     /// Order of ops freed together: `stable` or `libstdcxx`.
     pub order: String,
+    /// How a rank's CPU and NIC are shared (`--model`): `loggopsim` (LogGOPSim's rules) or
+    /// `queued` (sends queue at the NIC in program order; receiving holds nothing).
+    pub model: String,
+    /// Length of one tick, ps (`--tick`): what a plain calc number of an explicit GOAL file
+    /// means (workloads with `explicit: true`).
+    pub tick_ps: u64,
     /// `None` for noiseless runs.
     pub noise: Option<NoiseSettings>,
     /// Explicit parameter flags as given (`-G 79ps`); they override every system's parameters.
@@ -249,6 +258,8 @@ pub struct RunFacts {
     pub events: u64,
     pub ops: u64,
     pub messages: u64,
+    /// Finishing time of every rank, ps (rank order).
+    pub finish_ps: Vec<u64>,
     /// Wall-clock seconds the simulation took (not reproducible).
     pub wall_s: f64,
     /// Peak resident memory of the process after this run (Linux), bytes (not reproducible).
@@ -312,7 +323,9 @@ pub struct RunResult {
     pub schema: String,
     pub schema_version: u32,
     pub tool: Tool,
-    /// The command line, words joined by spaces.
+    /// The command that makes this result: `loggops-sim` and the arguments that decide it, as
+    /// typed (output files, `--format`, `--threads`, `-q` and `--shard` left out, so that runs
+    /// that differ only in those record the same result).
     pub command: String,
     pub status: Status,
     pub plan: Plan,

@@ -135,11 +135,13 @@ pub(crate) fn cell_values(cell: &Cell) -> [Value<'_>; 45] {
 
 /// Columns that follow [`CELL_COLUMNS`] in the CSV of a run: how the cell was made (so every
 /// row carries its settings), then the versions.
-pub const RUN_COLUMNS: [&str; 24] = [
+pub const RUN_COLUMNS: [&str; 26] = [
     "partial",
     "run_status",
     "seed",
     "reps_rule",
+    "model",
+    "tick_ps",
     "profile",
     "profile_sha256",
     "L_near_ps",
@@ -199,6 +201,8 @@ pub(crate) fn run_values<'a>(
         }),
         Value::U64(plan.settings.seed),
         Value::Owned(plan.settings.reps.short()),
+        Value::Str(&plan.settings.model),
+        Value::U64(plan.settings.tick_ps),
         prof.map_or(Value::Null, |p| Value::Str(&p.path)),
         prof.map_or(Value::Null, |p| Value::Str(&p.sha256)),
     ];

@@ -256,7 +256,13 @@ pub fn render_footer(run: &RunResult) -> String {
         );
     }
     let st = &plan.settings;
-    let _ = write!(out, "seed {}; {}", st.seed, st.reps.describe());
+    let _ = write!(
+        out,
+        "seed {}; {}; {} model",
+        st.seed,
+        st.reps.describe(),
+        st.model
+    );
     if let Some(n) = &st.noise {
         let _ = write!(
             out,
@@ -278,6 +284,13 @@ pub fn render_footer(run: &RunResult) -> String {
     }
     if !st.param_flags.is_empty() {
         let _ = write!(out, "; parameter flags {}", st.param_flags.join(" "));
+    }
+    if plan.workloads.iter().any(|w| w.explicit) {
+        let _ = write!(
+            out,
+            "; plain calc numbers are ticks of {}",
+            loggops_units::format_duration(st.tick_ps)
+        );
     }
     out.push('\n');
     for s in &plan.systems {

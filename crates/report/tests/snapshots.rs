@@ -100,6 +100,7 @@ fn run() -> RunResult {
             path: "goal/dissemination_16B.goal".into(),
             sha256: "0".repeat(64),
             params: vec![],
+            explicit: false,
         }],
         systems: vec![SystemInfo {
             name: "daint".into(),
@@ -133,6 +134,8 @@ fn run() -> RunResult {
             reps: RepsRule::Fixed { count: 12 },
             time_unit: "ps".into(),
             order: "stable".into(),
+            model: "queued".into(),
+            tick_ps: 1000,
             noise: Some(NoiseSettings {
                 latency_scaling: "median".into(),
                 cosched: false,
