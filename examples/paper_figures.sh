@@ -24,7 +24,7 @@
 #   Environment: BIN (default target/release/loggops-sim, built if missing), SEED (1),
 #   DISS_NODES (4,64,1024,16384), RING_NODES (4,16,64,256,1024), REPS (auto), WITH_DGEMM (0).
 # Writes OUTDIR/index.html, and per workload OUTDIR/<workload>.html (the report), .json (every
-# repetition), .csv, .samples.csv and .png (the plots), and OUTDIR/times.txt (wall time per run).
+# repetition), .samples.csv and .runtime.png, .cost.png (the plots), and OUTDIR/times.txt (wall time per run).
 # Wall time on two cores: see README.md ("The paper's figures").
 set -euo pipefail
 out=${1:?usage: examples/paper_figures.sh OUTDIR}
