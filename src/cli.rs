@@ -78,6 +78,56 @@ pub enum Command {
     /// Look into noise profiles (`profile show FILE.h5`).
     #[command(subcommand)]
     Profile(ProfileCommand),
+    /// Put the shards of a run (the JSON outputs of --shard 1/N ... N/N) together into the
+    /// whole run's result and write it like a run does (table, JSON, CSV, samples, plots,
+    /// report). Refuses shards of different runs, and missing or repeated shards.
+    Merge(MergeArgs),
+}
+
+#[derive(Args, Debug)]
+#[command(
+    after_help = "Example (four shards, e.g. the tasks of a Slurm job array):
+  for i in 1 2 3 4; do
+    loggops-sim --goal goal/dissemination_16B.goal --nodes 64,1024 --noise calibration/ \\
+      --reps 1000 --shard $i/4 --output shard-$i.json
+  done
+  loggops-sim merge shard-*.json --format csv --output result.csv --report report.html"
+)]
+pub struct MergeArgs {
+    /// The shard files (JSON, any order).
+    #[arg(value_name = "SHARD.json", required = true)]
+    pub shards: Vec<PathBuf>,
+    #[command(flatten)]
+    pub out: OutputArgs,
+}
+
+/// Where and how a result is written (a run's flags, shared with `merge`).
+#[derive(Args, Debug, Default)]
+pub struct OutputArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value = "human")]
+    pub format: FormatArg,
+    /// Write the result to FILE (atomically) instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Write one row per repetition to FILE (CSV, atomically), with the columns workload,
+    /// system, nodes, noise_mode, rep (0-based repetition index), time_ps (simulated time),
+    /// noiseless_ps, run_ps (the time one run is billed for), on_demand_usd, committed_usd
+    /// (empty without a price), cost_increase_pct (over noiseless) and partial (true when the
+    /// run was interrupted before this cell finished).
+    #[arg(long, value_name = "FILE")]
+    pub samples: Option<PathBuf>,
+    /// Draw plots into FILE (.svg or .png; repeatable): `[KIND=]FILE` with KIND one of runtime
+    /// (boxplots of the time per node count; hue: noise mode, or system when one mode runs on
+    /// several systems), cost (cost increase over noiseless against nodes, the paper's Fig.
+    /// 17), ecdf (distribution at the largest node count) or all (the default: all three).
+    #[arg(long, value_name = "[KIND=]FILE", value_parser = parse_plot)]
+    pub plot: Vec<(loggops_report::plot::PlotKind, PathBuf)>,
+    /// Write a one-file HTML report to FILE: the command, settings, systems with their
+    /// profiles' hashes and provenance, the table, the plots and a guide to the columns. It
+    /// loads nothing from elsewhere (opens offline).
+    #[arg(long, value_name = "FILE.html")]
+    pub report: Option<PathBuf>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -193,12 +243,8 @@ pub struct RunArgs {
     /// Compat mode: never print per-host times (LogGOPSim's -b).
     #[arg(short = 'b', long)]
     pub batchmode: bool,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "human")]
-    pub format: FormatArg,
-    /// Write the result to FILE (atomically) instead of stdout.
-    #[arg(long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub out: OutputArgs,
     /// Set a parameter of a rank-parametric schedule (e.g. --param dgemm=21us).
     #[arg(long = "param", value_name = "NAME=VALUE")]
     pub params: Vec<String>,
@@ -225,24 +271,6 @@ pub struct RunArgs {
     /// Worker threads (results do not depend on it) [default: all cores].
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
-    /// Write one row per repetition to FILE (CSV, atomically), with the columns workload,
-    /// system, nodes, noise_mode, rep (0-based repetition index), time_ps (simulated time),
-    /// noiseless_ps, run_ps (the time one run is billed for), on_demand_usd, committed_usd
-    /// (empty without a price), cost_increase_pct (over noiseless) and partial (true when the
-    /// run was interrupted before this cell finished).
-    #[arg(long, value_name = "FILE")]
-    pub samples: Option<PathBuf>,
-    /// Draw plots into FILE (.svg or .png; repeatable): `[KIND=]FILE` with KIND one of runtime
-    /// (boxplots of the time per node count; hue: noise mode, or system when one mode runs on
-    /// several systems), cost (cost increase over noiseless against nodes, the paper's Fig.
-    /// 17), ecdf (distribution at the largest node count) or all (the default: all three).
-    #[arg(long, value_name = "[KIND=]FILE", value_parser = parse_plot)]
-    pub plot: Vec<(loggops_report::plot::PlotKind, PathBuf)>,
-    /// Write a one-file HTML report to FILE: the command, settings, systems with their
-    /// profiles' hashes and provenance, the table, the plots and a guide to the columns. It
-    /// loads nothing from elsewhere (opens offline).
-    #[arg(long, value_name = "FILE.html")]
-    pub report: Option<PathBuf>,
     /// Draw one-way latencies as the profile's samples are, in absolute time, instead of
     /// scaling each draw by L / median (the paper's convention, the default: the profile gives
     /// the shape of the noise, -L or the profile's base parameters its level). Use it with
@@ -256,6 +284,20 @@ pub struct RunArgs {
     /// No progress bar.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Run only slice I of N of the work (1 <= I <= N), e.g. as task I of a Slurm job array
+    /// (examples/slurm/), and write its JSON result for `loggops-sim merge`, which puts the N
+    /// slices together into exactly what the whole run writes. Every shard needs the same
+    /// command apart from --shard and the output flags. With a fixed --reps N the shards split
+    /// every noisy cell's repetitions (round robin); with --reps auto, the default, the
+    /// stopping rule needs all of a cell's repetitions, so the shards split whole cells and
+    /// more shards than cells leave some idle: use a fixed --reps to spread few cells over
+    /// many tasks. --samples, --plot, --report and --format csv belong to the merge.
+    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+    pub shard: Option<loggops_report::Shard>,
+}
+
+fn parse_shard(s: &str) -> Result<loggops_report::Shard, String> {
+    loggops_report::Shard::parse(s)
 }
 
 #[derive(Args, Debug)]

@@ -62,6 +62,7 @@ fn dispatch(cli: cli::Cli) -> anyhow::Result<ExitCode> {
         Some(cli::Command::Gen(args)) => run::gen(args),
         Some(cli::Command::Calibrate(args)) => run::calibrate(*args),
         Some(cli::Command::Profile(cli::ProfileCommand::Show(args))) => profile_show::show(&args),
+        Some(cli::Command::Merge(args)) => mc::merge(&args),
         None => run::simulate(cli.run),
     }
 }

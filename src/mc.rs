@@ -28,12 +28,13 @@ use loggops_engine::{
 use loggops_noise::{NoiseConfig, NoiseMode, NoiseModel, ScaleMode};
 use loggops_profile::{BaseParams, Profile};
 use loggops_report::{
-    CellResult, EngineParams, Format, NoiseSettings, Plan, Prices, ProfileRef, Provenance,
-    RepsRule, RunFacts, RunResult, Settings, Status, SystemInfo, Tool, WorkloadInfo,
+    CellResult, EngineParams, Format, NoiseSettings, Plan, Prices, ProfileRef, Provenance, RepSet,
+    RepsRule, RunFacts, RunResult, Settings, ShardBy, Share, Status, SystemInfo, Tool,
+    WorkloadInfo,
 };
 use rayon::prelude::*;
 
-use crate::cli::{FormatArg, OrderArg, Reps, RunArgs};
+use crate::cli::{FormatArg, MergeArgs, OrderArg, OutputArgs, Reps, RunArgs};
 use crate::inputs::{self, Kind};
 use crate::schedule::{self, with_program, Schedule};
 use loggops_goal::ParseOptions;
@@ -361,26 +362,23 @@ fn one_run<P: Program>(
 }
 
 impl Exec<'_> {
-    /// Repetitions `range` of a cell in parallel; the finished ones as (rep, time), in order.
+    /// Repetitions `set` of a cell in parallel; the finished ones as (rep, time), in order.
     /// They run in chunks (a bounded amount of memory per chunk), and none starts once Ctrl-C
     /// was pressed.
-    fn reps(
-        &self,
-        sched: &Schedule,
-        model: &NoiseModel,
-        range: std::ops::Range<u64>,
-    ) -> Result<Vec<(u64, u64)>> {
+    fn reps(&self, sched: &Schedule, model: &NoiseModel, set: RepSet) -> Result<Vec<(u64, u64)>> {
         const CHUNK: u64 = 4096;
         let odds = WindowOdds::default();
         let seed = self.args.seed;
         let mut got = Vec::new();
-        let mut start = range.start;
-        while start < range.end && !interrupted() {
-            let end = (start + CHUNK).min(range.end);
+        let total = set.len();
+        let mut start = 0;
+        while start < total && !interrupted() {
+            let end = (start + CHUNK).min(total);
             let done = self.pool.install(|| {
                 (start..end)
                     .into_par_iter()
-                    .map(|rep| {
+                    .map(|i| {
+                        let rep = set.nth(i);
                         if interrupted() {
                             return Ok(None);
                         }
@@ -400,20 +398,30 @@ impl Exec<'_> {
         Ok(got)
     }
 
-    /// A noisy cell's repetitions by the repetition rule; `complete` is false when Ctrl-C cut
-    /// it short.
-    fn noisy_cell(&self, sched: &Schedule, model: &NoiseModel) -> Result<(Vec<(u64, u64)>, bool)> {
-        match self.args.reps {
-            Reps::Fixed(n) => {
-                let got = self.reps(sched, model, 0..n as u64)?;
-                let complete = got.len() == n as usize;
+    /// A noisy cell's repetitions by the repetition rule, or those of `share` (a shard's);
+    /// `complete` is false when Ctrl-C cut it short.
+    fn noisy_cell(
+        &self,
+        sched: &Schedule,
+        model: &NoiseModel,
+        share: Share,
+    ) -> Result<(Vec<(u64, u64)>, bool)> {
+        let fixed = match (share, self.args.reps) {
+            (Share::Reps(set), _) => Some(set),
+            (_, Reps::Fixed(n)) => Some(RepSet::all(n as u64)),
+            (_, Reps::Auto) => None,
+        };
+        match fixed {
+            Some(set) => {
+                let got = self.reps(sched, model, set)?;
+                let complete = got.len() as u64 == set.len();
                 Ok((got, complete))
             }
-            Reps::Auto => {
+            None => {
                 // Checkpoints 32, 64, ..., 1000: the same repetitions whatever the thread
                 // count, so the stopping point is reproducible.
                 let first = Reps::AUTO_FIRST as u64;
-                let mut got = self.reps(sched, model, 0..first)?;
+                let mut got = self.reps(sched, model, RepSet::all(first))?;
                 let mut planned = first;
                 loop {
                     if got.len() as u64 != planned {
@@ -427,7 +435,15 @@ impl Exec<'_> {
                     }
                     let next = (2 * planned).min(Reps::AUTO_MAX as u64);
                     self.bar.inc_length(next - planned);
-                    got.extend(self.reps(sched, model, planned..next)?);
+                    got.extend(self.reps(
+                        sched,
+                        model,
+                        RepSet {
+                            first: planned,
+                            step: 1,
+                            end: next,
+                        },
+                    )?);
                     planned = next;
                 }
             }
@@ -514,21 +530,32 @@ fn execute(
         version: env!("CARGO_PKG_VERSION").into(),
     };
     let mut result = RunResult::new(tool, inputs::command_line(), plan.clone());
+    result.shard = args.shard;
     let keys = plan.cells();
+    // What this process runs of each cell: everything, or a shard's share.
+    let shares: Vec<Share> = match args.shard {
+        Some(shard) => plan.shares(shard),
+        None => vec![Share::Whole; keys.len()],
+    };
     let noisy = plan.settings.noise.is_some();
-    let noisy_cells = keys
-        .iter()
-        .filter(|k| plan.noise_modes[k.noise_mode] != "none")
-        .count();
     let show = !args.quiet && std::io::stderr().is_terminal();
     let bar = if !show || !noisy {
         ProgressBar::hidden()
     } else {
         let per_cell = match args.reps {
-            Reps::Fixed(n) => n,
-            Reps::Auto => Reps::AUTO_FIRST,
+            Reps::Fixed(n) => n as u64,
+            Reps::Auto => Reps::AUTO_FIRST as u64,
         };
-        let b = ProgressBar::new(noisy_cells as u64 * per_cell as u64);
+        let planned_reps: u64 = keys
+            .iter()
+            .filter(|k| plan.noise_modes[k.noise_mode] != "none")
+            .map(|k| match shares[k.id] {
+                Share::Nothing => 0,
+                Share::Whole => per_cell,
+                Share::Reps(set) => set.len(),
+            })
+            .sum();
+        let b = ProgressBar::new(planned_reps);
         b.set_style(
             ProgressStyle::with_template(
                 "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} reps (eta {eta}) {msg}",
@@ -558,6 +585,13 @@ fn execute(
             if interrupted() {
                 break 'outer;
             }
+            // A shard loads only what it has a share of.
+            if !keys
+                .iter()
+                .any(|k| k.workload == w && k.nodes == n && shares[k.id] != Share::Nothing)
+            {
+                continue;
+            }
             let sched = schedule::load(goal, n, ov, goal_opts)?;
             let ranks = sched.num_ranks();
             for (s, sys) in systems.iter().enumerate() {
@@ -569,6 +603,9 @@ fn execute(
                         .map(|k| k.id)
                         .expect("a planned cell")
                 };
+                if (0..plan.noise_modes.len()).all(|m| shares[here(m)] == Share::Nothing) {
+                    continue;
+                }
                 let cell = |m: usize, reps: Vec<(u64, u64)>, complete, base, run| CellResult {
                     id: here(m),
                     workload: wl.name.clone(),
@@ -633,6 +670,10 @@ fn execute(
                     Baseline::Run(o) => o.max().0,
                 };
                 for (m, mode) in plan.noise_modes.iter().enumerate() {
+                    let share = shares[here(m)];
+                    if share == Share::Nothing {
+                        continue;
+                    }
                     if mode == "none" {
                         let facts = match &out {
                             Baseline::Run(o) => Some(RunFacts {
@@ -664,7 +705,7 @@ fn execute(
                         "{}, {}, {ranks} nodes, {mode}",
                         wl.name, sys.info.name
                     ));
-                    let (reps, complete) = exec.noisy_cell(&sched, &model)?;
+                    let (reps, complete) = exec.noisy_cell(&sched, &model, share)?;
                     if !reps.is_empty() {
                         cells.push(cell(m, reps, complete, Some(base), None));
                     }
@@ -742,7 +783,7 @@ fn noiseless_text(run: &RunResult) -> String {
 }
 
 /// Step 3: every output the flags ask for, from the result alone.
-fn write_outputs(args: &RunArgs, run: &RunResult) -> Result<()> {
+fn write_outputs(args: &OutputArgs, run: &RunResult) -> Result<()> {
     let format = match args.format {
         FormatArg::Human => Format::Table,
         FormatArg::Json => Format::Json,
@@ -787,12 +828,21 @@ pub fn sweep(
 ) -> Result<ExitCode> {
     install_interrupt_handler();
     let (plan, systems, goals) = plan(args, ov, goal_opts)?;
+    if let Some(shard) = args.shard {
+        check_shard(args, &plan, shard)?;
+    }
     let (result, stalled) = execute(args, ov, goal_opts, plan, &systems, &goals)?;
     if let Some(text) = stalled {
         eprint!("{text}");
         return Ok(ExitCode::from(1));
     }
-    write_outputs(args, &result)?;
+    if args.shard.is_some() {
+        // The shard's result for `merge`: always the JSON document.
+        let text = Format::Json.render_to_string(&result);
+        crate::run::emit(args.out.output.as_deref(), &text)?;
+    } else {
+        write_outputs(&args.out, &result)?;
+    }
     if result.status == Status::Interrupted {
         let (complete, partial, missing) = result.cell_counts();
         eprintln!(
@@ -800,6 +850,71 @@ pub fn sweep(
              short, {missing} not run)"
         );
         return Ok(ExitCode::from(EXIT_INTERRUPTED));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What `--shard` needs: the JSON output (everything else is drawn from the merge), and a word
+/// on how the work is split when it leaves the shard idle.
+fn check_shard(args: &RunArgs, plan: &Plan, shard: loggops_report::Shard) -> Result<()> {
+    let o = &args.out;
+    if o.format == FormatArg::Csv || o.samples.is_some() || !o.plot.is_empty() || o.report.is_some()
+    {
+        bail!(
+            "--shard {shard} writes the shard's JSON result for `loggops-sim merge`; give \
+             --format, --samples, --plot and --report to the merge instead (loggops-sim merge \
+             SHARD.json... --format csv --samples FILE --report FILE.html)"
+        );
+    }
+    let shares = plan.shares(shard);
+    if shares.iter().all(|s| *s == Share::Nothing) && !args.quiet {
+        let cells = plan.cells().len();
+        match plan.shard_by() {
+            ShardBy::Cells => eprintln!(
+                "shard {shard}: nothing to run: {} the shards split whole cells and this run has \
+                 {cells} cell(s); a fixed --reps N splits every cell's repetitions instead",
+                if plan.settings.noise.is_some() {
+                    "with --reps auto the stopping rule needs all of a cell's repetitions, so"
+                } else {
+                    "noiseless cells run once, so"
+                }
+            ),
+            ShardBy::Repetitions => eprintln!(
+                "shard {shard}: nothing to run: the run has fewer repetitions than shards"
+            ),
+        }
+    }
+    Ok(())
+}
+
+/// `loggops-sim merge`: the shards' results put together, written like a run's.
+pub fn merge(args: &MergeArgs) -> Result<ExitCode> {
+    let mut shards = Vec::new();
+    for path in &args.shards {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read shard {}", path.display()))?;
+        let result = RunResult::from_json(&text).map_err(|e| {
+            anyhow!(
+                "{}:{}:{}: error: not a loggops-sim result ({e}); merge reads the JSON files \
+                 that --shard I/N writes",
+                path.display(),
+                e.line(),
+                e.column()
+            )
+        })?;
+        shards.push(loggops_report::ShardInput {
+            name: path.display().to_string(),
+            result,
+        });
+    }
+    let merged = loggops_report::merge(shards)?;
+    write_outputs(&args.out, &merged)?;
+    if merged.is_partial() {
+        let (complete, partial, missing) = merged.cell_counts();
+        eprintln!(
+            "merged a partial result: some shards were interrupted ({complete} cell(s) \
+             complete, {partial} cut short, {missing} not run)"
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

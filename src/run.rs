@@ -162,6 +162,9 @@ pub fn simulate(args: RunArgs) -> Result<ExitCode> {
                  in time units"
             );
         }
+        if let Some(s) = args.shard {
+            bail!("--shard {s} does not apply to --compat loggopsim, which runs one schedule once");
+        }
         let [goal] = args.goal.as_slice() else {
             bail!("--compat loggopsim runs one schedule: give one --goal FILE");
         };
@@ -278,7 +281,7 @@ fn compat_run(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Result<Ex
         &out,
         args.batchmode
     ));
-    emit(args.output.as_deref(), &text)?;
+    emit(args.out.output.as_deref(), &text)?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -9,6 +9,7 @@ mod generators;
 mod outputs;
 mod placement;
 mod roundtrip;
+mod shards;
 #[allow(clippy::type_complexity)]
 mod validation;
 mod windowed;

@@ -4,6 +4,7 @@
 //! ```text
 //! { "schema": "loggops-report/run/2", "schema_version": 2,
 //!   "tool": {"name", "version"}, "command": "...", "status": "complete" | "interrupted",
+//!   ["shard": {"index", "count"},]  (only in the output of --shard)
 //!   "plan": { "workloads": [...], "systems": [...], "nodes": [...], "noise_modes": [...],
 //!             "settings": {...} },
 //!   "cells": [ { "id", "complete", <the keys of CELL_COLUMNS>, "run", "reps", "samples_ps" } ] }
@@ -72,12 +73,15 @@ struct Document<'a>(&'a RunResult, &'a [Cell]);
 impl Serialize for Document<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let r = self.0;
-        let mut map = s.serialize_map(Some(7))?;
+        let mut map = s.serialize_map(Some(7 + r.shard.is_some() as usize))?;
         map.serialize_entry("schema", &r.schema)?;
         map.serialize_entry("schema_version", &r.schema_version)?;
         map.serialize_entry("tool", &r.tool)?;
         map.serialize_entry("command", &r.command)?;
         map.serialize_entry("status", &r.status)?;
+        if let Some(shard) = &r.shard {
+            map.serialize_entry("shard", shard)?;
+        }
         map.serialize_entry("plan", &r.plan)?;
         map.serialize_entry("cells", &CellsOut(&r.cells, self.1))?;
         map.end()

@@ -90,6 +90,7 @@ pub mod fmt;
 pub mod guide;
 pub mod html;
 pub mod json;
+pub mod merge;
 pub mod model;
 pub mod plot;
 mod record;
@@ -106,10 +107,11 @@ pub use csv::{
 };
 pub use fmt::{fmt_bytes, fmt_pct, fmt_per_byte, fmt_ratio, fmt_time_ps, fmt_time_ps_f64, fmt_usd};
 pub use json::{run_to_json_string, write_run_json};
+pub use merge::{merge, MergeError, ShardInput};
 pub use model::{
-    CellKey, CellResult, EngineParams, NoiseSettings, Plan, Prices, ProfileRef, Provenance,
-    RepsRule, RunFacts, RunResult, Settings, Status, SystemInfo, Tool, WorkloadInfo, SCHEMA,
-    SCHEMA_VERSION,
+    CellKey, CellResult, EngineParams, NoiseSettings, Plan, Prices, ProfileRef, Provenance, RepSet,
+    RepsRule, RunFacts, RunResult, Settings, Shard, ShardBy, Share, Status, SystemInfo, Tool,
+    WorkloadInfo, SCHEMA, SCHEMA_VERSION,
 };
 pub use record::{CELL_COLUMNS, RUN_COLUMNS};
 pub use stats::{precise, quantile_sorted, Interval, MedianCi, StatsError, Summary};

@@ -19,6 +19,17 @@
 //! Nothing here depends on how the repetitions were scheduled: a cell's samples are ordered by
 //! repetition index, so results of different thread counts, or of a plan split into shards,
 //! compare equal.
+//!
+//! # Shards
+//!
+//! `--shard I/N` runs one slice of a plan ([`Plan::shares`]): the plan's *units of work* are
+//! numbered in cell order, and unit `k` belongs to shard `k mod N + 1`. A unit is one
+//! repetition of a noisy cell when the plan has a fixed repetition count, else a whole cell
+//! (noiseless cells, and every cell under `--reps auto`, whose stopping rule needs all of the
+//! cell's repetitions). So shards of a fixed-count run share every cell's repetitions round
+//! robin, and shards of an auto run take whole cells. A shard's result is an ordinary
+//! [`RunResult`] with [`RunResult::shard`] set and only its units' samples;
+//! [`crate::merge::merge`] puts the shards back together into the unsharded result.
 
 use crate::cell::{Cell, CellError, Labels};
 use crate::cost::CostModel;
@@ -317,6 +328,155 @@ pub struct Tool {
     pub version: String,
 }
 
+/// One slice of a run (`--shard INDEX/COUNT`, 1-based).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shard {
+    pub index: u32,
+    pub count: u32,
+}
+
+impl Shard {
+    /// Parses `I/N` (1 <= I <= N).
+    pub fn parse(s: &str) -> Result<Shard, String> {
+        let usage = "write the slice as I/N: shard I (1, 2, ..., N) of N, e.g. 3/8";
+        let (i, n) = s
+            .trim()
+            .split_once('/')
+            .ok_or_else(|| format!("`{s}` is not I/N: {usage}"))?;
+        let num = |t: &str, what: &str| -> Result<u32, String> {
+            t.trim()
+                .parse::<u32>()
+                .map_err(|_| format!("`{s}`: {what} `{t}` is not a whole number: {usage}"))
+        };
+        let (index, count) = (num(i, "the shard")?, num(n, "the count")?);
+        if count == 0 || index == 0 || index > count {
+            return Err(format!(
+                "`{s}`: shards are numbered 1 to the count ({usage}), as Slurm's \
+                 --array=1-N numbers its tasks"
+            ));
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+/// The repetitions `first, first + step, ...` below `end`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RepSet {
+    pub first: u64,
+    pub step: u64,
+    pub end: u64,
+}
+
+impl RepSet {
+    /// `0..count`.
+    pub fn all(count: u64) -> RepSet {
+        RepSet {
+            first: 0,
+            step: 1,
+            end: count,
+        }
+    }
+
+    /// How many repetitions the set holds.
+    pub fn len(&self) -> u64 {
+        if self.first >= self.end {
+            0
+        } else {
+            (self.end - self.first).div_ceil(self.step)
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The `i`-th repetition of the set.
+    pub fn nth(&self, i: u64) -> u64 {
+        self.first + i * self.step
+    }
+
+    /// Whether `rep` is in the set.
+    pub fn contains(&self, rep: u64) -> bool {
+        rep >= self.first && rep < self.end && (rep - self.first).is_multiple_of(self.step)
+    }
+}
+
+/// What one shard runs of one cell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Share {
+    /// Nothing.
+    Nothing,
+    /// The whole cell: its noiseless run, or every repetition by the repetition rule.
+    Whole,
+    /// These repetitions of a noisy cell with a fixed repetition count.
+    Reps(RepSet),
+}
+
+/// How a plan's work is sliced into shards.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShardBy {
+    /// Whole cells (`--reps auto`, and noiseless runs).
+    Cells,
+    /// Repetitions of every noisy cell (a fixed `--reps N`).
+    Repetitions,
+}
+
+impl Plan {
+    /// How shards of this plan divide its work (see the module docs).
+    pub fn shard_by(&self) -> ShardBy {
+        match self.settings.reps {
+            RepsRule::Fixed { .. } if self.settings.noise.is_some() => ShardBy::Repetitions,
+            _ => ShardBy::Cells,
+        }
+    }
+
+    /// What `shard` runs of every cell, indexed by cell id (see the module docs).
+    pub fn shares(&self, shard: Shard) -> Vec<Share> {
+        let n = shard.count as u64;
+        let mine = (shard.index - 1) as u64;
+        let fixed = match (self.shard_by(), &self.settings.reps) {
+            (ShardBy::Repetitions, RepsRule::Fixed { count }) => Some(*count),
+            _ => None,
+        };
+        let mut k = 0u64;
+        self.cells()
+            .iter()
+            .map(|key| match fixed {
+                Some(count) if self.noise_modes[key.noise_mode] != "none" => {
+                    // Units k .. k+count are this cell's repetitions 0 .. count.
+                    let first = (mine + n - k % n) % n;
+                    k += count;
+                    let set = RepSet {
+                        first,
+                        step: n,
+                        end: count,
+                    };
+                    if set.is_empty() {
+                        Share::Nothing
+                    } else {
+                        Share::Reps(set)
+                    }
+                }
+                _ => {
+                    let share = if k % n == mine {
+                        Share::Whole
+                    } else {
+                        Share::Nothing
+                    };
+                    k += 1;
+                    share
+                }
+            })
+            .collect()
+    }
+}
+
 /// A whole result: plan, settings and the cells that ran.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunResult {
@@ -328,6 +488,9 @@ pub struct RunResult {
     /// that differ only in those record the same result).
     pub command: String,
     pub status: Status,
+    /// Set when this is one slice of the run (`--shard`); absent from whole results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
     pub plan: Plan,
     /// The cells that have at least one sample, ordered by id.
     pub cells: Vec<CellResult>,
@@ -342,8 +505,23 @@ impl RunResult {
             tool,
             command,
             status: Status::Complete,
+            shard: None,
             plan,
             cells: Vec::new(),
+        }
+    }
+
+    /// How many cells this result should have: every cell of the plan, or of a shard those
+    /// it has a share of.
+    pub fn planned_cells(&self) -> usize {
+        match self.shard {
+            None => self.plan.cells().len(),
+            Some(s) => self
+                .plan
+                .shares(s)
+                .iter()
+                .filter(|x| **x != Share::Nothing)
+                .count(),
         }
     }
 
@@ -351,7 +529,7 @@ impl RunResult {
     pub fn is_partial(&self) -> bool {
         self.status == Status::Interrupted
             || self.cells.iter().any(|c| !c.complete)
-            || self.cells.len() < self.plan.cells().len()
+            || self.cells.len() < self.planned_cells()
     }
 
     /// The cost model of a cell: its node count and its system's prices.
@@ -393,7 +571,130 @@ impl RunResult {
     pub fn cell_counts(&self) -> (usize, usize, usize) {
         let complete = self.cells.iter().filter(|c| c.complete).count();
         let partial = self.cells.len() - complete;
-        let missing = self.plan.cells().len().saturating_sub(self.cells.len());
+        let missing = self.planned_cells().saturating_sub(self.cells.len());
         (complete, partial, missing)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(modes: &[&str], nodes: &[u32], reps: RepsRule) -> Plan {
+        let params = EngineParams {
+            l_ps: 1,
+            o_ps: 1,
+            g_ps: 1,
+            big_g_ps_per_byte: 1.0,
+            big_o_ps_per_byte: 0.0,
+            s_bytes: 1,
+            rndv_3l: false,
+        };
+        let system = |name: &str| SystemInfo {
+            name: name.into(),
+            description: String::new(),
+            profile: None,
+            near: params.clone(),
+            far: None,
+            nodes_per_switch: None,
+            prices: Prices::default(),
+        };
+        let workload = |name: &str| WorkloadInfo {
+            name: name.into(),
+            path: name.into(),
+            sha256: String::new(),
+            params: vec![],
+            explicit: false,
+        };
+        Plan {
+            workloads: vec![workload("a"), workload("b")],
+            systems: vec![system("x"), system("y"), system("z")],
+            nodes: nodes.to_vec(),
+            noise_modes: modes.iter().map(|m| m.to_string()).collect(),
+            settings: Settings {
+                seed: 1,
+                reps,
+                time_unit: "ps".into(),
+                order: "stable".into(),
+                model: "queued".into(),
+                tick_ps: 1000,
+                noise: Some(NoiseSettings {
+                    latency_scaling: "median".into(),
+                    cosched: false,
+                }),
+                param_flags: vec![],
+            },
+        }
+    }
+
+    /// Every unit of work (a repetition of a fixed-count noisy cell, else a whole cell) is in
+    /// exactly one shard, whatever the shard count; shards differ by at most one unit.
+    #[test]
+    fn shards_partition_the_work() {
+        for reps in [
+            RepsRule::Fixed { count: 1 },
+            RepsRule::Fixed { count: 7 },
+            RepsRule::Fixed { count: 64 },
+            RepsRule::Auto {
+                first: 32,
+                max: 1000,
+                precision: 0.005,
+            },
+        ] {
+            let p = plan(&["none", "os", "os+net"], &[4, 16], reps.clone());
+            let cells = p.cells();
+            for count in 1..=9u32 {
+                let mut whole = vec![0u32; cells.len()];
+                let mut reps_seen: Vec<Vec<u32>> = vec![vec![]; cells.len()];
+                let mut units = Vec::new();
+                for index in 1..=count {
+                    let mut mine = 0u64;
+                    for (id, share) in p.shares(Shard { index, count }).iter().enumerate() {
+                        match share {
+                            Share::Nothing => {}
+                            Share::Whole => {
+                                whole[id] += 1;
+                                mine += 1;
+                            }
+                            Share::Reps(set) => {
+                                for i in 0..set.len() {
+                                    let r = set.nth(i) as usize;
+                                    let len = reps_seen[id].len().max(r + 1);
+                                    reps_seen[id].resize(len, 0);
+                                    reps_seen[id][r] += 1;
+                                    assert!(set.contains(r as u64));
+                                }
+                                mine += set.len();
+                            }
+                        }
+                    }
+                    units.push(mine);
+                }
+                for (k, key) in cells.iter().enumerate() {
+                    let by_reps = p.noise_modes[key.noise_mode] != "none"
+                        && matches!(reps, RepsRule::Fixed { .. });
+                    if by_reps {
+                        let RepsRule::Fixed { count: n } = reps else {
+                            unreachable!()
+                        };
+                        assert_eq!(whole[k], 0);
+                        assert_eq!(reps_seen[k], vec![1; n as usize], "{reps:?} {count}");
+                    } else {
+                        assert_eq!(whole[k], 1, "{reps:?} {count} cell {k}");
+                    }
+                }
+                let (lo, hi) = (units.iter().min().unwrap(), units.iter().max().unwrap());
+                assert!(hi - lo <= 1, "{reps:?} {count}: {units:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn shard_flags() {
+        assert_eq!(Shard::parse("3/8"), Ok(Shard { index: 3, count: 8 }));
+        assert_eq!(Shard::parse("1/1"), Ok(Shard { index: 1, count: 1 }));
+        for bad in ["0/3", "4/3", "3", "a/3", "1/0", "-1/3"] {
+            assert!(Shard::parse(bad).is_err(), "{bad}");
+        }
     }
 }
