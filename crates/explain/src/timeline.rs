@@ -1,0 +1,426 @@
+//! One recorded run as a Chrome trace-event JSON timeline, which ui.perfetto.dev,
+//! chrome://tracing and Perfetto's trace processor open.
+//!
+//! # Mapping
+//! * one process per rank (`pid` = rank, named `rank R`), with threads (tracks)
+//!   `CPU c` (tid `1 + c`), `NIC n send` (tid `100 + n`), `NIC n recv` (tid `200 + n`),
+//!   `receives posted` (tid 300) and `critical path` (tid 400);
+//! * every **op** is one slice (`ph: "X"`): a calc on its CPU (`calc`), a send on its CPU
+//!   (`send → dst`), a receive on `receives posted` (zero length, at the time it was posted);
+//! * every **message** is two slices, its send on the sender's send NIC (`g + G·(s−1)`) and
+//!   its processing on the receiver's CPU (`recv ← src`: `o`, detour, `max(O, G)·(s−1)`),
+//!   plus a slice on the receiver's receive NIC; and one **flow** (`ph: "s"` at the middle
+//!   of the send's CPU slice, `ph: "f"` with `bp: "e"` at the middle of the processing slice),
+//!   drawn as an arrow from sender to receiver;
+//! * every **OS detour** is a slice `OS detour` (category `os`) nested at the end of the CPU
+//!   slice it lengthened (the noise model gives its length, not where in the slice it fell);
+//! * the **critical path** is one slice per step on the `critical path` track of the rank it
+//!   ran on (category `critical`), and the slices of activities on it carry
+//!   `args.critical = true`.
+//!
+//! So a full timeline has `ops + 2 · messages` slices in the categories `calc`, `send`,
+//! `post` and `recv`, `sends` slices in `nic_send`, `messages` in `nic_recv`, and `messages`
+//! flows. Times are microseconds with picosecond digits (`ts`, `dur`); every slice's `args`
+//! hold the op and its costs in integer ps.
+//!
+//! # Keeping it small
+//! [`TimelineOptions::ranks`] keeps only some ranks' tracks, [`TimelineOptions::window`] only
+//! slices that overlap a time window, and a flow is kept only when both its ends are.
+//! [`estimate_bytes`] bounds the file before the run; [`write`] stops with an error as soon as
+//! the file would exceed [`TimelineOptions::max_bytes`], so that an atomic writer leaves
+//! nothing behind.
+
+use std::fmt::Write as _;
+use std::io::{self, Write};
+
+use loggops_engine::{Program, Time};
+
+use crate::log::{Activity, ActivityLog, Kind, NONE};
+use crate::path::CriticalPath;
+
+/// Bytes a timeline takes per op, at most about (an op's slice, its message's slices and
+/// flow, detours).
+pub const BYTES_PER_OP: u64 = 900;
+
+/// What to put in a timeline.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TimelineOptions {
+    /// Ranks to show, as sorted, disjoint, inclusive ranges (`None`: all).
+    pub ranks: Option<Vec<(u32, u32)>>,
+    /// Show only slices overlapping `[from, to]` (ps).
+    pub window: Option<(Time, Time)>,
+    /// Refuse to write more than this many bytes.
+    pub max_bytes: u64,
+}
+
+impl Default for TimelineOptions {
+    fn default() -> Self {
+        TimelineOptions {
+            ranks: None,
+            window: None,
+            max_bytes: 1 << 30,
+        }
+    }
+}
+
+impl TimelineOptions {
+    pub fn shows_rank(&self, r: u32) -> bool {
+        match &self.ranks {
+            None => true,
+            Some(v) => v.iter().any(|&(a, b)| a <= r && r <= b),
+        }
+    }
+    fn shows(&self, rank: u32, start: Time, end: Time) -> bool {
+        self.shows_rank(rank)
+            && match self.window {
+                None => true,
+                Some((a, b)) => start <= b && end >= a,
+            }
+    }
+}
+
+/// An upper bound of the timeline's size before the run: [`BYTES_PER_OP`] per op of the shown
+/// ranks (a time window can only make it smaller).
+pub fn estimate_bytes<P: Program>(prog: &P, opts: &TimelineOptions) -> u64 {
+    let ops: u64 = match &opts.ranks {
+        None => prog.total_ops(),
+        Some(v) => v
+            .iter()
+            .flat_map(|&(a, b)| a..=b.min(prog.num_ranks().saturating_sub(1)))
+            .map(|r| prog.num_ops(r) as u64)
+            .sum(),
+    };
+    ops.saturating_mul(BYTES_PER_OP)
+}
+
+/// What a written timeline holds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct TimelineStats {
+    /// Op slices (calc, send, post) and message slices (recv on the receiver's CPU).
+    pub op_slices: u64,
+    pub message_slices: u64,
+    /// NIC slices (send and receive NICs).
+    pub nic_slices: u64,
+    pub detour_slices: u64,
+    pub path_slices: u64,
+    pub flows: u64,
+    pub bytes: u64,
+}
+
+/// The timeline would be larger than allowed.
+#[derive(Debug, thiserror::Error)]
+#[error("the timeline would exceed {max} bytes")]
+pub struct TooLarge {
+    pub max: u64,
+}
+
+/// Counts bytes and refuses to go past a limit.
+struct Capped<'a> {
+    w: &'a mut dyn Write,
+    n: u64,
+    max: u64,
+}
+
+impl Write for Capped<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.n + buf.len() as u64 > self.max {
+            return Err(io::Error::other(TooLarge { max: self.max }));
+        }
+        let k = self.w.write(buf)?;
+        self.n += k as u64;
+        Ok(k)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.w.flush()
+    }
+}
+
+/// Microseconds with picosecond digits, from ps.
+fn us(ps: Time) -> String {
+    format!("{}.{:06}", ps / 1_000_000, ps % 1_000_000)
+}
+
+fn esc(s: &str) -> String {
+    serde_json::to_string(s).expect("strings serialise")
+}
+
+const TID_NIC_SEND: u32 = 100;
+const TID_NIC_RECV: u32 = 200;
+const TID_POSTS: u32 = 300;
+const TID_PATH: u32 = 400;
+
+/// Writes the run recorded in `log` (and its critical path, if given) as Chrome trace JSON.
+/// `title` names the run in the trace's metadata.
+pub fn write(
+    w: &mut dyn Write,
+    log: &ActivityLog,
+    path: Option<&CriticalPath>,
+    opts: &TimelineOptions,
+    title: &str,
+) -> io::Result<TimelineStats> {
+    let mut out = Capped {
+        w,
+        n: 0,
+        max: opts.max_bytes,
+    };
+    let mut st = TimelineStats::default();
+    let mut on_path = vec![false; log.nodes.len()];
+    if let Some(p) = path {
+        for s in &p.steps {
+            on_path[s.node as usize] = true;
+        }
+    }
+    let mut line = String::with_capacity(512);
+    writeln!(
+        out,
+        "{{\"displayTimeUnit\":\"ns\",\"otherData\":{{\"title\":{},\"time_unit\":\"us with ps digits\"}},\"traceEvents\":[",
+        esc(title)
+    )?;
+    let mut first = true;
+    let mut emit = |out: &mut Capped, line: &str| -> io::Result<()> {
+        if !first {
+            out.write_all(b",\n")?;
+        }
+        first = false;
+        out.write_all(line.as_bytes())
+    };
+    // Names of processes and threads that are shown.
+    let ncpu = log.nodes.iter().map(|a| a.cpu).max().unwrap_or(0);
+    let nnic = log.nodes.iter().map(|a| a.nic).max().unwrap_or(0);
+    for r in (0..log.ranks()).filter(|&r| opts.shows_rank(r)) {
+        line.clear();
+        let _ = write!(
+            line,
+            "{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":{r},\"args\":{{\"name\":\"rank {r}\"}}}},\n{{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":{r},\"args\":{{\"sort_index\":{r}}}}}"
+        );
+        let mut threads = Vec::new();
+        for c in 0..=ncpu as u32 {
+            threads.push((1 + c, format!("CPU {c}")));
+        }
+        for n in 0..=nnic as u32 {
+            threads.push((TID_NIC_SEND + n, format!("NIC {n} send")));
+            threads.push((TID_NIC_RECV + n, format!("NIC {n} recv")));
+        }
+        threads.push((TID_POSTS, "receives posted".into()));
+        threads.push((TID_PATH, "critical path".into()));
+        for (tid, name) in threads {
+            let _ = write!(
+                line,
+                ",\n{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{r},\"tid\":{tid},\"args\":{{\"name\":{}}}}},\n{{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":{r},\"tid\":{tid},\"args\":{{\"sort_index\":{tid}}}}}",
+                esc(&name)
+            );
+        }
+        emit(&mut out, &line)?;
+    }
+    let slice = |line: &mut String,
+                 name: &str,
+                 cat: &str,
+                 pid: u32,
+                 tid: u32,
+                 start: Time,
+                 end: Time,
+                 args: &str| {
+        let _ = write!(
+            line,
+            "{{\"ph\":\"X\",\"name\":{},\"cat\":\"{cat}\",\"pid\":{pid},\"tid\":{tid},\"ts\":{},\"dur\":{},\"args\":{{{args}}}}}",
+            esc(name),
+            us(start),
+            us(end - start)
+        );
+    };
+    let mid = |a: Time, b: Time| a + (b - a) / 2;
+    for (i, a) in log.nodes.iter().enumerate() {
+        line.clear();
+        let crit = if on_path[i] { ",\"critical\":true" } else { "" };
+        let cpu_tid = 1 + a.cpu as u32;
+        let mut any = false;
+        match a.kind {
+            Kind::Calc => {
+                if opts.shows(a.rank, a.start, a.cpu_end) {
+                    let args = format!(
+                        "\"op\":{},\"duration_ps\":{},\"detour_ps\":{}{crit}",
+                        a.op, a.size, a.detour
+                    );
+                    slice(
+                        &mut line, "calc", "calc", a.rank, cpu_tid, a.start, a.cpu_end, &args,
+                    );
+                    st.op_slices += 1;
+                    any = true;
+                    detour(&mut line, a, &mut st, &slice);
+                }
+            }
+            Kind::Send => {
+                if opts.shows(a.rank, a.start, a.cpu_end) {
+                    let args = format!(
+                        "\"op\":{},\"dst\":{},\"size_bytes\":{},\"o_ps\":{},\"latency_ps\":{},\"arrival_ps\":{},\"detour_ps\":{}{crit}",
+                        a.op,
+                        a.peer,
+                        a.size,
+                        a.o,
+                        a.lat,
+                        a.arrival(),
+                        a.detour
+                    );
+                    let name = format!("send → {}", a.peer);
+                    slice(
+                        &mut line, &name, "send", a.rank, cpu_tid, a.start, a.cpu_end, &args,
+                    );
+                    st.op_slices += 1;
+                    any = true;
+                    detour(&mut line, a, &mut st, &slice);
+                }
+                if opts.shows(a.rank, a.start, a.nic_end) {
+                    if any {
+                        line.push_str(",\n");
+                    }
+                    let args = format!(
+                        "\"op\":{},\"g_ps\":{},\"gap_ps\":{}{crit}",
+                        a.op, a.g, a.gap
+                    );
+                    let name = format!("send → {}", a.peer);
+                    slice(
+                        &mut line,
+                        &name,
+                        "nic_send",
+                        a.rank,
+                        TID_NIC_SEND + a.nic as u32,
+                        a.start,
+                        a.nic_end,
+                        &args,
+                    );
+                    st.nic_slices += 1;
+                    any = true;
+                }
+            }
+            Kind::Message => {
+                if opts.shows(a.rank, a.start, a.cpu_end) {
+                    let matched = if a.matched == NONE {
+                        "null".to_string()
+                    } else {
+                        a.matched.to_string()
+                    };
+                    let args = format!(
+                        "\"src\":{},\"send_op\":{},\"recv_op\":{matched},\"size_bytes\":{},\"arrival_ps\":{},\"o_ps\":{},\"gap_ps\":{},\"detour_ps\":{}{crit}",
+                        a.peer, a.op, a.size, a.ready, a.o, a.gap, a.detour
+                    );
+                    let name = format!("recv ← {}", a.peer);
+                    slice(
+                        &mut line, &name, "recv", a.rank, cpu_tid, a.start, a.cpu_end, &args,
+                    );
+                    st.message_slices += 1;
+                    any = true;
+                    detour(&mut line, a, &mut st, &slice);
+                    // The flow from the send, when the send's slice is shown too.
+                    let s = &log.nodes[a.link as usize];
+                    if opts.shows(s.rank, s.start, s.cpu_end) {
+                        let _ = write!(
+                            line,
+                            ",\n{{\"ph\":\"s\",\"name\":\"message\",\"cat\":\"message\",\"id\":{},\"pid\":{},\"tid\":{},\"ts\":{}}},\n{{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"message\",\"cat\":\"message\",\"id\":{},\"pid\":{},\"tid\":{},\"ts\":{}}}",
+                            a.link,
+                            s.rank,
+                            1 + s.cpu as u32,
+                            us(mid(s.start, s.cpu_end)),
+                            a.link,
+                            a.rank,
+                            cpu_tid,
+                            us(mid(a.start, a.cpu_end))
+                        );
+                        st.flows += 1;
+                    }
+                }
+                if opts.shows(a.rank, a.start, a.nic_end) {
+                    if any {
+                        line.push_str(",\n");
+                    }
+                    let args = format!(
+                        "\"src\":{},\"g_ps\":{},\"gap_ps\":{}{crit}",
+                        a.peer, a.g, a.gap
+                    );
+                    let name = format!("recv ← {}", a.peer);
+                    slice(
+                        &mut line,
+                        &name,
+                        "nic_recv",
+                        a.rank,
+                        TID_NIC_RECV + a.nic as u32,
+                        a.start,
+                        a.nic_end,
+                        &args,
+                    );
+                    st.nic_slices += 1;
+                    any = true;
+                }
+            }
+            Kind::Post => {
+                if opts.shows(a.rank, a.start, a.start) {
+                    let from = if a.peer == NONE {
+                        String::new()
+                    } else {
+                        format!(",\"matched_src\":{}", a.peer)
+                    };
+                    let args = format!("\"op\":{}{from}{crit}", a.op);
+                    slice(
+                        &mut line,
+                        "post recv",
+                        "post",
+                        a.rank,
+                        TID_POSTS,
+                        a.start,
+                        a.start,
+                        &args,
+                    );
+                    st.op_slices += 1;
+                    any = true;
+                }
+            }
+        }
+        if any {
+            emit(&mut out, &line)?;
+        }
+    }
+    if let Some(p) = path {
+        for s in &p.steps {
+            let a = &log.nodes[s.node as usize];
+            if !opts.shows(a.rank, s.start, s.end) {
+                continue;
+            }
+            line.clear();
+            let name = format!("{:?} {:?}", a.kind, s.exit).to_lowercase();
+            let args = format!(
+                "\"binding\":\"{:?}\",\"wait_ps\":{},\"op\":{}",
+                s.binding, s.wait, a.op
+            );
+            slice(
+                &mut line, &name, "critical", a.rank, TID_PATH, s.start, s.end, &args,
+            );
+            st.path_slices += 1;
+            emit(&mut out, &line)?;
+        }
+    }
+    out.write_all(b"\n]}\n")?;
+    st.bytes = out.n;
+    Ok(st)
+}
+
+/// Appends an `OS detour` slice at the end of `a`'s CPU slice when it has one.
+fn detour(
+    line: &mut String,
+    a: &Activity,
+    st: &mut TimelineStats,
+    slice: &dyn Fn(&mut String, &str, &str, u32, u32, Time, Time, &str),
+) {
+    if a.detour > 0 {
+        line.push_str(",\n");
+        slice(
+            line,
+            "OS detour",
+            "os",
+            a.rank,
+            1 + a.cpu as u32,
+            a.cpu_end - a.detour,
+            a.cpu_end,
+            &format!("\"detour_ps\":{}", a.detour),
+        );
+        st.detour_slices += 1;
+    }
+}
