@@ -158,6 +158,9 @@ pub struct RunArgs {
     /// No progress bar.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Issue 30: --critical-path, --sensitivity, --timeline (see src/explain.rs).
+    #[command(flatten)]
+    pub explain: crate::explain::ExplainArgs,
 }
 
 #[derive(Args, Debug)]

@@ -3,6 +3,7 @@
 
 mod cli;
 mod compat;
+mod explain;
 mod mc;
 mod run;
 mod schedule;

@@ -75,7 +75,13 @@ fn one_run<P: Program>(
     seed: u64,
     rep: u64,
     odds: &WindowOdds,
+    explain: Option<&crate::explain::McPaths>,
 ) -> Result<u64> {
+    // Issue 30 hook: a repetition that --critical-path/--timeline record runs there (on the
+    // global engine, same answer).
+    if let Some(r) = explain.and_then(|x| x.run(prog, model, seed, rep)) {
+        return r;
+    }
     let cfg = Config::new(model.engine_params());
     let out = if model.needs_noise_run() {
         let mut n = model.instance(seed, rep, prog.num_ranks());
@@ -97,6 +103,7 @@ pub fn monte_carlo(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Resu
     let mut profile = loggops_profile::read_profile(path)?;
     override_params(args, &mut profile)?;
     let modes = modes(&args.noise_mode)?;
+    let explain = crate::explain::McPaths::new(args, goal, &modes)?; // issue 30 hook
     let nodes: Vec<Option<u32>> = if args.nodes.is_empty() {
         vec![None]
     } else {
@@ -155,7 +162,8 @@ pub fn monte_carlo(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Resu
             &none_model,
             args.seed,
             0,
-            &WindowOdds::default()
+            &WindowOdds::default(),
+            explain.as_ref()
         ))?;
         let mut cost = CostModel::new(ranks as u64);
         if let Some(p) = profile.prices.on_demand_usd_per_node_hour {
@@ -183,7 +191,12 @@ pub fn monte_carlo(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Resu
                             .into_par_iter()
                             .map(|rep| {
                                 let t = with_program!(&sched, |p| one_run(
-                                    p, &model, args.seed, rep, &odds
+                                    p,
+                                    &model,
+                                    args.seed,
+                                    rep,
+                                    &odds,
+                                    explain.as_ref()
                                 ));
                                 bar.inc(1);
                                 t
@@ -244,6 +257,9 @@ pub fn monte_carlo(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Resu
             let text = format.render_to_string(&only_cells);
             crate::run::emit(None, &text)?;
         }
+    }
+    if let Some(x) = explain {
+        x.finish(&profile.system)?; // issue 30 hook
     }
     Ok(ExitCode::SUCCESS)
 }

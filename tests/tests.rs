@@ -4,6 +4,7 @@ mod util;
 mod cli;
 mod closed_forms;
 mod conformance;
+mod explain;
 mod generators;
 mod roundtrip;
 #[allow(clippy::type_complexity)]

@@ -1,7 +1,10 @@
 //! Critical-path reports as tables (every number with its unit), JSON and CSV.
 //!
 //! # One run ([`RunReport`])
-//! JSON: `{"schema": "loggops-explain/runs/1", "runs": [...]}`, one object per run with
+//! Both kinds go into one JSON document ([`report_json`]): `{"schema":
+//! "loggops-explain/report/1", "runs": [...], "cells": [...]}`.
+//!
+//! JSON: one object per run with
 //! `workload`, `nodes`, `finish_ps`, `last_rank`, `parts` (`<part>_ps` for every part of
 //! [`Part::ALL`] and `total_ps`), `shares` (fractions of the finishing time),
 //! `sensitivity` (`dT_dL`, `dT_do`, `dT_dg` in ps per ps, `dT_dG_per_byte`, `dT_dO_per_byte`
@@ -14,19 +17,22 @@
 //! empty when not computed or unbounded).
 //!
 //! # Monte-Carlo cells ([`CellPaths`])
-//! JSON: `{"schema": "loggops-explain/cells/1", "cells": [...]}` with the cell's labels, `n`,
+//! JSON: one object per cell with the cell's labels, `n`,
 //! `p95_band` (`first_rank`, `last_rank`, `reps`), `sentence`, and `parts`: per part and for
 //! `total` (the finishing time) `mean_ps`, `p50_ps`, `p95_ps`, `noiseless_ps`,
-//! `p95_inflation_ps` and `p95_inflation_share` (null when there is no inflation).
+//! `p95_inflation_ps` and `p95_inflation_share` (null when there is no inflation), and the
+//! noiseless run's `noiseless_sensitivity` and `noiseless_tolerance`.
 //! CSV: tidy, one row per cell and part: `workload,system,nodes,noise_mode,n,part,mean_ps,
-//! p50_ps,p95_ps,noiseless_ps,p95_inflation_ps,p95_inflation_share`.
+//! p50_ps,p95_ps,noiseless_ps,p95_inflation_ps,p95_inflation_share`, then the noiseless run's
+//! `noiseless_dT_dL,noiseless_dT_do,noiseless_dT_dg,noiseless_dT_dG_per_byte,
+//! noiseless_dT_dO_per_byte,tolerance_1pct_ps,tolerance_5pct_ps` (repeated on every row).
 
 use std::fmt::Write as _;
 
 use loggops_report::{fmt_bytes, fmt_time_ps, fmt_time_ps_f64};
 use serde_json::{json, Map, Value};
 
-use crate::path::{CriticalPath, Part};
+use crate::path::{CriticalPath, Part, TermCounts};
 use crate::sensitivity::Tolerance;
 use crate::summary::CellPaths;
 
@@ -195,6 +201,16 @@ fn parts_obj(p: &CriticalPath) -> (Value, Value) {
     (Value::Object(parts), Value::Object(shares))
 }
 
+fn sensitivity_json(c: &TermCounts) -> Value {
+    json!({
+        "dT_dL": c.latency,
+        "dT_do": c.o,
+        "dT_dg": c.g,
+        "dT_dG_per_byte": c.big_g_bytes,
+        "dT_dO_per_byte": c.big_o_bytes,
+    })
+}
+
 fn tolerance_json(t: &Tolerance) -> Value {
     json!({
         "pct": t.pct,
@@ -205,9 +221,9 @@ fn tolerance_json(t: &Tolerance) -> Value {
     })
 }
 
-/// The JSON report of runs (see the module docs).
-pub fn runs_json(runs: &[RunReport]) -> String {
-    let items: Vec<Value> = runs
+/// The JSON objects of runs (see the module docs).
+pub fn runs_json(runs: &[RunReport]) -> Vec<Value> {
+    runs
         .iter()
         .map(|r| {
             let p = &r.path;
@@ -220,13 +236,7 @@ pub fn runs_json(runs: &[RunReport]) -> String {
                 "last_rank": p.rank,
                 "parts": parts,
                 "shares": shares,
-                "sensitivity": {
-                    "dT_dL": p.counts.latency,
-                    "dT_do": p.counts.o,
-                    "dT_dg": p.counts.g,
-                    "dT_dG_per_byte": p.counts.big_g_bytes,
-                    "dT_dO_per_byte": p.counts.big_o_bytes,
-                },
+                "sensitivity": sensitivity_json(&p.counts),
                 "ties": p.ties,
                 "tolerance": r.tolerance.iter().map(tolerance_json).collect::<Vec<_>>(),
                 "ranks": p.ranks.iter().map(|&(rank, t)| json!({"rank": rank, "time_ps": t})).collect::<Vec<_>>(),
@@ -237,10 +247,15 @@ pub fn runs_json(runs: &[RunReport]) -> String {
                 "steps": p.steps.len(),
             })
         })
-        .collect();
+        .collect()
+}
+
+/// One JSON document: `{"schema": "loggops-explain/report/1", "runs": [...], "cells": [...]}`.
+pub fn report_json(runs: &[RunReport], cells: &[CellPaths]) -> String {
     let mut s = serde_json::to_string_pretty(&json!({
-        "schema": "loggops-explain/runs/1",
-        "runs": items,
+        "schema": "loggops-explain/report/1",
+        "runs": runs_json(runs),
+        "cells": cells_json(cells),
     }))
     .expect("JSON values serialise");
     s.push('\n');
@@ -268,14 +283,7 @@ pub fn runs_csv(runs: &[RunReport]) -> String {
             let _ = write!(s, ",{}", p.parts.get(part));
         }
         let c = &p.counts;
-        let tol = |pct: u32| {
-            r.tolerance
-                .iter()
-                .find(|t| t.pct == pct)
-                .and_then(|t| t.extra_latency_ps)
-                .map(|x| x.to_string())
-                .unwrap_or_default()
-        };
+        let tol = |pct: u32| tolerance_cell(&r.tolerance, pct);
         let _ = writeln!(
             s,
             ",{},{},{},{},{},{},{},{}",
@@ -290,6 +298,15 @@ pub fn runs_csv(runs: &[RunReport]) -> String {
         );
     }
     s
+}
+
+/// The tolerance for `pct` as a CSV field (empty when not computed or unbounded).
+fn tolerance_cell(t: &[Tolerance], pct: u32) -> String {
+    t.iter()
+        .find(|t| t.pct == pct)
+        .and_then(|t| t.extra_latency_ps)
+        .map(|x| x.to_string())
+        .unwrap_or_default()
 }
 
 fn csv_field(v: &str) -> String {
@@ -393,9 +410,9 @@ fn num(v: f64) -> Value {
     }
 }
 
-/// The JSON report of Monte-Carlo cells (see the module docs).
-pub fn cells_json(cells: &[CellPaths]) -> String {
-    let items: Vec<Value> = cells
+/// The JSON objects of Monte-Carlo cells (see the module docs).
+pub fn cells_json(cells: &[CellPaths]) -> Vec<Value> {
+    cells
         .iter()
         .map(|c| {
             let mut parts = Map::new();
@@ -421,22 +438,19 @@ pub fn cells_json(cells: &[CellPaths]) -> String {
                 "p95_band": {"first_rank": c.band.0, "last_rank": c.band.1, "reps": c.band_reps},
                 "sentence": c.sentence(),
                 "parts": Value::Object(parts),
+                "noiseless_sensitivity": sensitivity_json(&c.noiseless.counts),
+                "noiseless_tolerance": c.tolerance.iter().map(tolerance_json).collect::<Vec<_>>(),
             })
         })
-        .collect();
-    let mut s = serde_json::to_string_pretty(&json!({
-        "schema": "loggops-explain/cells/1",
-        "cells": items,
-    }))
-    .expect("JSON values serialise");
-    s.push('\n');
-    s
+        .collect()
 }
 
 /// The tidy CSV of Monte-Carlo cells (see the module docs).
 pub fn cells_csv(cells: &[CellPaths]) -> String {
     let mut s = String::from(
-        "workload,system,nodes,noise_mode,n,part,mean_ps,p50_ps,p95_ps,noiseless_ps,p95_inflation_ps,p95_inflation_share\n",
+        "workload,system,nodes,noise_mode,n,part,mean_ps,p50_ps,p95_ps,noiseless_ps,p95_inflation_ps,p95_inflation_share,\
+         noiseless_dT_dL,noiseless_dT_do,noiseless_dT_dg,noiseless_dT_dG_per_byte,noiseless_dT_dO_per_byte,\
+         tolerance_1pct_ps,tolerance_5pct_ps\n",
     );
     let f = |v: f64| {
         if v.is_finite() {
@@ -446,10 +460,21 @@ pub fn cells_csv(cells: &[CellPaths]) -> String {
         }
     };
     for c in cells {
+        let k = &c.noiseless.counts;
+        let tail = format!(
+            "{},{},{},{},{},{},{}",
+            k.latency,
+            k.o,
+            k.g,
+            k.big_g_bytes,
+            k.big_o_bytes,
+            tolerance_cell(&c.tolerance, 1),
+            tolerance_cell(&c.tolerance, 5)
+        );
         for (_, key, v, share) in cell_rows(c) {
             let _ = writeln!(
                 s,
-                "{},{},{},{},{},{key},{},{},{},{},{},{}",
+                "{},{},{},{},{},{key},{},{},{},{},{},{},{tail}",
                 csv_field(&c.workload),
                 csv_field(&c.system),
                 c.nodes,

@@ -14,6 +14,7 @@
 use loggops_engine::Time;
 
 use crate::path::{CriticalPath, Part, Parts, TermCounts};
+use crate::sensitivity::Tolerance;
 
 /// What a repetition's critical path says, without the path itself.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,6 +86,8 @@ pub struct CellPaths {
     pub p95_inflation: Vec<f64>,
     /// The band's mean runtime minus the noiseless runtime, ps.
     pub p95_inflation_total: f64,
+    /// The noiseless run's latency tolerances, when computed.
+    pub tolerance: Vec<Tolerance>,
 }
 
 impl CellPaths {
@@ -135,6 +138,7 @@ impl CellPaths {
             band_reps: in_band.iter().map(|r| r.rep).collect(),
             p95_inflation,
             p95_inflation_total,
+            tolerance: Vec::new(),
         }
     }
 

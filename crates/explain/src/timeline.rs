@@ -20,8 +20,9 @@
 //!
 //! So a full timeline has `ops + 2 · messages` slices in the categories `calc`, `send`,
 //! `post` and `recv`, `sends` slices in `nic_send`, `messages` in `nic_recv`, and `messages`
-//! flows. Times are microseconds with picosecond digits (`ts`, `dur`); every slice's `args`
-//! hold the op and its costs in integer ps.
+//! flows. Times (`ts`, `dur`) are microseconds rounded to the nanosecond, the viewers'
+//! resolution (start and end rounded each, so that touching slices never overlap); every
+//! slice's `args` hold the op and its costs in exact integer ps.
 //!
 //! # Keeping it small
 //! [`TimelineOptions::ranks`] keeps only some ranks' tracks, [`TimelineOptions::window`] only
@@ -135,9 +136,17 @@ impl Write for Capped<'_> {
     }
 }
 
-/// Microseconds with picosecond digits, from ps.
-fn us(ps: Time) -> String {
-    format!("{}.{:06}", ps / 1_000_000, ps % 1_000_000)
+/// A time in ps rounded to the nanosecond, the viewers' resolution. Start and end of a slice
+/// are rounded each (its `dur` is the difference), so slices that touch still touch and
+/// nested ones stay nested: viewers drop a slice that overlaps its neighbour by a rounding
+/// error.
+fn ns(ps: Time) -> Time {
+    ps / 1000 + (ps % 1000 >= 500) as Time
+}
+
+/// Microseconds with nanosecond digits, from ns.
+fn us(ns: Time) -> String {
+    format!("{}.{:03}", ns / 1000, ns % 1000)
 }
 
 fn esc(s: &str) -> String {
@@ -173,7 +182,7 @@ pub fn write(
     let mut line = String::with_capacity(512);
     writeln!(
         out,
-        "{{\"displayTimeUnit\":\"ns\",\"otherData\":{{\"title\":{},\"time_unit\":\"us with ps digits\"}},\"traceEvents\":[",
+        "{{\"displayTimeUnit\":\"ns\",\"otherData\":{{\"title\":{},\"time_unit\":\"us, rounded to ns; exact ps in args\"}},\"traceEvents\":[",
         esc(title)
     )?;
     let mut first = true;
@@ -220,15 +229,16 @@ pub fn write(
                  start: Time,
                  end: Time,
                  args: &str| {
+        let (a, b) = (ns(start), ns(end));
         let _ = write!(
             line,
             "{{\"ph\":\"X\",\"name\":{},\"cat\":\"{cat}\",\"pid\":{pid},\"tid\":{tid},\"ts\":{},\"dur\":{},\"args\":{{{args}}}}}",
             esc(name),
-            us(start),
-            us(end - start)
+            us(a),
+            us(b - a)
         );
     };
-    let mid = |a: Time, b: Time| a + (b - a) / 2;
+    let mid = |a: Time, b: Time| ns(a) + (ns(b) - ns(a)) / 2;
     for (i, a) in log.nodes.iter().enumerate() {
         line.clear();
         let crit = if on_path[i] { ",\"critical\":true" } else { "" };
