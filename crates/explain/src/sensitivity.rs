@@ -50,10 +50,9 @@ pub fn tolerance<E>(
     };
     let budget = limit - t0;
     let mut lo: Time = 0;
-    let mut hi: Time = if slope > 0 {
-        budget / slope + 1
-    } else {
-        budget.max(1)
+    let mut hi: Time = match budget.checked_div(slope) {
+        Some(x) => x + 1,
+        None => budget.max(1),
     };
     loop {
         if hi > MAX_EXTRA_LATENCY {

@@ -37,7 +37,7 @@ use std::io::{self, Write};
 
 use loggops_engine::{Program, Time};
 
-use crate::log::{Activity, ActivityLog, Kind, NONE};
+use crate::log::{Activity, ActivityLog, Exit, Kind, NONE};
 use crate::path::CriticalPath;
 
 /// Bytes a timeline takes per op, at most about (an op's slice, its message's slices and
@@ -403,7 +403,16 @@ pub fn write(
                 continue;
             }
             line.clear();
-            let name = format!("{:?} {:?}", a.kind, s.exit).to_lowercase();
+            let name = match (a.kind, s.exit) {
+                (_, Exit::Raise) => "rendezvous match".to_string(),
+                (Kind::Calc, _) => "calc".to_string(),
+                (Kind::Send, Exit::Cpu) => format!("send o → {}", a.peer),
+                (Kind::Send, Exit::Nic) => format!("send NIC → {}", a.peer),
+                (Kind::Send, _) => format!("o + L → {}", a.peer),
+                (Kind::Message, Exit::Nic) => format!("recv NIC ← {}", a.peer),
+                (Kind::Message, _) => format!("recv ← {}", a.peer),
+                (Kind::Post, _) => "post recv".to_string(),
+            };
             let args = format!(
                 "\"binding\":\"{:?}\",\"wait_ps\":{},\"op\":{}",
                 s.binding, s.wait, a.op
@@ -420,13 +429,11 @@ pub fn write(
     Ok(st)
 }
 
+/// Writes a complete event: line, name, category, pid, tid, start, end (ps), args.
+type SliceFn = dyn Fn(&mut String, &str, &str, u32, u32, Time, Time, &str);
+
 /// Appends an `OS detour` slice at the end of `a`'s CPU slice when it has one.
-fn detour(
-    line: &mut String,
-    a: &Activity,
-    st: &mut TimelineStats,
-    slice: &dyn Fn(&mut String, &str, &str, u32, u32, Time, Time, &str),
-) {
+fn detour(line: &mut String, a: &Activity, st: &mut TimelineStats, slice: &SliceFn) {
     if a.detour > 0 {
         line.push_str(",\n");
         slice(
