@@ -461,6 +461,7 @@ impl McPaths {
         &self,
         prog: &P,
         model: &NoiseModel,
+        engine_model: loggops_engine::Model,
         seed: u64,
         rep: u64,
     ) -> Option<Result<u64>> {
@@ -475,13 +476,14 @@ impl McPaths {
         if !self.args.explain.wants_path() && timeline.is_none() {
             return None;
         }
-        Some(self.record_rep(prog, model, seed, rep, timeline))
+        Some(self.record_rep(prog, model, engine_model, seed, rep, timeline))
     }
 
     fn record_rep<P: Program>(
         &self,
         prog: &P,
         model: &NoiseModel,
+        engine_model: loggops_engine::Model,
         seed: u64,
         rep: u64,
         timeline: Option<&TimelineOptions>,
@@ -495,7 +497,10 @@ impl McPaths {
         if first {
             check_log(prog, self.threads)?;
         }
-        let cfg = Config::new(model.engine_params());
+        let cfg = Config {
+            model: engine_model,
+            ..Config::new(model.engine_params())
+        };
         let keep = timeline.is_some();
         let (out, log, cp) = if model.needs_noise_run() {
             recorded(prog, &cfg, &mut model.instance(seed, rep, ranks), keep)?

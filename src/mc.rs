@@ -15,6 +15,7 @@ use rayon::prelude::*;
 
 use crate::cli::{FormatArg, Reps, RunArgs};
 use crate::schedule::{self, with_program};
+use loggops_goal::ParseOptions;
 
 /// Applies explicit `-L -o -g -G -O -S` flags to both placements of the profile.
 fn override_params(args: &RunArgs, profile: &mut Profile) -> Result<()> {
@@ -75,14 +76,16 @@ fn one_run<P: Program>(
     seed: u64,
     rep: u64,
     odds: &WindowOdds,
+    engine_model: loggops_engine::Model,
     explain: Option<&crate::explain::McPaths>,
 ) -> Result<u64> {
     // Issue 30 hook: a repetition that --critical-path/--timeline record runs there (on the
     // global engine, same answer).
-    if let Some(r) = explain.and_then(|x| x.run(prog, model, seed, rep)) {
+    if let Some(r) = explain.and_then(|x| x.run(prog, model, engine_model, seed, rep)) {
         return r;
     }
-    let cfg = Config::new(model.engine_params());
+    let mut cfg = Config::new(model.engine_params());
+    cfg.model = engine_model;
     let out = if model.needs_noise_run() {
         let mut n = model.instance(seed, rep, prog.num_ranks());
         odds.simulate(prog, &cfg, &mut n)?
@@ -98,7 +101,12 @@ fn one_run<P: Program>(
     Ok(out.max().0)
 }
 
-pub fn monte_carlo(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Result<ExitCode> {
+pub fn monte_carlo(
+    args: &RunArgs,
+    goal: &Path,
+    ov: &[(String, String)],
+    goal_opts: &ParseOptions,
+) -> Result<ExitCode> {
     let path = args.noise.as_deref().expect("called with --noise");
     let mut profile = loggops_profile::read_profile(path)?;
     override_params(args, &mut profile)?;
@@ -123,6 +131,7 @@ pub fn monte_carlo(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Resu
         },
         cosched: args.cosched,
         rndv_triple_latency: args.rndv_3l.unwrap_or(true),
+        nodes_per_switch: args.nodes_per_switch,
         ..NoiseConfig::default()
     };
     let noisy_cells = nodes.len() * modes.iter().filter(|m| **m != NoiseMode::None).count();
@@ -146,8 +155,10 @@ pub fn monte_carlo(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Resu
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
     let mut cells: Vec<(Cell, Vec<u64>)> = Vec::new();
+    let mut explicit = false;
     for n in nodes {
-        let sched = schedule::load(goal, n, ov)?;
+        let sched = schedule::load(goal, n, ov, goal_opts)?;
+        explicit = sched.is_explicit();
         let ranks = sched.num_ranks();
         let none_model = NoiseModel::new(
             &profile,
@@ -163,6 +174,7 @@ pub fn monte_carlo(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Resu
             args.seed,
             0,
             &WindowOdds::default(),
+            crate::run::model(args),
             explain.as_ref()
         ))?;
         let mut cost = CostModel::new(ranks as u64);
@@ -196,6 +208,7 @@ pub fn monte_carlo(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Resu
                                     args.seed,
                                     rep,
                                     &odds,
+                                    crate::run::model(args),
                                     explain.as_ref()
                                 ));
                                 bar.inc(1);
@@ -250,14 +263,18 @@ pub fn monte_carlo(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Resu
         loggops_report::write_samples(path, &groups)
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
-    match &args.output {
-        Some(p) => loggops_report::write_report(p, format, &only_cells)
-            .with_context(|| format!("cannot write {}", p.display()))?,
-        None => {
-            let text = format.render_to_string(&only_cells);
-            crate::run::emit(None, &text)?;
+    let text = match format {
+        Format::Json => {
+            loggops_report::to_json_string_with(&only_cells, &[("tick_ps", goal_opts.tick_ps)])
         }
-    }
+        Format::Table if explicit => format!(
+            "{}\n{}",
+            crate::run::tick_note(goal, goal_opts),
+            format.render_to_string(&only_cells)
+        ),
+        _ => format.render_to_string(&only_cells),
+    };
+    crate::run::emit(args.output.as_deref(), &text)?;
     if let Some(x) = explain {
         x.finish(&profile.system)?; // issue 30 hook
     }

@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
-use loggops_engine::{simulate, Config, NoNoise, OpKind, Params, Program};
+use loggops_engine::{simulate, Config, Model, NoNoise, OpKind, Params, Program};
 use loggops_explain::{critical_path, record, timeline, Part, TimelineOptions};
 use serde_json::Value;
 
@@ -30,9 +30,9 @@ fn load_app(shared: &Path, name: &str) -> loggops_goal::ExplicitProgram {
     loggops_goal::parse_reader(&path.display().to_string(), reader).unwrap()
 }
 
-/// On every shared application trace, noiseless (LogGOPSim's defaults, and with S = 1 KiB for
-/// rendezvous traffic) and with AWS noise: the critical path's parts sum exactly to the
-/// finishing time, which is the unrecorded run's.
+/// On every shared application trace, under LogGOPSim's rules and the queued model, noiseless
+/// (LogGOPSim's defaults, and with S = 1 KiB for rendezvous traffic) and with AWS noise: the
+/// critical path's parts sum exactly to the finishing time, which is the unrecorded run's.
 #[test]
 fn application_paths_tile_exactly() {
     let shared = shared_or_skip!();
@@ -48,9 +48,16 @@ fn application_paths_tile_exactly() {
         },
     )
     .unwrap();
-    for name in APPS {
+    for (name, engine) in APPS
+        .iter()
+        .flat_map(|&n| [(n, Model::LogGOPSim), (n, Model::Queued)])
+    {
         let p = load_app(&shared, name);
         let defaults = Params::loggopsim_defaults_ps();
+        let with = |params| Config {
+            model: engine,
+            ..Config::new(params)
+        };
         for params in [
             defaults,
             Params {
@@ -58,27 +65,35 @@ fn application_paths_tile_exactly() {
                 ..defaults
             },
         ] {
-            let cfg = Config::new(params);
+            let cfg = with(params);
             let (out, log) = record(&p, &cfg, &mut NoNoise, false).unwrap();
-            assert!(out.completed(), "{name}");
-            assert_eq!(out, simulate(&p, &cfg, &mut NoNoise).unwrap(), "{name}");
+            assert!(out.completed(), "{name} {engine:?}");
+            assert_eq!(
+                out,
+                simulate(&p, &cfg, &mut NoNoise).unwrap(),
+                "{name} {engine:?}"
+            );
             let path = critical_path(&log, &p, &out.finish, params.big_o).unwrap();
             assert_eq!(path.finish, out.max().0);
-            assert_eq!(path.parts.total(), path.finish as i64, "{name}");
+            assert_eq!(path.parts.total(), path.finish as i64, "{name} {engine:?}");
             assert!(
                 path.parts.get(Part::Compute) > 0,
                 "{name}: no compute on the path"
             );
         }
-        let cfg = Config::new(model.engine_params());
+        let cfg = with(model.engine_params());
         let ranks = p.num_ranks();
         let plain = simulate(&p, &cfg, &mut model.instance(1, 0, ranks)).unwrap();
         let (out, log) = record(&p, &cfg, &mut model.instance(1, 0, ranks), false).unwrap();
-        assert_eq!(out, plain, "{name} with noise");
+        assert_eq!(out, plain, "{name} {engine:?} with noise");
         let path = critical_path(&log, &p, &out.finish, cfg.params.big_o).unwrap();
-        assert_eq!(path.parts.total(), path.finish as i64, "{name} with noise");
+        assert_eq!(
+            path.parts.total(),
+            path.finish as i64,
+            "{name} {engine:?} with noise"
+        );
         eprintln!(
-            "{name}: {} steps, compute {:.1} %, waiting {:.1} %",
+            "{name} ({engine:?}): {} steps, compute {:.1} %, waiting {:.1} %",
             path.steps.len(),
             100.0 * path.parts.get(Part::Compute) as f64 / path.finish as f64,
             100.0 * (path.parts.get(Part::WaitCpu) + path.parts.get(Part::WaitNic)) as f64
@@ -303,6 +318,12 @@ fn timeline_counts(v: &Value) -> (BTreeMap<String, u64>, u64, u64) {
 /// steps, and OS detours as slices; rank and window filters keep only what they name.
 #[test]
 fn timeline_slices_and_flows_match_the_run() {
+    for engine in [Model::LogGOPSim, Model::Queued] {
+        timeline_matches_the_run(engine);
+    }
+}
+
+fn timeline_matches_the_run(engine: Model) {
     let shared = crate::util::shared();
     // A program with every kind of op, rendezvous messages and noise.
     let p: Box<dyn Fn() -> loggops_goal::ExplicitProgram> = match &shared {
@@ -328,10 +349,13 @@ fn timeline_slices_and_flows_match_the_run() {
         },
     )
     .unwrap();
-    let cfg = Config::new(Params {
-        s: 1024,
-        ..model.engine_params()
-    });
+    let cfg = Config {
+        model: engine,
+        ..Config::new(Params {
+            s: 1024,
+            ..model.engine_params()
+        })
+    };
     let (out, log) = record(&p, &cfg, &mut model.instance(2, 0, p.num_ranks()), true).unwrap();
     assert!(out.completed());
     let path = critical_path(&log, &p, &out.finish, cfg.params.big_o).unwrap();
@@ -357,7 +381,13 @@ fn timeline_slices_and_flows_match_the_run() {
     assert_eq!(get("post"), count(OpKind::Recv));
     assert_eq!(get("recv"), out.messages);
     assert_eq!(get("nic_send"), out.messages);
-    assert_eq!(get("nic_recv"), out.messages);
+    // The queued model's receptions hold no NIC.
+    let held = if engine == Model::Queued {
+        0
+    } else {
+        out.messages
+    };
+    assert_eq!(get("nic_recv"), held);
     assert_eq!(flows, out.messages);
     assert_eq!(path_slices, path.steps.len() as u64);
     assert_eq!(get("os"), st.detour_slices);

@@ -14,24 +14,37 @@
 //! * [`CalcRecord`]: a calc occupies a CPU from `start` to `cpu_end`
 //!   (`duration`, then the OS `detour`);
 //! * [`SendRecord`]: a send occupies a CPU (`o`, `O·(s−1)`, detour) and a send NIC
-//!   (`g`, `G·(s−1)`); its message arrives at `arrival` (`o` plus `latencies` latencies);
-//! * [`MessageRecord`]: a message is processed at its receiver, occupying a CPU (`o`, detour,
-//!   then the larger of `O·(s−1)` and `G·(s−1)`) and a receive NIC (`g`, `G·(s−1)`);
+//!   (`g`, `G·(s−1)`) from `nic_start`; its message arrives at `arrival` (`nic_start`, `o`,
+//!   and `latencies` latencies);
+//! * [`MessageRecord`] (LogGOPSim's model): a message is processed at its receiver, occupying
+//!   a CPU (`o`, detour, then the larger of `O·(s−1)` and `G·(s−1)`) and a receive NIC
+//!   (`g`, `G·(s−1)`);
+//! * [`ReceivedRecord`] (the queued model, [`Model::Queued`](crate::Model::Queued)): a
+//!   message was received `o + max(O·(s−1), G·(s−1))` after its arrival, plus an OS detour
+//!   in progress at its arrival that deferred it ([`Recorder::deferred`], reported earlier),
+//!   holding no CPU or NIC;
 //! * [`PostRecord`]: a receive is posted (it completes at once when its message has already
 //!   been processed);
 //! * [`Recorder::raise`]: a rendezvous send completed at its receiver's event, which raised
 //!   the sender's CPU and NIC clocks to that event's time;
 //! * [`Recorder::ready`]: an op was freed (its last dependency satisfied) during the event
 //!   at `now` and queued to start at `at`, the value of its CPU clock (and, for a send, of its
-//!   send NIC clock) at that moment.
+//!   send NIC clock) at that moment (the queued model: the later of its CPU clock and `now`);
+//!   in the queued model also a send that waited for a lower-numbered send of its rank
+//!   (program order) and is queued again when that one starts (`at == now`).
 //!
 //! The engine's rules make every start time one of the candidates the records carry: a calc
 //! or a send starts exactly when its CPU (and send NIC) clock says, which was set by the end
 //! of an earlier activity on that resource, by a rendezvous raise, or is 0; a posted receive
 //! at the CPU clock it was queued at; a message is processed at the latest of its arrival
-//! and the clocks of the receiver's CPU and receive NIC. The dependency that freed an op
-//! never sets its start directly (LogGOPSim queues a freed op at its CPU's clock, which the
-//! releasing event has already pushed past its own work).
+//! and the clocks of the receiver's CPU and receive NIC. Under LogGOPSim's rules the
+//! dependency that freed an op never sets its start directly (LogGOPSim queues a freed op at
+//! its CPU's clock, which the releasing event has already pushed past its own work). In the
+//! queued model it may: an op starts at the later of its CPU clock and the time of the event
+//! that freed it (or, for a send that waited for program order, of the lower-numbered send's
+//! start); a send's message leaves at the later of its start and its NIC clock; a receive
+//! completes at its message's reception or at its post, whichever is later, and a rank
+//! finishes at the later of its CPU clock and its last receive completion.
 //!
 //! Costs are reported as drawn (`drawn`) and as the noise model's noiseless values for the
 //! same message (`base`, [`Noise::base_costs`](crate::Noise::base_costs)); they are equal
@@ -83,7 +96,11 @@ pub struct SendRecord {
     pub cpu_end: Time,
     /// `start + g + G·(s−1)`: the send-NIC clock it set.
     pub nic_end: Time,
-    /// `start + o + latencies · latency`: when the message arrives.
+    /// When the NIC takes the message: `start` under LogGOPSim's rules (the send waited for
+    /// the NIC before it started), `max(start, nic_free)` in the queued model (the message
+    /// waits in the NIC's queue while the CPU goes on).
+    pub nic_start: Time,
+    /// `nic_start + o + latencies · latency`: when the message arrives.
     pub arrival: Time,
     /// How many latencies the message pays: 1, or `1 + rndv_extra_latencies` above S.
     pub latencies: u8,
@@ -120,6 +137,27 @@ pub struct MessageRecord {
     pub matched: Option<u32>,
 }
 
+/// A message received in the queued model: it held no resource; its receive completes now
+/// (when one is posted, else when one is).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReceivedRecord {
+    pub src: u32,
+    pub send_op: u32,
+    pub dst: u32,
+    pub size: u64,
+    /// When it was received: its arrival, plus `drawn.o`, plus the larger of
+    /// `overhead_bytes` and `drawn.gap_bytes`, plus the detour reported by
+    /// [`Recorder::deferred`] (if any).
+    pub time: Time,
+    /// Receive-side costs as drawn (`latency` and `g` are not used) and without network noise.
+    pub drawn: MsgCosts,
+    pub base: MsgCosts,
+    /// `O·(s−1)`.
+    pub overhead_bytes: Time,
+    /// The posted receive it completed, if one was waiting.
+    pub matched: Option<u32>,
+}
+
 /// A receive posted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PostRecord {
@@ -141,6 +179,11 @@ pub trait Recorder {
     fn send(&mut self, r: &SendRecord);
     fn message(&mut self, r: &MessageRecord);
     fn post(&mut self, r: &PostRecord);
+    /// Queued model: a message was received (see [`ReceivedRecord`]).
+    fn received(&mut self, r: &ReceivedRecord);
+    /// Queued model: the reception of message `(src, send_op)` was deferred by `detour`, an
+    /// OS detour in progress at its arrival (reported before its [`ReceivedRecord`]).
+    fn deferred(&mut self, src: u32, send_op: u32, detour: Time);
     /// The event being reported completed a rendezvous send of `sender` at `t`, raising its
     /// CPU `cpu` and send NIC `nic` from `cpu_before` and `nic_before` to at least `t`.
     fn raise(&mut self, sender: u32, cpu: u8, nic: u8, t: Time, cpu_before: Time, nic_before: Time);
@@ -162,6 +205,10 @@ impl Recorder for NoRecord {
     fn message(&mut self, _: &MessageRecord) {}
     #[inline(always)]
     fn post(&mut self, _: &PostRecord) {}
+    #[inline(always)]
+    fn received(&mut self, _: &ReceivedRecord) {}
+    #[inline(always)]
+    fn deferred(&mut self, _: u32, _: u32, _: Time) {}
     #[inline(always)]
     fn raise(&mut self, _: u32, _: u8, _: u8, _: Time, _: Time, _: Time) {}
 }

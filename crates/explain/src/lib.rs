@@ -60,7 +60,9 @@ pub fn record<P: Program, N: Noise>(
     noise: &mut N,
     keep_posts: bool,
 ) -> Result<(Outcome, ActivityLog), EngineError> {
-    let mut log = ActivityLog::new(prog).keep_posts(keep_posts);
+    let mut log = ActivityLog::new(prog)
+        .keep_posts(keep_posts)
+        .model(cfg.model);
     let out = simulate_global_recorded(prog, cfg, noise, &mut log)?;
     Ok((out, log))
 }

@@ -16,9 +16,13 @@
 //! | send, CPU | CPU overhead `o`, CPU overhead `O·(s−1)`, OS detour |
 //! | send, NIC | NIC gap `g`, NIC gap `G·(s−1)` |
 //! | send, arrival | CPU overhead `o`, latency `L` × latencies (1, or 3 for a rendezvous message with `--rndv-3l`) |
-//! | message, CPU | CPU overhead `o`, OS detour, then the larger of NIC gap `G·(s−1)` and CPU overhead `O·(s−1)` |
+//! | message, CPU (or received, queued model) | CPU overhead `o`, OS detour, then the larger of NIC gap `G·(s−1)` and CPU overhead `O·(s−1)` |
 //! | message, NIC | NIC gap `g`, NIC gap `G·(s−1)` |
-//! | rendezvous raise | nothing (zero length) |
+//! | rendezvous raise, start | nothing (zero length) |
+//!
+//! A send's NIC and arrival ends start at its `nic_start` (see [`Activity::nic_start`]): in
+//! the queued model a message that waited in its NIC's queue leaves when the NIC is free, and
+//! the path then continues through the send that held the NIC.
 //!
 //! A term whose value was drawn (L, G, o, g) is split into its noiseless value (the
 //! placement's base parameter, from [`Noise::base_costs`](loggops_engine::Noise::base_costs))
@@ -37,7 +41,11 @@
 //! else (an earlier message being processed, a computation that a posted receive's message
 //! has to wait for, another send on the NIC). It is cut from the end of `W`'s terms
 //! (a drawn term gives up its positive noise first); the rest of `W`'s terms keep their
-//! parts, and the path continues through `W`. So the path is always the chain of binding
+//! parts, and the path continues through `W`. In the queued model a send's message that
+//! waited in its NIC's queue (the path reaching the send through its NIC or arrival end,
+//! bound by the NIC's previous send) waits for a busy NIC from the send's start, whatever the
+//! ops are to each other: the part of the previous send's NIC time after that start is
+//! **waiting for a busy NIC**. So the path is always the chain of binding
 //! constraints (the longest path through the run's events, which is what the sensitivities
 //! need), and "waiting" names the time it spends on resources held by unrelated work.
 //!
@@ -178,6 +186,12 @@ pub enum Binding {
     RecvNicFree,
     /// A rendezvous send was matched.
     RendezvousMatch,
+    /// Queued model: a message was received, completing the receive the activity needed (or
+    /// its rendezvous send).
+    Received,
+    /// Queued model: a lower-numbered send of the rank started (sends start in program
+    /// order).
+    ProgramOrder,
 }
 
 /// One step of the path: an end of an activity.
@@ -285,7 +299,8 @@ pub fn critical_path<P: Program>(
     let mut end = t_end;
     while let Some((node, exit, at)) = cur {
         let a = &log.nodes[node as usize];
-        if at != end || a.start > end {
+        let start = a.start_of(exit);
+        if at != end || start > end {
             return Err(PathError::Order {
                 what: format!("{:?} of rank {} op {} at {end} ps", a.kind, a.rank, a.op),
             });
@@ -293,16 +308,17 @@ pub fn critical_path<P: Program>(
         steps.push(Step {
             node,
             exit,
-            start: a.start,
+            start,
             end,
             wait: 0,
             binding: Binding::Start,
         });
         ties += a.tie as u32;
-        end = a.start;
-        cur = (a.pred != NONE).then(|| {
-            let p = &log.nodes[a.pred as usize];
-            (a.pred, a.pred_exit, p.exit_time(a.pred_exit))
+        end = start;
+        let (pred, pred_exit) = a.pred_of(exit);
+        cur = (pred != NONE).then(|| {
+            let p = &log.nodes[pred as usize];
+            (pred, pred_exit, p.exit_time(pred_exit))
         });
     }
     if end != 0 {
@@ -313,14 +329,21 @@ pub fn critical_path<P: Program>(
     for k in 1..steps.len() {
         let (w, exit) = (&log.nodes[steps[k - 1].node as usize], steps[k - 1].exit);
         let x = &log.nodes[steps[k].node as usize];
-        let b = binding(prog, x, w, exit);
+        // A queued-model message that waited in its NIC's queue since its send started.
+        let nic_queue = steps[k].start > x.start;
+        let b = if nic_queue {
+            Binding::SendNicFree
+        } else {
+            binding(prog, x, w, exit)
+        };
         steps[k].binding = b;
         if matches!(
             b,
             Binding::CpuFree | Binding::SendNicFree | Binding::RecvNicFree
         ) {
+            let ready = if nic_queue { x.start } else { x.ready };
             let prev = &mut steps[k - 1];
-            prev.wait = prev.end - x.ready.clamp(prev.start, prev.end);
+            prev.wait = prev.end - ready.clamp(prev.start, prev.end);
         }
     }
     let mut parts = Parts::default();
@@ -372,6 +395,9 @@ fn binding<P: Program>(prog: &P, x: &Activity, w: &Activity, exit: Exit) -> Bind
     match exit {
         Exit::Arrival => Binding::Arrival,
         Exit::Raise => Binding::RendezvousMatch,
+        Exit::Received => Binding::Received,
+        Exit::Start if x.rank != w.rank || related(prog, x, w) => Binding::Dependency,
+        Exit::Start => Binding::ProgramOrder,
         Exit::Cpu | Exit::Nic if related(prog, x, w) => Binding::Dependency,
         Exit::Cpu => Binding::CpuFree,
         Exit::Nic if w.kind == Kind::Send => Binding::SendNicFree,
@@ -431,7 +457,7 @@ fn terms(
     let g = || term(Part::NicGap, i(base.g), i(a.g) - i(base.g), Sens::G);
     let mut tie = false;
     let v = match (a.kind, exit) {
-        (_, Exit::Raise) | (Kind::Post, _) => Vec::new(),
+        (_, Exit::Raise | Exit::Start) | (Kind::Post, _) => Vec::new(),
         (Kind::Calc, _) => vec![
             term(Part::Compute, i(len - a.detour), 0, Sens::None),
             term(Part::OsDetour, i(a.detour), 0, Sens::None),
@@ -447,7 +473,7 @@ fn terms(
             term(Part::OsDetour, i(a.detour), 0, Sens::None),
         ],
         (Kind::Send, Exit::Nic) | (Kind::Message, Exit::Nic) => vec![g(), gap()],
-        (Kind::Send, Exit::Arrival) => {
+        (Kind::Send, Exit::Arrival | Exit::Received) => {
             let m = a.latencies as i64;
             vec![
                 drawn(a.o, base.o),

@@ -13,15 +13,20 @@
 //!   send's CPU slice to the processing slice: flow events v2, the two slices carrying the
 //!   same `bind_id` with `flow_out` and `flow_in` (binding `ph: "s"`/`"f"` events by timestamp
 //!   picks the wrong slice when slices of 0 ns start together);
+//! * in the queued model ([`loggops_engine::Model::Queued`]) a message holds neither CPU nor
+//!   NIC while it is received: its `recv ← src` slice (arrival to reception: `o`, detour,
+//!   `max(O, G)·(s−1)`) goes on a `receiving k` track of the receiver (tid `500 + k`, as
+//!   many as messages overlap there), with no receive-NIC slice; its send's NIC slice starts
+//!   when the message left the NIC's queue;
 //! * every **OS detour** is a slice `OS detour` (category `os`) nested at the end of the CPU
 //!   slice it lengthened (the noise model gives its length, not where in the slice it fell);
 //! * the **critical path** is one slice per step on the `critical path` track of the rank it
 //!   ran on (category `critical`), and the slices of activities on it carry
 //!   `args.critical = true`.
 //!
-//! So a full timeline has `ops + 2 · messages` slices in the categories `calc`, `send`,
-//! `post` and `recv`, `sends` slices in `nic_send`, `messages` in `nic_recv`, and `messages`
-//! flows. Times (`ts`, `dur`) are microseconds rounded to the nanosecond, the viewers'
+//! So a full timeline has `ops + messages` slices in the categories `calc`, `send`, `post`
+//! and `recv`, `sends` slices in `nic_send`, `messages` in `nic_recv` (none in the queued
+//! model), and `messages` flows. Times (`ts`, `dur`) are microseconds rounded to the nanosecond, the viewers'
 //! resolution (start and end rounded each, so that touching slices never overlap); every
 //! slice's `args` hold the op and its costs in exact integer ps.
 //!
@@ -158,6 +163,42 @@ const TID_NIC_SEND: u32 = 100;
 const TID_NIC_RECV: u32 = 200;
 const TID_POSTS: u32 = 300;
 const TID_PATH: u32 = 400;
+const TID_RECEIVING: u32 = 500;
+
+/// Lanes for the queued model's receptions, which overlap on a rank: per activity its lane
+/// (first fit in order of start, on the rounded times the viewers see), and per rank the
+/// number of lanes.
+fn reception_lanes(log: &ActivityLog) -> (Vec<u32>, Vec<u32>) {
+    let mut lane = vec![0; log.nodes.len()];
+    let mut lanes = vec![0; log.ranks() as usize];
+    let mut by_rank: Vec<Vec<(Time, Time, usize)>> = vec![Vec::new(); log.ranks() as usize];
+    for (i, a) in log.nodes.iter().enumerate() {
+        if a.kind == Kind::Message && a.queued {
+            by_rank[a.rank as usize].push((ns(a.start), ns(a.cpu_end), i));
+        }
+    }
+    for (r, v) in by_rank.iter_mut().enumerate() {
+        v.sort_unstable();
+        // Lanes by the time they are free again: (end, lane).
+        let mut free: std::collections::BinaryHeap<std::cmp::Reverse<(Time, u32)>> =
+            std::collections::BinaryHeap::new();
+        for &(start, end, i) in v.iter() {
+            let l = match free.peek() {
+                Some(&std::cmp::Reverse((e, l))) if e <= start => {
+                    free.pop();
+                    l
+                }
+                _ => {
+                    lanes[r] += 1;
+                    lanes[r] - 1
+                }
+            };
+            lane[i] = l;
+            free.push(std::cmp::Reverse((end, l)));
+        }
+    }
+    (lane, lanes)
+}
 
 /// Writes the run recorded in `log` (and its critical path, if given) as Chrome trace JSON.
 /// `title` names the run in the trace's metadata.
@@ -197,6 +238,7 @@ pub fn write(
     // Names of processes and threads that are shown.
     let ncpu = log.nodes.iter().map(|a| a.cpu).max().unwrap_or(0);
     let nnic = log.nodes.iter().map(|a| a.nic).max().unwrap_or(0);
+    let (lane, lanes) = reception_lanes(log);
     for r in (0..log.ranks()).filter(|&r| opts.shows_rank(r)) {
         line.clear();
         let _ = write!(
@@ -210,6 +252,9 @@ pub fn write(
         for n in 0..=nnic as u32 {
             threads.push((TID_NIC_SEND + n, format!("NIC {n} send")));
             threads.push((TID_NIC_RECV + n, format!("NIC {n} recv")));
+        }
+        for k in 0..lanes[r as usize] {
+            threads.push((TID_RECEIVING + k, format!("receiving {k}")));
         }
         threads.push((TID_POSTS, "receives posted".into()));
         threads.push((TID_PATH, "critical path".into()));
@@ -272,7 +317,7 @@ pub fn write(
                     );
                     st.op_slices += 1;
                     any = true;
-                    detour(&mut line, a, &mut st, &slice);
+                    detour(&mut line, a, cpu_tid, &mut st, &slice);
                 }
             }
             Kind::Send => {
@@ -297,15 +342,18 @@ pub fn write(
                     }
                     st.op_slices += 1;
                     any = true;
-                    detour(&mut line, a, &mut st, &slice);
+                    detour(&mut line, a, cpu_tid, &mut st, &slice);
                 }
-                if opts.shows(a.rank, a.start, a.nic_end) {
+                if opts.shows(a.rank, a.nic_start, a.nic_end) {
                     if any {
                         line.push_str(",\n");
                     }
                     let args = format!(
-                        "\"op\":{},\"g_ps\":{},\"gap_ps\":{}{crit}",
-                        a.op, a.g, a.gap
+                        "\"op\":{},\"g_ps\":{},\"gap_ps\":{},\"nic_wait_ps\":{}{crit}",
+                        a.op,
+                        a.g,
+                        a.gap,
+                        a.nic_start - a.start
                     );
                     let name = format!("send → {}", a.peer);
                     slice(
@@ -314,7 +362,7 @@ pub fn write(
                         "nic_send",
                         a.rank,
                         TID_NIC_SEND + a.nic as u32,
-                        a.start,
+                        a.nic_start,
                         a.nic_end,
                         &args,
                     );
@@ -334,8 +382,13 @@ pub fn write(
                         a.peer, a.op, a.size, a.ready, a.o, a.gap, a.detour
                     );
                     let name = format!("recv ← {}", a.peer);
+                    let tid = if a.queued {
+                        TID_RECEIVING + lane[i]
+                    } else {
+                        cpu_tid
+                    };
                     slice(
-                        &mut line, &name, "recv", a.rank, cpu_tid, a.start, a.cpu_end, &args,
+                        &mut line, &name, "recv", a.rank, tid, a.start, a.cpu_end, &args,
                     );
                     // The flow from the send, when the send's slice is shown too.
                     if a.link != NONE && shown_cpu(&log.nodes[a.link as usize]) {
@@ -344,9 +397,9 @@ pub fn write(
                     }
                     st.message_slices += 1;
                     any = true;
-                    detour(&mut line, a, &mut st, &slice);
+                    detour(&mut line, a, tid, &mut st, &slice);
                 }
-                if opts.shows(a.rank, a.start, a.nic_end) {
+                if !a.queued && opts.shows(a.rank, a.start, a.nic_end) {
                     if any {
                         line.push_str(",\n");
                     }
@@ -405,6 +458,7 @@ pub fn write(
             line.clear();
             let name = match (a.kind, s.exit) {
                 (_, Exit::Raise) => "rendezvous match".to_string(),
+                (_, Exit::Start) => format!("start of op {}", a.op),
                 (Kind::Calc, _) => "calc".to_string(),
                 (Kind::Send, Exit::Cpu) => format!("send o → {}", a.peer),
                 (Kind::Send, Exit::Nic) => format!("send NIC → {}", a.peer),
@@ -432,8 +486,9 @@ pub fn write(
 /// Writes a complete event: line, name, category, pid, tid, start, end (ps), args.
 type SliceFn = dyn Fn(&mut String, &str, &str, u32, u32, Time, Time, &str);
 
-/// Appends an `OS detour` slice at the end of `a`'s CPU slice when it has one.
-fn detour(line: &mut String, a: &Activity, st: &mut TimelineStats, slice: &SliceFn) {
+/// Appends an `OS detour` slice at the end of `a`'s CPU (or reception) slice on track `tid`
+/// when it has one.
+fn detour(line: &mut String, a: &Activity, tid: u32, st: &mut TimelineStats, slice: &SliceFn) {
     if a.detour > 0 {
         line.push_str(",\n");
         slice(
@@ -441,7 +496,7 @@ fn detour(line: &mut String, a: &Activity, st: &mut TimelineStats, slice: &Slice
             "OS detour",
             "os",
             a.rank,
-            1 + a.cpu as u32,
+            tid,
             a.cpu_end - a.detour,
             a.cpu_end,
             &format!("\"detour_ps\":{}", a.detour),

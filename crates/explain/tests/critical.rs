@@ -3,10 +3,20 @@
 
 use loggops_engine::testing::VecProgram;
 use loggops_engine::{
-    simulate, simulate_global, Config, MsgCosts, NoNoise, Noise, Op, OpKind, Outcome, Params,
-    PerByte, Program, Time,
+    simulate, simulate_global, Config, Model, MsgCosts, NoNoise, Noise, Op, OpKind, Outcome,
+    Params, PerByte, Program, Time,
 };
-use loggops_explain::{critical_path, record, tolerance, CriticalPath, Part, Shifted};
+
+/// Both ways of sharing CPUs and NICs: every test runs under each.
+const MODELS: [Model; 2] = [Model::LogGOPSim, Model::Queued];
+
+fn config(params: Params, model: Model) -> Config {
+    Config {
+        model,
+        ..Config::new(params)
+    }
+}
+use loggops_explain::{critical_path, record, tolerance, Binding, CriticalPath, Part, Shifted};
 use loggops_noise::{NoiseConfig, NoiseModel};
 use loggops_schedgen::{Collective, Generated};
 
@@ -102,8 +112,8 @@ fn check_tiles(path: &CriticalPath) {
     }
 }
 
-fn finish(p: &VecProgram, params: Params) -> Time {
-    let out = simulate(p, &Config::new(params), &mut NoNoise).unwrap();
+fn finish(p: &VecProgram, params: Params, model: Model) -> Time {
+    let out = simulate(p, &config(params, model), &mut NoNoise).unwrap();
     assert!(out.completed());
     out.max().0
 }
@@ -116,9 +126,15 @@ fn finish(p: &VecProgram, params: Params) -> Time {
 /// hundred ps apart somewhere off the path, after which the run is another schedule).
 #[test]
 fn path_tiles_the_run_and_its_counts_are_the_derivatives() {
+    for model in MODELS {
+        path_counts_are_the_derivatives(model);
+    }
+}
+
+fn path_counts_are_the_derivatives(model: Model) {
     let mut rnd = xorshift(0x9E37_79B9_7F4A_7C15);
     let params = generic_params();
-    let cfg = Config::new(params);
+    let cfg = config(params, model);
     let (mut checked, mut tied, mut bytes_checked) = (0, 0, 0);
     for _ in 0..300 {
         let p = random_program(&mut rnd);
@@ -186,18 +202,18 @@ fn path_tiles_the_run_and_its_counts_are_the_derivatives() {
                 continue;
             }
             bytes_checked += (name == "G") as u32;
-            let up = finish(&p, at(1)) as i64 - t as i64;
-            let down = t as i64 - finish(&p, at(-1)) as i64;
+            let up = finish(&p, at(1), model) as i64 - t as i64;
+            let down = t as i64 - finish(&p, at(-1), model) as i64;
             assert_eq!(
                 (up, down),
                 (n as i64, n as i64),
-                "dT/d{name}: {p:?}\n{path:?}"
+                "{model:?}: dT/d{name}: {p:?}\n{path:?}"
             );
         }
     }
     eprintln!(
-        "{checked} programs checked against finite differences ({bytes_checked} also in G and \
-         O), {tied} with ties"
+        "{model:?}: {checked} programs checked against finite differences ({bytes_checked} \
+         also in G and O), {tied} with ties"
     );
     assert!(
         checked > 250 && bytes_checked > 100,
@@ -216,20 +232,26 @@ fn aws() -> loggops_profile::Profile {
 #[test]
 fn noisy_paths_tile_and_recording_changes_no_answer() {
     let profile = aws();
+    for model in MODELS {
+        noisy_paths_tile(&profile, model);
+    }
+}
+
+fn noisy_paths_tile(profile: &loggops_profile::Profile, engine_model: Model) {
     let mut rnd = xorshift(42);
     for mode in ["os", "net", "os+net", "none"] {
         let cfg = NoiseConfig {
             mode: mode.parse().unwrap(),
             ..NoiseConfig::default()
         };
-        let model = NoiseModel::new(&profile, &cfg).unwrap();
-        let ecfg = Config::new(model.engine_params());
+        let model = NoiseModel::new(profile, &cfg).unwrap();
+        let ecfg = config(model.engine_params(), engine_model);
         let mut noisy_parts = 0;
         for rep in 0..40 {
             let p = random_program(&mut rnd);
             let plain = simulate(&p, &ecfg, &mut model.instance(7, rep, p.num_ranks())).unwrap();
             let (out, path) = path_of(&p, &ecfg, &mut model.instance(7, rep, p.num_ranks()));
-            assert_eq!(out, plain, "{mode} rep {rep}");
+            assert_eq!(out, plain, "{engine_model:?} {mode} rep {rep}");
             check_tiles(&path);
             noisy_parts += (path.parts.get(Part::NetworkNoise) != 0) as u32
                 + (path.parts.get(Part::OsDetour) != 0) as u32;
@@ -283,8 +305,14 @@ impl Noise for Jitter {
 
 #[test]
 fn jittered_paths_tile() {
+    for model in MODELS {
+        jittered(model);
+    }
+}
+
+fn jittered(model: Model) {
     let mut rnd = xorshift(77);
-    let cfg = Config::new(generic_params());
+    let cfg = config(generic_params(), model);
     let (mut negative, mut detours) = (0, 0);
     for seed in 0..200 {
         let p = random_program(&mut rnd);
@@ -325,16 +353,18 @@ fn collectives_tile_with_and_without_noise() {
             let Ok(g) = Generated::new(coll, ranks, size) else {
                 continue;
             };
-            let cfg = Config::new(generic_params());
-            let (out, path) = path_of(&g, &cfg, &mut NoNoise);
-            assert_eq!(out, simulate_global(&g, &cfg, &mut NoNoise).unwrap());
-            check_tiles(&path);
-            let ecfg = Config::new(model.engine_params());
-            let mut n = model.instance(3, 1, ranks);
-            let plain = simulate(&g, &ecfg, &mut n).unwrap();
-            let (out, noisy) = path_of(&g, &ecfg, &mut model.instance(3, 1, ranks));
-            assert_eq!(out, plain, "{name} {ranks}");
-            check_tiles(&noisy);
+            for m in MODELS {
+                let cfg = config(generic_params(), m);
+                let (out, path) = path_of(&g, &cfg, &mut NoNoise);
+                assert_eq!(out, simulate_global(&g, &cfg, &mut NoNoise).unwrap());
+                check_tiles(&path);
+                let ecfg = config(model.engine_params(), m);
+                let mut n = model.instance(3, 1, ranks);
+                let plain = simulate(&g, &ecfg, &mut n).unwrap();
+                let (out, noisy) = path_of(&g, &ecfg, &mut model.instance(3, 1, ranks));
+                assert_eq!(out, plain, "{m:?} {name} {ranks}");
+                check_tiles(&noisy);
+            }
         }
     }
 }
@@ -402,4 +432,43 @@ fn base_costs_follow_the_placement() {
     assert_eq!(near.latency, model.near_params().l);
     assert_eq!(far.latency, model.far_params().l);
     assert_eq!(near.gap_bytes, model.near_params().big_g.cost(99).unwrap());
+}
+
+/// The queued model: a send whose message waits in its NIC's queue behind the previous send
+/// is on the path through the NIC. Rank 0 sends 60 kB (eager) to rank 1, then to rank 2: the
+/// second send starts when the CPU is free (`o + O·(s−1)`), its message leaves when the NIC
+/// is (`g + G·(s−1)`), and the part of the first message's NIC time after the second send
+/// started is waiting for a busy NIC; rank 2 finishes last, at the reception.
+#[test]
+fn queued_nic_queue_is_waiting_for_a_busy_nic() {
+    let params = generic_params();
+    let size = 60_000;
+    let mut p = VecProgram::new(3);
+    VecProgram::op(&mut p, 0, Op::send(size, 1, 1));
+    VecProgram::op(&mut p, 0, Op::send(size, 2, 2));
+    VecProgram::op(&mut p, 1, Op::recv(size, 0, 1));
+    VecProgram::op(&mut p, 2, Op::recv(size, 0, 2));
+    let (out, path) = path_of(&p, &config(params, Model::Queued), &mut NoNoise);
+    check_tiles(&path);
+    let gap = params.big_g.cost(size - 1).unwrap();
+    let ob = params.big_o.cost(size - 1).unwrap();
+    let cpu = params.o + ob;
+    let nic = params.g + gap;
+    assert!(nic > cpu);
+    let t = nic + params.o + params.l + params.o + gap.max(ob);
+    assert_eq!((out.max(), path.finish, path.rank), ((t, 2), t, 2));
+    assert_eq!(path.parts.get(Part::WaitNic), (nic - cpu) as i64);
+    assert_eq!(path.parts.get(Part::WaitCpu), 0);
+    assert_eq!(path.parts.get(Part::Latency), params.l as i64);
+    assert_eq!(path.parts.get(Part::CpuOverhead), 2 * params.o as i64);
+    assert_eq!(path.parts.get(Part::NicGap), (cpu + gap.max(ob)) as i64);
+    let bindings: Vec<Binding> = path.steps.iter().map(|s| s.binding).collect();
+    assert_eq!(
+        bindings,
+        [Binding::Start, Binding::SendNicFree, Binding::Arrival]
+    );
+    // dT/dg = 1 (the first message's g), dT/dG = both messages' bytes at the NIC and the
+    // receiver, no O on the path.
+    assert_eq!(path.counts.g, 1);
+    assert_eq!(path.counts.big_g_bytes, 2 * (size - 1));
 }
