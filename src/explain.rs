@@ -37,7 +37,7 @@ pub struct ExplainArgs {
     /// cell the mean, p50 and p95 of every part over the repetitions and which part the slow
     /// repetitions (around the p95) spend their extra time on. Printed after the results, or
     /// written to FILE (--critical-path=FILE) in --format. Runs are recorded on the exact
-    /// global engine (same answers, slower, about 120 bytes of memory per event).
+    /// global engine (same answers, slower, about 140 bytes of memory per event).
     #[arg(
         long,
         value_name = "FILE",

@@ -605,3 +605,52 @@ fn monte_carlo_critical_path_cells() {
         .unwrap()
         .ends_with("repetition 3"));
 }
+
+/// VALIDATION.md's near/far section through the command line: the 5-rank pipelined ring of
+/// 64 MiB on Alps with 4 ranks per switch. Under LogGOPSim's rules the critical path waits
+/// one full near receive for a busy CPU; in the queued model it waits for the far NIC instead,
+/// and the run is faster than all-far (6,207,174,936 ps, tests/placement.rs).
+#[test]
+fn near_far_pathology_as_a_critical_path() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let goal = dir.join("goal/paper_pipelinedring_16MiB.goal");
+    let alps = dir.join("calibration/alps.h5");
+    let tmp = tempfile::tempdir().unwrap();
+    let json = tmp.path().join("cp.json");
+    for (model, finish, wait_cpu, wait_nic) in [
+        ("loggopsim", 7_087_771_783i64, 1_061_009_909i64, 0i64),
+        ("queued", 6_188_694_897, 0, 1_009_938_138),
+    ] {
+        let o = run(&[
+            "--goal",
+            goal.to_str().unwrap(),
+            "--param",
+            "size=64MiB",
+            "--noise",
+            alps.to_str().unwrap(),
+            "--noise-mode",
+            "none",
+            "--nodes",
+            "5",
+            "--nodes-per-switch",
+            "4",
+            "--model",
+            model,
+            &format!("--critical-path={}", json.display()),
+            "--format",
+            "json",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        let r = &v["runs"][0];
+        let parts = &r["parts"];
+        assert_eq!(r["finish_ps"].as_i64(), Some(finish), "{model}");
+        assert_eq!(parts["total_ps"].as_i64(), Some(finish), "{model}");
+        assert_eq!(parts["wait_cpu_ps"].as_i64(), Some(wait_cpu), "{model}");
+        assert_eq!(parts["wait_nic_ps"].as_i64(), Some(wait_nic), "{model}");
+    }
+    // The flag needs --noise (it places ranks on the profile's switches).
+    let o = run(&["--goal", goal.to_str().unwrap(), "--nodes-per-switch", "4"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("--noise"), "{}", stderr(&o));
+}
