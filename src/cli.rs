@@ -163,7 +163,8 @@ pub struct RunArgs {
 #[derive(Args, Debug)]
 pub struct GenArgs {
     /// Collective: dissemination, nwaydissemination, allreduce_ring, pipelinedring,
-    /// allreduce_recdoub, binomialtreebcast, binomialtreereduce, linear_alltoall.
+    /// allreduce_recdoub, binomialtreebcast, binarytreebcast, binomialtreereduce,
+    /// linear_alltoall.
     pub pattern: Option<String>,
     /// A rank-parametric schedule to expand instead of a pattern.
     #[arg(long, value_name = "FILE", conflicts_with = "pattern")]
@@ -183,6 +184,10 @@ pub struct GenArgs {
     /// Root rank of tree collectives.
     #[arg(long, value_name = "RANK")]
     pub root: Option<u32>,
+    /// binomialtreebcast as the paper's Schedgen writes it: each send also requires the rank's
+    /// previous send (what the measured benchmarks ran).
+    #[arg(long)]
+    pub chain_sends: bool,
     /// Set a parameter of a rank-parametric schedule.
     #[arg(long = "param", value_name = "NAME=VALUE")]
     pub params: Vec<String>,

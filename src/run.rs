@@ -375,6 +375,7 @@ pub fn gen(args: GenArgs) -> Result<ExitCode> {
         if let Some(r) = args.root {
             opts.root = r;
         }
+        opts.chain_sends = args.chain_sends;
         let g = loggops_schedgen::Generated::with_options(coll, args.nodes, size, opts)?;
         Schedule::Generated(g)
     };

@@ -144,6 +144,7 @@ pub(crate) const ALGORITHMS: &[(&str, &str, Collective)] = &[
     ),
     ("allreduce", "pipelinedring", Collective::PipelinedRing),
     ("bcast", "binomial", Collective::BinomialTreeBcast),
+    ("bcast", "binary", Collective::BinaryTreeBcast),
     ("reduce", "binomial", Collective::BinomialTreeReduce),
     ("alltoall", "linear", Collective::LinearAlltoall),
 ];
