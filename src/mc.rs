@@ -17,7 +17,7 @@ use crate::cli::{FormatArg, Reps, RunArgs};
 use crate::schedule::{self, with_program};
 
 /// Applies explicit `-L -o -g -G -O -S` flags to both placements of the profile.
-fn override_params(args: &RunArgs, profile: &mut Profile) -> Result<()> {
+pub(crate) fn override_params(args: &RunArgs, profile: &mut Profile) -> Result<()> {
     let near = profile.near.params.clone();
     let as_engine = |b: &BaseParams| Params {
         l: b.l_ps.round() as u64,
@@ -56,7 +56,7 @@ fn override_params(args: &RunArgs, profile: &mut Profile) -> Result<()> {
     Ok(())
 }
 
-fn modes(raw: &[String]) -> Result<Vec<NoiseMode>> {
+pub(crate) fn modes(raw: &[String]) -> Result<Vec<NoiseMode>> {
     if raw.is_empty() {
         return Ok(vec![NoiseMode::OsNet]);
     }
@@ -69,7 +69,7 @@ fn modes(raw: &[String]) -> Result<Vec<NoiseMode>> {
 }
 
 /// One simulated time (max over ranks), ps, or an error naming what did not complete.
-fn one_run<P: Program>(
+pub(crate) fn one_run<P: Program>(
     prog: &P,
     model: &NoiseModel,
     seed: u64,
