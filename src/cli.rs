@@ -349,6 +349,17 @@ pub struct ValidateArgs {
     /// Noise variant: none, os, net or os+net.
     #[arg(long, value_name = "MODE", default_value = "os+net")]
     pub noise_mode: String,
+    /// What a simulated iteration is. `collective`: every rank starts at 0 and the time is the
+    /// latest finish (the paper's comparison). `barrier`: as the benchmark programs measured:
+    /// the MPI_Barrier before each iteration is simulated too (a dissemination barrier of
+    /// 1-byte messages under the same noise), each rank's clock starts when it leaves it, and
+    /// the time is the maximum over ranks of its own finish minus its own start.
+    #[arg(long, value_enum, default_value = "collective")]
+    pub measure: MeasureArg,
+    /// Software overhead of entering the collective: CPU time each rank spends before its
+    /// first op (OS noise can hit it) [default: 0].
+    #[arg(long, value_name = "TIME")]
+    pub call_overhead: Option<String>,
     /// Monte-Carlo repetitions per benchmark (the measured files have 1000 iterations).
     #[arg(long, value_name = "N", default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
     pub reps: u32,
@@ -367,6 +378,16 @@ pub struct ValidateArgs {
     /// No progress bar.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+}
+
+/// What `validate` simulates per iteration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, ValueEnum)]
+pub enum MeasureArg {
+    /// The collective alone, all ranks starting at 0.
+    #[default]
+    Collective,
+    /// The barrier before it too, each rank timed from its own barrier exit.
+    Barrier,
 }
 
 /// How many repetitions a Monte-Carlo cell runs.

@@ -76,6 +76,18 @@ pub(crate) fn one_run<P: Program>(
     rep: u64,
     odds: &WindowOdds,
 ) -> Result<u64> {
+    Ok(one_outcome(prog, model, seed, rep, odds)?.max().0)
+}
+
+/// One simulated repetition's outcome (every rank's finishing time), or an error naming what
+/// did not complete.
+pub(crate) fn one_outcome<P: Program>(
+    prog: &P,
+    model: &NoiseModel,
+    seed: u64,
+    rep: u64,
+    odds: &WindowOdds,
+) -> Result<loggops_engine::Outcome> {
     let cfg = Config::new(model.engine_params());
     let out = if model.needs_noise_run() {
         let mut n = model.instance(seed, rep, prog.num_ranks());
@@ -89,7 +101,7 @@ pub(crate) fn one_run<P: Program>(
             out.leftovers.len()
         );
     }
-    Ok(out.max().0)
+    Ok(out)
 }
 
 pub fn monte_carlo(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Result<ExitCode> {

@@ -16,40 +16,105 @@ use loggops_noise::{NoiseConfig, NoiseMode, NoiseModel};
 use loggops_report::validation::{
     render_validation_table, validation_csv, validation_json, Comparison,
 };
-use loggops_schedgen::{Collective, GenOptions, Generated};
 use rayon::prelude::*;
 
-use crate::cli::{FormatArg, RunArgs, ValidateArgs};
-use crate::mc::one_run;
+use crate::cli::{FormatArg, MeasureArg, RunArgs, ValidateArgs};
+use crate::mc::one_outcome;
+use crate::schedule::{with_program, Schedule};
 
-/// The schedule a measured benchmark ran, as the paper's programs were generated from
-/// Schedgen (`goal2mpi.py` over the cloud_noise fork's Schedgen).
-pub fn schedule_for(name: &BenchmarkName) -> Result<Generated> {
+/// The schedule statement of a measured benchmark, in the rank-parametric schedule language
+/// (goal/README.md): what the paper's programs ran (`goal2mpi.py` over the cloud_noise fork's
+/// Schedgen).
+pub fn pattern_statement(name: &BenchmarkName) -> String {
     let d = name.bytes;
-    let mut opts = GenOptions::default();
-    let pattern = match name.pattern {
+    match name.pattern {
         // The programs busy-wait each `calc D` for D ns.
-        MeasuredPattern::NwayDissemination => {
-            opts.reduce_calc = Some(
-                d.checked_mul(1000)
-                    .ok_or_else(|| anyhow!("{name}: a calc of {d} ns does not fit in ps"))?,
-            );
-            Collective::NwayDissemination
-        }
+        MeasuredPattern::NwayDissemination => format!("nwaydissemination {d}B nway 1 calc {d}ns"),
         MeasuredPattern::NwayDisseminationNocompute => {
-            opts.reduce_calc = Some(0);
-            Collective::NwayDissemination
+            format!("nwaydissemination {d}B nway 1 calc 0ns")
         }
         // Segments of ⌊D/P⌋ bytes (the default).
-        MeasuredPattern::PipelinedRing => Collective::PipelinedRing,
-        MeasuredPattern::BinomialTreeBcast => {
-            opts.chain_sends = true;
-            Collective::BinomialTreeBcast
-        }
-        MeasuredPattern::BinaryTreeBcast => Collective::BinaryTreeBcast,
-        MeasuredPattern::LinearAlltoall => Collective::LinearAlltoall,
+        MeasuredPattern::PipelinedRing => format!("pipelinedring {d}B"),
+        MeasuredPattern::BinomialTreeBcast => format!("binomialtreebcast {d}B chain 1"),
+        MeasuredPattern::BinaryTreeBcast => format!("binarytreebcast {d}B"),
+        MeasuredPattern::LinearAlltoall => format!("linear_alltoall {d}B"),
+    }
+}
+
+/// The programs' `MPI_Barrier`: a dissemination barrier of 1-byte messages, on tags of its own.
+const BARRIER: &str = "dissemination 1B tag 1000000";
+
+/// What one simulated iteration includes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Iteration {
+    /// Simulate the barrier before the collective and time each rank from its own exit.
+    pub barrier: bool,
+    /// CPU time each rank spends entering the collective before its first op, ps.
+    pub call_overhead_ps: u64,
+}
+
+/// A benchmark's schedules: the iteration as simulated, and the barrier alone (whose per-rank
+/// finishing times are the ranks' start times).
+pub struct Bench {
+    pub iteration: Schedule,
+    pub barrier: Option<Schedule>,
+}
+
+fn parse(text: &str, name: &BenchmarkName) -> Result<Schedule> {
+    let none: &[(&str, &str)] = &[];
+    let s = loggops_schedgen::parse_schedule_str(text, &name.to_string(), name.nodes, none)
+        .map_err(|e| anyhow!("{e}"))?;
+    Ok(match s.single_collective() {
+        Some(g) => Schedule::Generated(g.clone()),
+        None => Schedule::Parametric(s),
+    })
+}
+
+/// The schedules of benchmark `name` under `it`.
+pub fn bench_for(name: &BenchmarkName, it: Iteration) -> Result<Bench> {
+    let mut text = String::from("loggops-schedule 1\n");
+    if it.barrier {
+        text += BARRIER;
+        text.push('\n');
+    }
+    if it.call_overhead_ps > 0 {
+        text += &format!("calc {}ps\n", it.call_overhead_ps);
+    }
+    text += &pattern_statement(name);
+    text.push('\n');
+    let barrier = if it.barrier {
+        Some(parse(&format!("loggops-schedule 1\n{BARRIER}\n"), name)?)
+    } else {
+        None
     };
-    Generated::with_options(pattern, name.nodes, d, opts).with_context(|| format!("{name}"))
+    Ok(Bench {
+        iteration: parse(&text, name)?,
+        barrier,
+    })
+}
+
+/// One iteration's time: the maximum over ranks of finish minus start (start 0 without the
+/// barrier, the rank's barrier exit with it), ps.
+fn iteration_time(
+    b: &Bench,
+    model: &NoiseModel,
+    seed: u64,
+    rep: u64,
+    odds: &WindowOdds,
+) -> Result<u64> {
+    let fin = with_program!(&b.iteration, |p| one_outcome(p, model, seed, rep, odds))?.finish;
+    let Some(barrier) = &b.barrier else {
+        return Ok(fin.iter().copied().max().unwrap_or(0));
+    };
+    // The same (seed, rep) draws the barrier's messages and OS noise identically: its ops come
+    // first in both programs.
+    let start = with_program!(barrier, |p| one_outcome(p, model, seed, rep, odds))?.finish;
+    Ok(fin
+        .iter()
+        .zip(&start)
+        .map(|(f, s)| f.saturating_sub(*s))
+        .max()
+        .unwrap_or(0))
 }
 
 /// One of the paper's validation cells (its Fig. 14)?
@@ -83,9 +148,19 @@ pub fn validate(args: ValidateArgs) -> Result<ExitCode> {
         .iter()
         .map(|f| loggops_calibrate::read_measured(f))
         .collect::<Result<Vec<_>, _>>()?;
-    let schedules = measured
+    let call_overhead_ps = match &args.call_overhead {
+        Some(t) => {
+            crate::units::parse_time_ps(t).map_err(|e| anyhow!("--call-overhead {t}: {e}"))?
+        }
+        None => 0,
+    };
+    let it = Iteration {
+        barrier: args.measure == MeasureArg::Barrier,
+        call_overhead_ps,
+    };
+    let benches = measured
         .iter()
-        .map(|m| schedule_for(&m.name).with_context(|| m.path.clone()))
+        .map(|m| bench_for(&m.name, it).with_context(|| m.path.clone()))
         .collect::<Result<Vec<_>>>()?;
 
     let pool = rayon::ThreadPoolBuilder::new()
@@ -123,9 +198,9 @@ pub fn validate(args: ValidateArgs) -> Result<ExitCode> {
         b
     };
     let mut rows = Vec::with_capacity(measured.len());
-    for (m, g) in measured.iter().zip(&schedules) {
+    for (m, b) in measured.iter().zip(&benches) {
         bar.set_message(m.name.to_string());
-        let noiseless = one_run(g, &quiet_model, args.seed, 0, &WindowOdds::default())
+        let noiseless = iteration_time(b, &quiet_model, args.seed, 0, &WindowOdds::default())
             .with_context(|| format!("{}: simulating {}", m.path, m.name))?;
         let odds = WindowOdds::default();
         let samples: Vec<u64> = pool
@@ -133,7 +208,7 @@ pub fn validate(args: ValidateArgs) -> Result<ExitCode> {
                 (0..args.reps as u64)
                     .into_par_iter()
                     .map(|rep| {
-                        let t = one_run(g, &model, args.seed, rep, &odds);
+                        let t = iteration_time(b, &model, args.seed, rep, &odds);
                         bar.inc(1);
                         t
                     })

@@ -149,7 +149,11 @@ impl BenchmarkName {
         })?;
         let nodes: u32 = match nodes.parse() {
             Ok(n) if n > 0 => n,
-            _ => return Err(format!("`{nodes}` is not a node count (a whole number ≥ 1)")),
+            _ => {
+                return Err(format!(
+                    "`{nodes}` is not a node count (a whole number ≥ 1)"
+                ))
+            }
         };
         let bytes: u64 = match bytes.parse() {
             Ok(b) if b > 0 => b,
@@ -222,7 +226,9 @@ pub enum MeasuredError {
         line: u64,
         format: Format,
     },
-    #[error("{path}: a header but no iterations; expected one row per iteration after line {line}")]
+    #[error(
+        "{path}: a header but no iterations; expected one row per iteration after line {line}"
+    )]
     NoIterations { path: String, line: u64 },
     #[error("{path}: a directory without `*.csv` files; expected measured files named `<pattern>_<nodes>_<bytes>.csv`")]
     EmptyDirectory { path: String },
@@ -522,7 +528,10 @@ fn check_header(
     if let Some(&(col, tok)) = fields.get(1 + p) {
         return Err(at(
             col,
-            format!("the end of the header after Rank{}Time(us) (the file name says {p} nodes)", p - 1),
+            format!(
+                "the end of the header after Rank{}Time(us) (the file name says {p} nodes)",
+                p - 1
+            ),
             format!("`{tok}`"),
         ));
     }
@@ -585,7 +594,11 @@ mod tests {
 
     #[test]
     fn errors_name_line_and_column() {
-        let e = |text: &str| read("pipelinedring_2_16.csv", text).unwrap_err().to_string();
+        let e = |text: &str| {
+            read("pipelinedring_2_16.csv", text)
+                .unwrap_err()
+                .to_string()
+        };
         let h = "#MessageSize Rank0Time(us) Rank1Time(us)\n";
         assert_eq!(
             e(&format!("{h}16 1.0 x\n")),
@@ -595,13 +608,18 @@ mod tests {
             e(&format!("{h}32 1.0 2.0\n")),
             "pipelinedring_2_16.csv:2:1: expected the message size 16 (from the file name) as the row's first field, found `32`"
         );
-        assert!(e(&format!("{h}16 1.0\n")).starts_with("pipelinedring_2_16.csv:2:7: expected 2 rank times"));
-        assert!(e(&format!("{h}16 1 2 3\n")).starts_with("pipelinedring_2_16.csv:2:9: expected the end of the line"));
-        assert!(e("#MessageSize Rank0Time(us)\n16 1\n").starts_with("pipelinedring_2_16.csv:1:27: expected 2 rank columns"));
-        assert!(e("#MessageSize Rank0Time(us) Rank2Time(us)\n").starts_with("pipelinedring_2_16.csv:1:28: expected the column `Rank1Time(us)`"));
+        assert!(e(&format!("{h}16 1.0\n"))
+            .starts_with("pipelinedring_2_16.csv:2:7: expected 2 rank times"));
+        assert!(e(&format!("{h}16 1 2 3\n"))
+            .starts_with("pipelinedring_2_16.csv:2:9: expected the end of the line"));
+        assert!(e("#MessageSize Rank0Time(us)\n16 1\n")
+            .starts_with("pipelinedring_2_16.csv:1:27: expected 2 rank columns"));
+        assert!(e("#MessageSize Rank0Time(us) Rank2Time(us)\n")
+            .starts_with("pipelinedring_2_16.csv:1:28: expected the column `Rank1Time(us)`"));
         assert!(e("16 1.0 2.0\n").contains("found a data row `16 1.0 2.0` (the header is missing)"));
         assert!(e(h).contains("a header but no iterations"));
         assert!(e("").contains("the file is empty"));
-        assert!(e(&format!("{h}16 -1.0 2\n")).starts_with("pipelinedring_2_16.csv:2:4: expected the time of rank 0"));
+        assert!(e(&format!("{h}16 -1.0 2\n"))
+            .starts_with("pipelinedring_2_16.csv:2:4: expected the time of rank 0"));
     }
 }

@@ -79,14 +79,14 @@ pub use atomic::write_atomic;
 pub use cell::{Cell, CellError, CellSamples, Labels};
 pub use cost::{CellCost, CostError, CostModel, PriceCost, SampleCost, PS_PER_HOUR};
 pub use csv::{to_csv_string, write_csv, write_samples_csv};
-pub use validation::{
-    render_validation_table, tally, validation_csv, validation_json, Comparison, Stat, Tally,
-};
 pub use fmt::{fmt_bytes, fmt_pct, fmt_ratio, fmt_time_ps, fmt_time_ps_f64, fmt_usd};
 pub use json::{to_json_string, write_json, JSON_SCHEMA};
 pub use record::CELL_COLUMNS;
 pub use stats::{precise, quantile_sorted, Interval, MedianCi, StatsError, Summary};
 pub use table::{render_table, write_table};
+pub use validation::{
+    render_validation_table, tally, validation_csv, validation_json, Comparison, Stat, Tally,
+};
 
 use std::io::{self, Write};
 use std::path::Path;

@@ -390,7 +390,15 @@ mod tests {
     use super::*;
 
     fn cmp(meas: &[u64], sim: &[u64]) -> Comparison {
-        Comparison::new("nwaydissemination_16_16", "nwaydissemination", 16, 16, meas, sim).unwrap()
+        Comparison::new(
+            "nwaydissemination_16_16",
+            "nwaydissemination",
+            16,
+            16,
+            meas,
+            sim,
+        )
+        .unwrap()
     }
 
     #[test]
