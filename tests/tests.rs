@@ -6,6 +6,7 @@ mod closed_forms;
 mod conformance;
 mod generators;
 mod roundtrip;
+mod validate;
 #[allow(clippy::type_complexity)]
 mod validation;
 mod windowed;

@@ -313,11 +313,6 @@ pub fn read_measured(path: &Path) -> Result<MeasuredCollective, MeasuredError> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let name = BenchmarkName::parse(&file_name).map_err(|detail| MeasuredError::Name {
-        path: shown.clone(),
-        found: file_name.clone(),
-        detail,
-    })?;
     let reader = crate::input::open_capture(path).map_err(|e| match e {
         crate::CalibError::Open { source, .. } => MeasuredError::Open {
             path: shown.clone(),
@@ -335,6 +330,11 @@ pub fn read_measured(path: &Path) -> Result<MeasuredCollective, MeasuredError> {
                 .trim_start_matches(&format!("{shown}: "))
                 .to_string(),
         },
+    })?;
+    let name = BenchmarkName::parse(&file_name).map_err(|detail| MeasuredError::Name {
+        path: shown.clone(),
+        found: file_name.clone(),
+        detail,
     })?;
     read_measured_from(reader, &shown, name, Some(path))
 }
