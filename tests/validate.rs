@@ -2,19 +2,7 @@
 //! exact noiseless answers, and output that does not depend on the thread count.
 use std::path::{Path, PathBuf};
 
-use crate::util::{stderr, stdout};
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn run_here(args: &[&str]) -> std::process::Output {
-    crate::util::bin()
-        .current_dir(root())
-        .args(args)
-        .output()
-        .unwrap()
-}
+use crate::util::{run_here, stderr, stdout};
 
 /// Writes `text` as `dir/name` and returns its path.
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
@@ -105,8 +93,8 @@ fn noiseless_validation_is_the_closed_form() {
         "nwaydissemination_nocompute_4_16.csv",
         "#MessageSize Rank0Time(us) Rank1Time(us) Rank2Time(us) Rank3Time(us)\n16 3.2 3.1 3.0 3.1\n16 3.202580 3.0 3.0 3.0\n",
     );
-    for measure in ["collective", "barrier"] {
-        let v = json_of(&[
+    let noiseless = |extra: &[&str]| {
+        let mut a = vec![
             "validate",
             f.to_str().unwrap(),
             "--noise",
@@ -115,12 +103,15 @@ fn noiseless_validation_is_the_closed_form() {
             "none",
             "--reps",
             "3",
-            "--measure",
-            measure,
             "--format",
             "json",
             "-q",
-        ]);
+        ];
+        a.extend(extra);
+        json_of(&a)
+    };
+    for measure in ["collective", "barrier"] {
+        let v = noiseless(&["--measure", measure]);
         let b = &v["benchmarks"][0];
         assert_eq!(b["simulated_mean_ps"], want, "{measure}");
         assert_eq!(b["noiseless_ps"], want, "{measure}");
@@ -129,21 +120,7 @@ fn noiseless_validation_is_the_closed_form() {
         assert_eq!(b["paper_cell"], true);
     }
     // A per-call overhead adds to every rank's start.
-    let v = json_of(&[
-        "validate",
-        f.to_str().unwrap(),
-        "--noise",
-        "calibration/azure.h5",
-        "--noise-mode",
-        "none",
-        "--reps",
-        "1",
-        "--call-overhead",
-        "2us",
-        "--format",
-        "json",
-        "-q",
-    ]);
+    let v = noiseless(&["--call-overhead", "2us"]);
     assert_eq!(v["benchmarks"][0]["simulated_mean_ps"], want + 2_000_000);
 }
 

@@ -27,11 +27,12 @@
 //! there; a file in another known format (a Netgauge capture, say) is named as such.
 
 use std::fmt;
-use std::io::{self, BufRead};
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use loggops_units::Decimal;
 
+use crate::error::CalibError;
 use crate::format::{detect, Format};
 
 /// The benchmark programs of the measured data.
@@ -189,21 +190,10 @@ impl fmt::Display for BenchmarkName {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum MeasuredError {
-    #[error("{path}: cannot open: {source}")]
-    Open {
-        path: String,
-        #[source]
-        source: io::Error,
-    },
-    #[error("{path}: read error after line {line}: {source} (is the file truncated or corrupt?)")]
-    Read {
-        path: String,
-        line: u64,
-        #[source]
-        source: io::Error,
-    },
-    #[error("{path}: {detail}")]
-    Input { path: String, detail: String },
+    /// Opening or reading the file (as for captures: missing, unreadable, compressed with
+    /// something other than xz).
+    #[error(transparent)]
+    Io(#[from] CalibError),
     #[error("{path}: file name `{found}` is not `<pattern>_<nodes>_<bytes>.csv`: {detail}")]
     Name {
         path: String,
@@ -279,13 +269,13 @@ pub fn measured_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, MeasuredError> 
             out.push(p.clone());
             continue;
         }
-        let entries = std::fs::read_dir(p).map_err(|source| MeasuredError::Open {
+        let entries = std::fs::read_dir(p).map_err(|source| CalibError::Open {
             path: p.display().to_string(),
             source,
         })?;
         let mut found: Vec<PathBuf> = Vec::new();
         for e in entries {
-            let e = e.map_err(|source| MeasuredError::Read {
+            let e = e.map_err(|source| CalibError::Read {
                 path: p.display().to_string(),
                 line: 0,
                 source,
@@ -313,24 +303,7 @@ pub fn read_measured(path: &Path) -> Result<MeasuredCollective, MeasuredError> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let reader = crate::input::open_capture(path).map_err(|e| match e {
-        crate::CalibError::Open { source, .. } => MeasuredError::Open {
-            path: shown.clone(),
-            source,
-        },
-        crate::CalibError::Read { source, line, .. } => MeasuredError::Read {
-            path: shown.clone(),
-            line,
-            source,
-        },
-        other => MeasuredError::Input {
-            path: shown.clone(),
-            detail: other
-                .to_string()
-                .trim_start_matches(&format!("{shown}: "))
-                .to_string(),
-        },
-    })?;
+    let reader = crate::input::open_capture(path)?;
     let name = BenchmarkName::parse(&file_name).map_err(|detail| MeasuredError::Name {
         path: shown.clone(),
         found: file_name.clone(),
@@ -360,7 +333,7 @@ pub fn read_measured_from<R: BufRead>(
     let mut line_no = 0u64;
     for line in reader.split(b'\n') {
         line_no += 1;
-        let bytes = line.map_err(|source| MeasuredError::Read {
+        let bytes = line.map_err(|source| CalibError::Read {
             path: path.to_string(),
             line: line_no - 1,
             source,
@@ -402,7 +375,7 @@ pub fn read_measured_from<R: BufRead>(
                     line_no,
                     end_col,
                     format!("{} rank times after the message size (one per rank of Rank0Time(us) ... Rank{}Time(us))", p, p - 1),
-                    format!("the end of the line after {r}"),
+                    format!("the end of the line after {r} of them"),
                 ));
             };
             times_ps.push(parse_us(tok).ok_or_else(|| {
@@ -520,7 +493,7 @@ fn check_header(
                         "{p} rank columns Rank0Time(us) ... Rank{}Time(us) (the file name says {p} nodes)",
                         p - 1
                     ),
-                    format!("the end of the header after {r}"),
+                    format!("the end of the header after {r} of them"),
                 ));
             }
         }
