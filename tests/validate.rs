@@ -37,19 +37,28 @@ fn bad_measured_files_are_located() {
             "pipelinedring_2_16.csv",
             "#MessageSize Rank0Time(us) Rank2Time(us)\n16 1 2\n".into(),
         ),
+        ("pipelinedring_4_16.csv", format!("{HEADER2}16 1.0 2.0\n")),
         (
-            "pipelinedring_4_16.csv",
-            format!("{HEADER2}16 1.0 2.0\n"),
+            "pipelinedring_2_16.csv",
+            format!("{HEADER2}16 1.0 2.0\n16 1.5 two\n"),
         ),
-        ("pipelinedring_2_16.csv", format!("{HEADER2}16 1.0 2.0\n16 1.5 two\n")),
-        ("pipelinedring_2_16.csv", format!("{HEADER2}16 1.0 2.0\n32 1.0 2.0\n")),
+        (
+            "pipelinedring_2_16.csv",
+            format!("{HEADER2}16 1.0 2.0\n32 1.0 2.0\n"),
+        ),
         ("pipelinedring_2_16.csv", format!("{HEADER2}16 1.0\n")),
-        ("pipelinedring_2_16.csv", format!("{HEADER2}16 1.0 2.0 3.0\n")),
+        (
+            "pipelinedring_2_16.csv",
+            format!("{HEADER2}16 1.0 2.0 3.0\n"),
+        ),
         ("pipelinedring_2_16.csv", format!("{HEADER2}16 -1.0 2.0\n")),
         ("pipelinedring_2_16.csv", HEADER2.to_string()),
         ("pipelinedring_2_16.csv", String::new()),
         // A Netgauge ping-pong capture under a measured file's name.
-        ("pipelinedring_2_16.csv", "#size\trtt\n1\t1.5\n1\t1.6\n".into()),
+        (
+            "pipelinedring_2_16.csv",
+            "#size\trtt\n1\t1.5\n1\t1.6\n".into(),
+        ),
     ];
     let mut all = String::new();
     for (k, (name, text)) in cases.iter().enumerate() {
@@ -71,8 +80,16 @@ fn missing_files_and_empty_directories() {
     let mut all = err_of(d, &[&empty]);
     all += &err_of(d, &[&d.join("nwaydissemination_4_16.csv")]);
     // One bad file among good ones fails the whole run, before anything is simulated.
-    let good = write(d, "pipelinedring_2_16.csv", &format!("{HEADER2}16 1.0 2.0\n"));
-    let bad = write(d, "linear_alltoall_2_16.csv", &format!("{HEADER2}16 1.0 x\n"));
+    let good = write(
+        d,
+        "pipelinedring_2_16.csv",
+        &format!("{HEADER2}16 1.0 2.0\n"),
+    );
+    let bad = write(
+        d,
+        "linear_alltoall_2_16.csv",
+        &format!("{HEADER2}16 1.0 x\n"),
+    );
     all += &err_of(d, &[&good, &bad]);
     insta::assert_snapshot!(all);
 }
@@ -177,7 +194,11 @@ fn validation_does_not_depend_on_the_thread_count() {
     assert_eq!(csv.lines().count(), 3);
     let human = go("2", "human");
     assert!(
-        human.lines().last().unwrap().starts_with("2 benchmarks: mean within 10%:"),
+        human
+            .lines()
+            .last()
+            .unwrap()
+            .starts_with("2 benchmarks: mean within 10%:"),
         "{human}"
     );
 }

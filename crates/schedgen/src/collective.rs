@@ -1098,7 +1098,7 @@ impl Generated {
             Collective::BinomialTreeBcast => {
                 let t = self.tree(rank);
                 // The fork's chain: a send after the rank's first send requires its predecessor.
-                let chained = self.chain && id >= 1 + (t.v != 0) as u32;
+                let chained = self.chain && id > (t.v != 0) as u32;
                 let own = if t.v == 0 || id == 0 {
                     0
                 } else if id == t.count {
