@@ -584,7 +584,7 @@ mod tests {
         assert!(e(&format!("{h}16 1.0\n"))
             .starts_with("pipelinedring_2_16.csv:2:7: expected 2 rank times"));
         assert!(e(&format!("{h}16 1 2 3\n"))
-            .starts_with("pipelinedring_2_16.csv:2:9: expected the end of the line"));
+            .starts_with("pipelinedring_2_16.csv:2:8: expected the end of the line"));
         assert!(e("#MessageSize Rank0Time(us)\n16 1\n")
             .starts_with("pipelinedring_2_16.csv:1:27: expected 2 rank columns"));
         assert!(e("#MessageSize Rank0Time(us) Rank2Time(us)\n")
