@@ -78,7 +78,9 @@ pub(crate) fn one_run<P: Program>(
     odds: &WindowOdds,
     engine_model: loggops_engine::Model,
 ) -> Result<u64> {
-    Ok(one_outcome(prog, model, seed, rep, odds, engine_model)?.max().0)
+    Ok(one_outcome(prog, model, seed, rep, odds, engine_model)?
+        .max()
+        .0)
 }
 
 /// One simulated repetition's outcome (every rank's finishing time), or an error naming what

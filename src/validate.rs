@@ -205,8 +205,15 @@ pub fn validate(args: ValidateArgs) -> Result<ExitCode> {
     let mut rows = Vec::with_capacity(measured.len());
     for (m, b) in measured.iter().zip(&benches) {
         bar.set_message(m.name.to_string());
-        let noiseless = iteration_time(b, &quiet_model, args.seed, 0, &WindowOdds::default(), engine)
-            .with_context(|| format!("{}: simulating {}", m.path, m.name))?;
+        let noiseless = iteration_time(
+            b,
+            &quiet_model,
+            args.seed,
+            0,
+            &WindowOdds::default(),
+            engine,
+        )
+        .with_context(|| format!("{}: simulating {}", m.path, m.name))?;
         let odds = WindowOdds::default();
         let samples: Vec<u64> = pool
             .install(|| {

@@ -1,11 +1,5 @@
 //! Behaviour of the command line that users see: messages are pinned with insta snapshots.
-use std::path::Path;
-
 use crate::util::{run, run_here, stderr, stdout, write_file};
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
 
 fn err_of(args: &[&str]) -> String {
     let out = run_here(args);

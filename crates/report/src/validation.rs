@@ -460,8 +460,8 @@ mod tests {
         assert_eq!(lines.next().unwrap(), VALIDATION_COLUMNS.join(","));
         let row: Vec<&str> = lines.next().unwrap().split(',').collect();
         assert_eq!(row.len(), VALIDATION_COLUMNS.len());
-        assert_eq!(row[6], "2000000"); // measured_mean_ps
-        assert_eq!(row[17], ""); // noiseless_ps: unknown
+        assert_eq!(row[7], "2000000"); // measured_mean_ps
+        assert_eq!(row[18], ""); // noiseless_ps: unknown
         let v: Value = serde_json::from_str(&validation_json(&[c])).unwrap();
         assert_eq!(v["benchmarks"][0]["ratio_mean"], json!(1.0));
         assert_eq!(v["summary"]["mean_within_10pct"], json!(1));
