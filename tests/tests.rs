@@ -9,6 +9,7 @@ mod explain;
 mod generators;
 mod placement;
 mod roundtrip;
+mod validate;
 #[allow(clippy::type_complexity)]
 mod validation;
 mod windowed;
