@@ -1028,32 +1028,19 @@ impl<
                             g,
                             gap_bytes: gap,
                         };
-                        let base = if N::ACTIVE {
-                            self.noise.base_costs(&self.p, host, op.peer, op.size)
-                        } else {
-                            drawn
-                        };
-                        let rndv = op.size > self.p.s;
-                        self.rec.send(&SendRecord {
-                            rank: host,
-                            op: id,
-                            dst: op.peer,
-                            size: op.size,
-                            cpu: op.cpu,
-                            nic: op.nic,
+                        let r = SendRecord {
                             start: t,
                             cpu_free,
                             nic_free,
-                            drawn,
-                            base,
                             overhead_bytes: ob,
                             detour: noise,
                             cpu_end,
                             nic_end,
                             nic_start: t,
                             arrival,
-                            latencies: 1 + if rndv { self.p.rndv_extra_latencies } else { 0 },
-                        });
+                            ..self.send_record(host, id, &op, drawn)
+                        };
+                        self.rec.send(&r);
                     }
                     let mts = self.ts;
                     self.ts += 1;
@@ -1108,6 +1095,38 @@ impl<
         self.set_clock(s, Clock::Send, nic, g0.max(t));
         if R::ACTIVE {
             self.rec.raise(s as u32, cpu, nic, t, o0, g0);
+        }
+    }
+
+    /// A [`SendRecord`] of op `id` of `host` with its costs (`drawn`, and the noiseless ones)
+    /// and its times still 0, for the caller to fill in.
+    #[inline(never)]
+    fn send_record(&mut self, host: u32, id: u32, op: &Op, drawn: MsgCosts) -> SendRecord {
+        let base = if N::ACTIVE {
+            self.noise.base_costs(&self.p, host, op.peer, op.size)
+        } else {
+            drawn
+        };
+        let rndv = op.size > self.p.s;
+        SendRecord {
+            rank: host,
+            op: id,
+            dst: op.peer,
+            size: op.size,
+            cpu: op.cpu,
+            nic: op.nic,
+            start: 0,
+            cpu_free: 0,
+            nic_free: 0,
+            drawn,
+            base,
+            overhead_bytes: 0,
+            detour: 0,
+            cpu_end: 0,
+            nic_end: 0,
+            nic_start: 0,
+            arrival: 0,
+            latencies: 1 + if rndv { self.p.rndv_extra_latencies } else { 0 },
         }
     }
 
@@ -1301,32 +1320,19 @@ impl<
                 g,
                 gap_bytes: gap,
             };
-            let base = if N::ACTIVE {
-                self.noise.base_costs(&self.p, host, op.peer, op.size)
-            } else {
-                drawn
-            };
-            let rndv = op.size > self.p.s;
-            self.rec.send(&SendRecord {
-                rank: host,
-                op: id,
-                dst: op.peer,
-                size: op.size,
-                cpu: op.cpu,
-                nic: op.nic,
+            let r = SendRecord {
                 start: t,
                 cpu_free,
                 nic_free,
-                drawn,
-                base,
                 overhead_bytes: ob,
                 detour: noise,
                 cpu_end,
                 nic_end,
                 nic_start: tn,
                 arrival,
-                latencies: 1 + if rndv { self.p.rndv_extra_latencies } else { 0 },
-            });
+                ..self.send_record(host, id, &op, drawn)
+            };
+            self.rec.send(&r);
         }
         // The message is received `o + (s-1)·max(O, G)` after it arrives.
         let received = self.add(arrival, o_r);

@@ -131,6 +131,9 @@ fn path_tiles_the_run_and_its_counts_are_the_derivatives() {
     }
 }
 
+/// Parameters moved by a step.
+type Shift<'a> = Box<dyn Fn(i64) -> Params + 'a>;
+
 fn path_counts_are_the_derivatives(model: Model) {
     let mut rnd = xorshift(0x9E37_79B9_7F4A_7C15);
     let params = generic_params();
@@ -150,7 +153,7 @@ fn path_counts_are_the_derivatives(model: Model) {
         let t = path.finish;
         let c = path.counts;
         let per_byte = |g: PerByte, d: i64| PerByte::from_raw((g.raw() as i64 + d) as u64);
-        let cases: [(&str, u64, Box<dyn Fn(i64) -> Params>); 5] = [
+        let cases: [(&str, u64, Shift); 5] = [
             (
                 "L",
                 c.latency,
