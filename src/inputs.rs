@@ -145,9 +145,9 @@ pub fn shell_quote(a: &str) -> String {
     }
 }
 
-/// Flags that say where and how a result is written or how fast it is computed, not what it
-/// is: left out of the recorded command (with their values).
-const NOT_RESULT_FLAGS: [&str; 7] = [
+/// Flags that say where and how a result is written, how fast it is computed or what is
+/// explained about it, not what it is: left out of the recorded command with their values.
+const NOT_RESULT_FLAGS: [&str; 13] = [
     "--output",
     "--format",
     "--threads",
@@ -155,18 +155,28 @@ const NOT_RESULT_FLAGS: [&str; 7] = [
     "--plot",
     "--report",
     "--shard",
+    "--critical-path-top",
+    "--timeline",
+    "--timeline-rep",
+    "--timeline-ranks",
+    "--timeline-window",
+    "--timeline-max-size",
 ];
+
+/// The same without a separate value (switches, and `--critical-path[=FILE]`).
+const NOT_RESULT_SWITCHES: [&str; 4] = ["-q", "--quiet", "--sensitivity", "--critical-path"];
 
 /// The command that makes a run's result: `loggops-sim` and the arguments as typed (each word
 /// quoted for a POSIX shell when it needs it), without the flags of [`NOT_RESULT_FLAGS`] and
-/// `-q`/`--quiet`. So results of different thread counts, output files or shards of one run record the
-/// same command, and it reproduces the result when run again (with any output flags).
+/// [`NOT_RESULT_SWITCHES`]. So results of different thread counts, output files, shards or
+/// explanations of one run record the same command, and it reproduces the result when run
+/// again (with any output flags).
 pub fn result_command(args: impl IntoIterator<Item = String>) -> String {
     let mut words = vec!["loggops-sim".to_string()];
     let mut it = args.into_iter().skip(1);
     while let Some(a) = it.next() {
         let name = a.split('=').next().unwrap_or("");
-        if a == "-q" || name == "--quiet" {
+        if NOT_RESULT_SWITCHES.contains(&name) {
             continue;
         }
         if NOT_RESULT_FLAGS.contains(&name) {
@@ -212,7 +222,9 @@ mod tests {
     #[test]
     fn the_recorded_command_leaves_out_output_flags() {
         let args = "target/release/loggops-sim --goal a.goal --threads 3 -q --format=json \
-                    --output o.json --plot runtime=p.svg --seed 2 --report r.html --shard 1/2 -o 5us"
+                    --output o.json --plot runtime=p.svg --seed 2 --report r.html --shard 1/2 \
+                    -o 5us --critical-path --timeline t.json --critical-path=cp.json \
+                    --sensitivity"
             .split_whitespace()
             .map(String::from);
         assert_eq!(

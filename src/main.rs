@@ -3,12 +3,14 @@
 
 mod cli;
 mod compat;
+mod explain;
 mod inputs;
 mod mc;
 mod profile_show;
 mod run;
 mod schedule;
 mod units;
+mod validate;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -63,6 +65,7 @@ fn dispatch(cli: cli::Cli) -> anyhow::Result<ExitCode> {
         Some(cli::Command::Calibrate(args)) => run::calibrate(*args),
         Some(cli::Command::Profile(cli::ProfileCommand::Show(args))) => profile_show::show(&args),
         Some(cli::Command::Merge(args)) => mc::merge(&args),
+        Some(cli::Command::Validate(args)) => validate::validate(*args),
         None => run::simulate(cli.run),
     }
 }

@@ -81,7 +81,7 @@ struct System {
 }
 
 /// Applies explicit `-L -o -g -G -O -S` flags to both placements of the profile.
-fn override_params(args: &RunArgs, profile: &mut Profile) -> Result<()> {
+pub(crate) fn override_params(args: &RunArgs, profile: &mut Profile) -> Result<()> {
     let near = profile.near.params.clone();
     let as_engine = |b: &BaseParams| Params {
         l: b.l_ps.round() as u64,
@@ -192,6 +192,7 @@ fn plan(
         },
         cosched: args.cosched,
         rndv_triple_latency: args.rndv_3l.unwrap_or(true),
+        nodes_per_switch: args.nodes_per_switch,
         ..NoiseConfig::default()
     };
 
@@ -322,6 +323,8 @@ fn plan(
 /// What the execution step reports on and how it runs repetitions.
 struct Exec<'a> {
     args: &'a RunArgs,
+    /// Issue 30: records repetitions for --critical-path/--timeline.
+    explain: Option<&'a crate::explain::McPaths>,
     /// The engine's sharing model (`--model`).
     model: loggops_engine::Model,
     pool: rayon::ThreadPool,
@@ -336,7 +339,42 @@ fn one_run<P: Program>(
     rep: u64,
     odds: &WindowOdds,
     engine_model: loggops_engine::Model,
+    explain: Option<&crate::explain::McPaths>,
 ) -> Result<Option<u64>> {
+    // Issue 30 hook: a repetition that --critical-path/--timeline record runs there (on the
+    // global engine, same answer).
+    if let Some(r) = explain.and_then(|x| x.run(prog, model, engine_model, seed, rep)) {
+        return r.map(Some);
+    }
+    match outcome(prog, model, seed, rep, odds, engine_model)? {
+        Some(out) => Ok(Some(out.max().0)),
+        None => Ok(None),
+    }
+}
+
+/// One simulated repetition's outcome (every rank's finishing time), or an error naming what
+/// did not complete (`validate` runs its repetitions through it too).
+pub(crate) fn one_outcome<P: Program>(
+    prog: &P,
+    model: &NoiseModel,
+    seed: u64,
+    rep: u64,
+    odds: &WindowOdds,
+    engine_model: loggops_engine::Model,
+) -> Result<loggops_engine::Outcome> {
+    outcome(prog, model, seed, rep, odds, engine_model)?
+        .ok_or_else(|| anyhow!("repetition {rep} was interrupted (Ctrl-C)"))
+}
+
+/// [`one_outcome`], or `Ok(None)` when Ctrl-C stopped the run (the progress hook's flag).
+fn outcome<P: Program>(
+    prog: &P,
+    model: &NoiseModel,
+    seed: u64,
+    rep: u64,
+    odds: &WindowOdds,
+    engine_model: loggops_engine::Model,
+) -> Result<Option<loggops_engine::Outcome>> {
     let cfg = Config {
         progress: Some(&HOOK),
         model: engine_model,
@@ -358,7 +396,7 @@ fn one_run<P: Program>(
             out.leftovers.len()
         );
     }
-    Ok(Some(out.max().0))
+    Ok(Some(out))
 }
 
 impl Exec<'_> {
@@ -383,7 +421,13 @@ impl Exec<'_> {
                             return Ok(None);
                         }
                         let t = with_program!(sched, |p| one_run(
-                            p, model, seed, rep, &odds, self.model
+                            p,
+                            model,
+                            seed,
+                            rep,
+                            &odds,
+                            self.model,
+                            self.explain
                         ))?;
                         if t.is_some() {
                             self.bar.inc(1);
@@ -517,10 +561,13 @@ fn noiseless_run(
 
 /// Step 2: runs every planned cell. Returns the result and, for a noiseless schedule that did
 /// not complete, the schedule and outcome to describe (exit status 1).
+#[allow(clippy::too_many_arguments)]
 fn execute(
     args: &RunArgs,
     ov: &[(String, String)],
     goal_opts: &ParseOptions,
+    noiseless_explain: &mut Option<crate::explain::Noiseless>,
+    mc_explain: Option<&crate::explain::McPaths>,
     plan: Plan,
     systems: &[System],
     goals: &[PathBuf],
@@ -566,6 +613,7 @@ fn execute(
     };
     let exec = Exec {
         args,
+        explain: mc_explain,
         model: crate::run::model(args),
         pool: rayon::ThreadPoolBuilder::new()
             .num_threads(args.threads.unwrap_or(0))
@@ -640,7 +688,8 @@ fn execute(
                             args.seed,
                             0,
                             &WindowOdds::default(),
-                            exec.model
+                            exec.model,
+                            exec.explain
                         ))
                         .with_context(|| format!("{} without noise", goal.display()))?;
                         let Some(t) = t else { break 'outer };
@@ -654,9 +703,21 @@ fn execute(
                             ..Config::new(sys.flag_params)
                         };
                         let what = format!("{} on {ranks} ranks", wl.name);
-                        let Some((out, wall)) = noiseless_run(&sched, &cfg, args.quiet, &what)?
-                        else {
-                            break 'outer;
+                        let (out, wall) = match noiseless_explain.as_mut() {
+                            // Issue 30 hook: recorded on the global engine (same answer).
+                            Some(x) => {
+                                let start = Instant::now();
+                                let out = with_program!(&sched, |p| x.simulate(p, &cfg))
+                                    .with_context(|| format!("simulating {}", goal.display()))?;
+                                (out, start.elapsed().as_secs_f64())
+                            }
+                            None => {
+                                let Some(run) = noiseless_run(&sched, &cfg, args.quiet, &what)?
+                                else {
+                                    break 'outer;
+                                };
+                                run
+                            }
                         };
                         if !out.completed() {
                             let text = crate::run::describe_leftovers(goal, &sched, &out);
@@ -831,7 +892,41 @@ pub fn sweep(
     if let Some(shard) = args.shard {
         check_shard(args, &plan, shard)?;
     }
-    let (result, stalled) = execute(args, ov, goal_opts, plan, &systems, &goals)?;
+    // Issue 30 hooks: --critical-path, --sensitivity and --timeline explain one workload on
+    // one system.
+    let (mut noiseless_explain, mc_explain) = if args.explain.any() {
+        if goals.len() > 1 || systems.len() > 1 || args.shard.is_some() {
+            bail!(
+                "--critical-path, --sensitivity and --timeline explain one workload on one \
+                 system in one process: give one --goal, at most one --noise and no --shard"
+            );
+        }
+        let modes: Vec<NoiseMode> = plan
+            .noise_modes
+            .iter()
+            .map(|m| m.parse().map_err(|e| anyhow!("{e}")))
+            .collect::<Result<_>>()?;
+        (
+            crate::explain::Noiseless::new(args, &goals[0])?,
+            if plan.settings.noise.is_some() {
+                crate::explain::McPaths::new(args, &goals[0], &modes)?
+            } else {
+                None
+            },
+        )
+    } else {
+        (None, None)
+    };
+    let (result, stalled) = execute(
+        args,
+        ov,
+        goal_opts,
+        &mut noiseless_explain,
+        mc_explain.as_ref(),
+        plan,
+        &systems,
+        &goals,
+    )?;
     if let Some(text) = stalled {
         eprint!("{text}");
         return Ok(ExitCode::from(1));
@@ -842,6 +937,12 @@ pub fn sweep(
         crate::run::emit(args.out.output.as_deref(), &text)?;
     } else {
         write_outputs(&args.out, &result)?;
+    }
+    if let Some(x) = noiseless_explain {
+        x.finish()?; // issue 30 hook
+    }
+    if let Some(x) = mc_explain {
+        x.finish(&systems[0].info.name)?; // issue 30 hook
     }
     if result.status == Status::Interrupted {
         let (complete, partial, missing) = result.cell_counts();

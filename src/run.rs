@@ -19,8 +19,7 @@ use loggops_goal::{ParseOptions, DEFAULT_TICK_PS};
 /// The engine's sharing model: `--model`, else queued with `--noise` and LogGOPSim's without.
 pub fn model(args: &RunArgs) -> loggops_engine::Model {
     match args.model {
-        Some(ModelArg::Loggopsim) => loggops_engine::Model::LogGOPSim,
-        Some(ModelArg::Queued) => loggops_engine::Model::Queued,
+        Some(m) => m.into(),
         None if !args.noise.is_empty() => loggops_engine::Model::Queued,
         None => loggops_engine::Model::LogGOPSim,
     }
@@ -153,6 +152,9 @@ pub fn simulate(args: RunArgs) -> Result<ExitCode> {
         bail!("--nodes 0: a schedule needs at least one rank");
     }
     let ov = overrides(&args.params)?;
+    // Issue 30: --critical-path/--sensitivity/--timeline are refused with --compat and checked
+    // here; the sweep records the runs.
+    crate::explain::check_flags(&args)?;
     if args.compat.is_some() {
         if let Some(t) = &args.tick {
             bail!(
@@ -325,6 +327,7 @@ pub fn gen(args: GenArgs) -> Result<ExitCode> {
                 )
             })?);
         }
+        opts.chain_sends = args.chain_sends;
         let g = loggops_schedgen::Generated::with_options(coll, args.nodes, size, opts)?;
         Schedule::Generated(g)
     };

@@ -1,5 +1,4 @@
 //! Behaviour of the command line that users see: messages are pinned with insta snapshots.
-
 use crate::util::{run, run_here, stderr, stdout, write_file};
 
 fn err_of(args: &[&str]) -> String {

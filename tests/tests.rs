@@ -5,11 +5,13 @@ mod apps;
 mod cli;
 mod closed_forms;
 mod conformance;
+mod explain;
 mod generators;
 mod outputs;
 mod placement;
 mod roundtrip;
 mod shards;
+mod validate;
 #[allow(clippy::type_complexity)]
 mod validation;
 mod windowed;

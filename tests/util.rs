@@ -41,6 +41,15 @@ pub fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_loggops-sim"))
 }
 
+/// Runs the binary from the repository root, so paths in its messages are stable.
+pub fn run_here(args: &[&str]) -> Output {
+    bin()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(args)
+        .output()
+        .expect("spawn loggops-sim")
+}
+
 pub fn run(args: &[&str]) -> Output {
     bin().args(args).output().expect("spawn loggops-sim")
 }
@@ -64,9 +73,4 @@ pub fn strip_performance(s: &str) -> String {
 /// The checkout's root, where relative paths in messages start.
 pub fn root() -> &'static std::path::Path {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// Runs the binary from the repository root so paths in messages are stable.
-pub fn run_here(args: &[&str]) -> Output {
-    bin().current_dir(root()).args(args).output().unwrap()
 }

@@ -97,6 +97,7 @@ mod record;
 pub mod special;
 pub mod stats;
 pub mod table;
+pub mod validation;
 
 pub use atomic::write_atomic;
 pub use cell::{Cell, CellError, Labels};
@@ -116,6 +117,9 @@ pub use model::{
 pub use record::{CELL_COLUMNS, RUN_COLUMNS};
 pub use stats::{precise, quantile_sorted, Interval, MedianCi, StatsError, Summary};
 pub use table::{render_footer, render_run_table, render_table, write_run_table, write_table};
+pub use validation::{
+    render_validation_table, tally, validation_csv, validation_json, Comparison, Stat, Tally,
+};
 
 use std::io::{self, Write};
 use std::path::Path;

@@ -484,8 +484,8 @@ pub struct RunResult {
     pub schema_version: u32,
     pub tool: Tool,
     /// The command that makes this result: `loggops-sim` and the arguments that decide it, as
-    /// typed (output files, `--format`, `--threads`, `-q` and `--shard` left out, so that runs
-    /// that differ only in those record the same result).
+    /// typed (output files, `--format`, `--threads`, `-q`, `--shard` and the critical-path and
+    /// timeline flags left out, so that runs that differ only in those record the same result).
     pub command: String,
     pub status: Status,
     /// Set when this is one slice of the run (`--shard`); absent from whole results.

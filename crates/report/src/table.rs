@@ -19,6 +19,7 @@ pub(crate) enum Align {
     Right,
 }
 
+/// One column of an aligned table: a title and one optional text per row (`-` when absent).
 pub(crate) struct Column {
     pub(crate) title: &'static str,
     pub(crate) align: Align,
@@ -26,7 +27,7 @@ pub(crate) struct Column {
 }
 
 impl Column {
-    fn new(title: &'static str, align: Align, cells: Vec<Option<String>>) -> Column {
+    pub(crate) fn new(title: &'static str, align: Align, cells: Vec<Option<String>>) -> Column {
         Column {
             title,
             align,
@@ -114,7 +115,11 @@ pub(crate) fn columns(cells: &[Cell], partial: &[bool]) -> Vec<Column> {
 
 /// [`render_table`], with `n` marked `*` on the cells flagged in `partial`.
 fn render_table_marked(cells: &[Cell], partial: &[bool]) -> String {
-    let columns = columns(cells, partial);
+    layout(&columns(cells, partial), cells.len())
+}
+
+/// The columns as aligned text: the titles, a rule, then `rows` lines.
+pub(crate) fn layout(columns: &[Column], rows: usize) -> String {
     let widths: Vec<usize> = columns
         .iter()
         .map(|c| {
@@ -130,7 +135,7 @@ fn render_table_marked(cells: &[Cell], partial: &[bool]) -> String {
     let mut out = String::new();
     let line = |out: &mut String, texts: &mut dyn Iterator<Item = &str>| {
         let mut parts = Vec::new();
-        for ((text, col), &w) in texts.zip(&columns).zip(&widths) {
+        for ((text, col), &w) in texts.zip(columns).zip(&widths) {
             let pad = w - text.chars().count();
             parts.push(match col.align {
                 Align::Left => format!("{text}{}", " ".repeat(pad)),
@@ -143,7 +148,7 @@ fn render_table_marked(cells: &[Cell], partial: &[bool]) -> String {
     line(&mut out, &mut columns.iter().map(|c| c.title));
     let rules: Vec<String> = widths.iter().map(|&w| "-".repeat(w)).collect();
     line(&mut out, &mut rules.iter().map(String::as_str));
-    for row in 0..cells.len() {
+    for row in 0..rows {
         line(
             &mut out,
             &mut columns
