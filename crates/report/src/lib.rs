@@ -74,7 +74,7 @@ pub mod special;
 pub mod stats;
 pub mod table;
 
-pub use atomic::write_atomic;
+pub use atomic::{output_target, overwrites_input, same_output, write_atomic, OutputTarget};
 pub use cell::{Cell, CellError, CellSamples, Labels};
 pub use cost::{CellCost, CostError, CostModel, PriceCost, SampleCost, PS_PER_HOUR};
 pub use csv::{to_csv_string, write_csv, write_samples_csv};
