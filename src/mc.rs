@@ -5,7 +5,7 @@ use std::io::IsTerminal;
 use std::path::Path;
 use std::process::ExitCode;
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use loggops_engine::{simulate, Config, NoNoise, Params, PerByte, Program, WindowOdds};
 use loggops_noise::{NoiseConfig, NoiseMode, NoiseModel, ScaleMode};
@@ -56,18 +56,6 @@ fn override_params(args: &RunArgs, profile: &mut Profile) -> Result<()> {
     Ok(())
 }
 
-fn modes(raw: &[String]) -> Result<Vec<NoiseMode>> {
-    if raw.is_empty() {
-        return Ok(vec![NoiseMode::OsNet]);
-    }
-    raw.iter()
-        .map(|m| {
-            m.parse::<NoiseMode>()
-                .map_err(|e| anyhow!("--noise-mode {m}: {e}"))
-        })
-        .collect()
-}
-
 /// One simulated time (max over ranks), ps, or an error naming what did not complete.
 fn one_run<P: Program>(
     prog: &P,
@@ -96,7 +84,7 @@ pub fn monte_carlo(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Resu
     let path = args.noise.as_deref().expect("called with --noise");
     let mut profile = loggops_profile::read_profile(path)?;
     override_params(args, &mut profile)?;
-    let modes = modes(&args.noise_mode)?;
+    let modes = crate::checks::noise_modes(&args.noise_mode, &profile, path)?;
     let nodes: Vec<Option<u32>> = if args.nodes.is_empty() {
         vec![None]
     } else {
@@ -138,9 +126,12 @@ pub fn monte_carlo(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Resu
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
+    let plan = crate::budget::plan(args);
+    crate::budget::precheck(goal, &args.nodes, ov, &plan)?;
     let mut cells: Vec<(Cell, Vec<u64>)> = Vec::new();
     for n in nodes {
         let sched = schedule::load(goal, n, ov)?;
+        crate::budget::check(&sched, &crate::budget::what(goal, n), &plan)?;
         let ranks = sched.num_ranks();
         let none_model = NoiseModel::new(
             &profile,

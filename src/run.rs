@@ -128,15 +128,18 @@ pub fn simulate(args: RunArgs) -> Result<ExitCode> {
     } else {
         args.nodes.iter().map(|&n| Some(n)).collect()
     };
+    let plan = crate::budget::plan(&args);
+    crate::budget::precheck(&goal, &args.nodes, &ov, &plan)?;
     let mut runs = Vec::new();
     for nodes in node_list {
         let sched = schedule::load(&goal, nodes, &ov)?;
+        crate::budget::check(&sched, &crate::budget::what(&goal, nodes), &plan)?;
         let start = Instant::now();
         let out = with_program!(&sched, |p| engine_run(p, &cfg, &mut NoNoise))
             .with_context(|| format!("simulating {}", goal.display()))?;
         let wall = start.elapsed().as_secs_f64();
         if !out.completed() {
-            eprint!("{}", describe_leftovers(&goal, &sched, &out));
+            crate::out::err_text(&describe_leftovers(&goal, &sched, &out));
             return Ok(ExitCode::from(1));
         }
         runs.push((sched.num_ranks(), total_ops(&sched), out, wall));
@@ -335,6 +338,11 @@ fn compat_run(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Result<Ex
         _ => bail!("--compat loggopsim runs one schedule: give at most one --nodes value"),
     };
     let sched = schedule::load(goal, nodes, ov)?;
+    crate::budget::check(
+        &sched,
+        &crate::budget::what(goal, nodes),
+        &crate::budget::plan(args),
+    )?;
     let out = with_program!(&sched, |p| engine_run(p, &cfg, &mut NoNoise))?;
     let text = with_program!(&sched, |p| crate::compat::render(
         p,
@@ -401,6 +409,18 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
     inp.far_bandwidth = a.far_bandwidth.clone();
     inp.nodes_per_switch = a.nodes_per_switch;
     inp.pingpong.warmup = a.warmup;
+    inp.pingpong.block_len = a.block_len.0;
+    inp.min_samples = a.min_samples;
+    inp.latency_size = a
+        .latency_size
+        .as_deref()
+        .map(|s| parse_size(s).map_err(|e| anyhow!("--latency-size {s}: {e}")))
+        .transpose()?;
+    inp.bandwidth_size = a
+        .bandwidth_size
+        .as_deref()
+        .map(|s| parse_size(s).map_err(|e| anyhow!("--bandwidth-size {s}: {e}")))
+        .transpose()?;
     inp.notes = a.notes.clone();
     inp.command = std::env::args().collect::<Vec<_>>().join(" ");
     let t = |flag: &str, v: &Option<String>| -> Result<Option<f64>> {
@@ -408,7 +428,7 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
             .map(|s| {
                 parse_time_ps(s)
                     .map(|x| x as f64)
-                    .map_err(|e| anyhow!("-{flag} {s}: {e}"))
+                    .map_err(|e| anyhow!("--set-{flag} {s}: {e}"))
             })
             .transpose()
     };
@@ -422,7 +442,7 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
         .map(|s| {
             parse_per_byte_ps(s)
                 .map(|g| g.as_f64())
-                .map_err(|e| anyhow!("-G {s}: {e}"))
+                .map_err(|e| anyhow!("--set-G {s}: {e}"))
         })
         .transpose()?;
     e.big_o_ps_per_byte = a
@@ -431,12 +451,12 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
         .map(|s| {
             parse_per_byte_ps(s)
                 .map(|g| g.as_f64())
-                .map_err(|e| anyhow!("-O {s}: {e}"))
+                .map_err(|e| anyhow!("--set-O {s}: {e}"))
         })
         .transpose()?;
     e.s_bytes =
         a.s.as_deref()
-            .map(|s| parse_size(s).map_err(|e| anyhow!("-S {s}: {e}")))
+            .map(|s| parse_size(s).map_err(|e| anyhow!("--set-S {s}: {e}")))
             .transpose()?;
     if let Some(path) = &a.params_table {
         let (Some(provider), Some(instance)) = (&a.provider, &a.instance) else {
@@ -467,18 +487,19 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
     match &a.report {
         Some(p) => loggops_report::write_atomic(p, |w| w.write_all(text.as_bytes()))
             .with_context(|| format!("cannot write {}", p.display()))?,
-        None => eprint!("{text}"),
+        None => crate::out::err_text(&text),
     }
     if let Some(p) = &a.report_json {
         let json = report.to_json();
         loggops_report::write_atomic(p, |w| w.write_all(json.as_bytes()))
             .with_context(|| format!("cannot write {}", p.display()))?;
     }
-    eprintln!(
-        "wrote {} ({})",
-        a.output.display(),
-        fmt_bytes(std::fs::metadata(&a.output)?.len())
-    );
+    match std::fs::metadata(&a.output) {
+        Ok(m) if m.is_file() => {
+            crate::out::errln!("wrote {} ({})", a.output.display(), fmt_bytes(m.len()))
+        }
+        _ => crate::out::errln!("wrote {}", a.output.display()),
+    }
     Ok(ExitCode::SUCCESS)
 }
 
