@@ -7,9 +7,10 @@
 //! rule fires only for flags given on the command line, never for defaults. A new flag that only
 //! makes sense with another one gets a new row; nothing else changes.
 //!
-//! [`flags`] also refuses output paths that would overwrite an input or each other
-//! (`--output` = `--samples`, `--output` = the schedule being read), and [`noise_modes`] picks
-//! the noise modes a profile can run.
+//! [`flags`] also refuses output paths that cannot be written (a read-only file, a directory, a
+//! missing directory) or that would overwrite an input or each other (`--output` =
+//! `--samples`, `--output` = the schedule being read), before the run rather than after it, and
+//! [`noise_modes`] picks the noise modes a profile can run.
 
 use std::path::{Path, PathBuf};
 
@@ -282,6 +283,26 @@ fn clashes(
     outputs: &[(&str, &Option<PathBuf>)],
 ) -> Result<()> {
     let (ins, outs) = (given(inputs), given(outputs));
+    for (of, op) in &outs {
+        // A read-only file, a directory or a missing directory is found now, not after the run.
+        match loggops_report::output_target(op) {
+            Err(e) => bail!("{of} {}: {e}", op.display()),
+            Ok(loggops_report::OutputTarget::Replace(t)) => {
+                let dir = match t.parent() {
+                    Some(d) if !d.as_os_str().is_empty() => d,
+                    _ => Path::new("."),
+                };
+                if !dir.is_dir() {
+                    bail!(
+                        "{of} {}: the directory {} does not exist",
+                        op.display(),
+                        dir.display()
+                    );
+                }
+            }
+            Ok(loggops_report::OutputTarget::Stream(_)) => {}
+        }
+    }
     for (i, (of, op)) in outs.iter().enumerate() {
         for (inf, ip) in &ins {
             if loggops_report::overwrites_input(op, ip) {

@@ -853,6 +853,7 @@ fn outputs_that_would_overwrite_inputs_or_each_other_are_refused() {
     let gs = g.to_str().unwrap();
     let same = dir.path().join("r.csv");
     let rs = same.to_str().unwrap();
+    let missing = dir.path().join("no/such/dir/r.csv").display().to_string();
     let cases: Vec<Vec<&str>> = vec![
         vec![
             "--goal",
@@ -867,6 +868,7 @@ fn outputs_that_would_overwrite_inputs_or_each_other_are_refused() {
             rs,
         ],
         vec!["--goal", gs, "--nodes", "4", "--output", gs],
+        vec!["--goal", gs, "--nodes", "4", "--output", &missing],
         vec!["gen", "--goal", gs, "--nodes", "4", "-o", gs],
         vec![
             "calibrate",
