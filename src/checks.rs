@@ -58,12 +58,13 @@ pub const RUN_RULES: &[Rule<RunArgs>] = &[
         id: "format",
         flag: "--format",
         why_not: |a| {
-            (a.format != FormatArg::Human).then(|| ()).and_then(|()| {
-                in_compat(
-                    a,
-                    "prints LogGOPSim's own text output; leave out --compat for JSON or CSV",
-                )
-            })
+            if a.format == FormatArg::Human {
+                return None;
+            }
+            in_compat(
+                a,
+                "prints LogGOPSim's own text output; leave out --compat for JSON or CSV",
+            )
         },
     },
     Rule {
