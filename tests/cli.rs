@@ -314,21 +314,21 @@ fn calibrate(dir: &Path, name: &str, extra: &[&str]) -> (std::process::Output, s
     (run_here(&args), out_path)
 }
 
+/// The file type of `p` itself (a symlink is not followed).
 #[cfg(unix)]
-fn file_kind(p: &Path) -> &'static str {
-    use std::os::unix::fs::FileTypeExt;
-    let t = std::fs::symlink_metadata(p).unwrap().file_type();
-    if t.is_symlink() {
-        "symlink"
-    } else if t.is_fifo() {
-        "fifo"
-    } else if t.is_char_device() {
-        "char device"
-    } else if t.is_file() {
-        "file"
-    } else {
-        "other"
-    }
+fn file_type(p: &Path) -> std::fs::FileType {
+    std::fs::symlink_metadata(p).unwrap().file_type()
+}
+
+/// Each case's arguments (split at white space) and the error it gives, one after the other.
+fn errors_of(cases: &[String]) -> String {
+    cases
+        .iter()
+        .map(|c| {
+            let a: Vec<&str> = c.split_whitespace().collect();
+            format!("{c}\n  {}", err_of(&a))
+        })
+        .collect()
 }
 
 #[cfg(unix)]
@@ -347,7 +347,8 @@ fn devices_fifos_and_symlinks_are_written_through_and_read_only_files_refused() 
         "/dev/null",
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(file_kind(Path::new("/dev/null")), "char device");
+    use std::os::unix::fs::FileTypeExt;
+    assert!(file_type(Path::new("/dev/null")).is_char_device());
     // /dev/stdout is the process's stdout (it used to need a temporary file in /dev).
     let out = run_here(&[
         "--goal",
@@ -377,7 +378,7 @@ fn devices_fifos_and_symlinks_are_written_through_and_read_only_files_refused() 
         ]);
         assert_eq!(out.status.code(), Some(2));
         insta::assert_snapshot!("output_dev_full", stderr(&out));
-        assert_eq!(file_kind(Path::new("/dev/full")), "char device");
+        assert!(file_type(Path::new("/dev/full")).is_char_device());
     }
     // A FIFO is written through to its reader.
     let fifo = dir.path().join("schedule.fifo");
@@ -401,7 +402,7 @@ fn devices_fifos_and_symlinks_are_written_through_and_read_only_files_refused() 
             fifo.to_str().unwrap(),
         ]);
         assert!(out.status.success(), "{}", stderr(&out));
-        assert_eq!(file_kind(&fifo), "fifo");
+        assert!(file_type(&fifo).is_fifo());
         assert!(reader.join().unwrap().starts_with("num_ranks 2\n"));
     }
     // A symlink keeps pointing at its target, which gets the new content.
@@ -423,7 +424,7 @@ fn devices_fifos_and_symlinks_are_written_through_and_read_only_files_refused() 
         link.to_str().unwrap(),
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(file_kind(&link), "symlink");
+    assert!(file_type(&link).is_symlink());
     let csv = std::fs::read_to_string(dir.path().join("real/samples.csv")).unwrap();
     assert!(
         csv.starts_with("workload,system,nodes,noise_mode,rep,time_ps"),
@@ -534,138 +535,38 @@ fn goal_parser_warnings_are_printed() {
 
 #[test]
 fn flags_that_do_not_apply_are_errors() {
-    let g = "goal/dissemination_16B.goal";
-    let cases: Vec<Vec<&str>> = vec![
-        vec!["--goal", g, "--nodes", "4", "--noise-mode", "os"],
-        vec!["--goal", g, "--nodes", "4", "--reps", "10"],
-        vec!["--goal", g, "--nodes", "4", "--samples", "f.csv"],
-        vec!["--goal", g, "--nodes", "4", "--cosched"],
-        vec!["--goal", g, "--nodes", "4", "--absolute-latency"],
-        vec!["--goal", g, "--nodes", "4", "--seed", "7"],
-        vec!["--goal", g, "--nodes", "4", "-b"],
-        vec![
-            "--compat",
-            "loggopsim",
-            "--goal",
-            g,
-            "--nodes",
-            "4",
-            "--noise",
-            "calibration/aws.h5",
-        ],
-        vec![
-            "--compat",
-            "loggopsim",
-            "--goal",
-            g,
-            "--nodes",
-            "4",
-            "--format",
-            "json",
-        ],
-        vec![
-            "--compat",
-            "loggopsim",
-            "--goal",
-            g,
-            "--nodes",
-            "4",
-            "--rndv-3l",
-            "true",
-        ],
-        vec![
-            "gen",
-            "dissemination",
-            "--nodes",
-            "16",
-            "--size",
-            "16B",
-            "--root",
-            "9",
-            "--nway",
-            "3",
-        ],
-        vec![
-            "gen",
-            "dissemination",
-            "--nodes",
-            "16",
-            "--size",
-            "16B",
-            "--root",
-            "9",
-        ],
-        vec![
-            "gen",
-            "allreduce_ring",
-            "--nodes",
-            "16",
-            "--size",
-            "16B",
-            "--segmentsize",
-            "1B",
-        ],
-        vec!["gen", "--goal", g, "--nodes", "16", "--size", "16B"],
-        vec![
-            "gen",
-            "dissemination",
-            "--nodes",
-            "16",
-            "--size",
-            "16B",
-            "--param",
-            "size=1B",
-        ],
-        vec![
-            "calibrate",
-            "--system",
-            "x",
-            "--latency",
-            "a",
-            "--bandwidth",
-            "b",
-            "-o",
-            "x.h5",
-            "--provider",
-            "AWS",
-        ],
-        vec![
-            "calibrate",
-            "--system",
-            "x",
-            "--latency",
-            "a",
-            "--bandwidth",
-            "b",
-            "-o",
-            "x.h5",
-            "--price-class",
-            "hpc",
-        ],
+    let g = "--goal goal/dissemination_16B.goal --nodes 4";
+    let gen = "gen dissemination --nodes 16 --size 16B";
+    let cal = "calibrate --system x --latency a --bandwidth b -o x.h5";
+    let cases = [
+        format!("{g} --noise-mode os"),
+        format!("{g} --reps 10"),
+        format!("{g} --samples f.csv"),
+        format!("{g} --cosched"),
+        format!("{g} --absolute-latency"),
+        format!("{g} --seed 7"),
+        format!("{g} -b"),
+        format!("--compat loggopsim {g} --noise calibration/aws.h5"),
+        format!("--compat loggopsim {g} --format json"),
+        format!("--compat loggopsim {g} --rndv-3l true"),
+        format!("{gen} --root 9 --nway 3"),
+        format!("{gen} --root 9"),
+        "gen allreduce_ring --nodes 16 --size 16B --segmentsize 1B".to_string(),
+        "gen --goal goal/dissemination_16B.goal --nodes 16 --size 16B".to_string(),
+        format!("{gen} --param size=1B"),
+        format!("{cal} --provider AWS"),
+        format!("{cal} --price-class hpc"),
     ];
-    let report: String = cases
-        .iter()
-        .map(|a| format!("{}\n  {}", a.join(" "), err_of(a)))
-        .collect();
+    let report = errors_of(&cases);
     insta::assert_snapshot!("flags_that_do_not_apply", report);
     // Defaults never count as given, and flags that apply pass.
-    let ok = run_here(&[
-        "--goal", g, "--nodes", "4", "--order", "stable", "--format", "csv",
-    ]);
-    assert!(ok.status.success(), "{}", stderr(&ok));
-    let ok = run_here(&[
-        "gen",
-        "binomialtreebcast",
-        "--nodes",
-        "16",
-        "--size",
-        "16B",
-        "--root",
-        "9",
-        "-o",
-        "/dev/null",
-    ]);
-    assert!(ok.status.success(), "{}", stderr(&ok));
+    for ok in [
+        format!("{g} --order stable --format csv"),
+        "gen binomialtreebcast --nodes 16 --size 16B --root 9 -o /dev/null".to_string(),
+    ] {
+        let out = run_here(&ok.split_whitespace().collect::<Vec<_>>());
+        assert!(out.status.success(), "{ok}: {}", stderr(&out));
+    }
 }
 
 #[test]
@@ -850,124 +751,44 @@ fn outputs_that_would_overwrite_inputs_or_each_other_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let g = dir.path().join("s.goal");
     std::fs::write(&g, "loggops-schedule 1\nallreduce ring 1KiB\n").unwrap();
-    let gs = g.to_str().unwrap();
-    let same = dir.path().join("r.csv");
-    let rs = same.to_str().unwrap();
-    let missing = dir.path().join("no/such/dir/r.csv").display().to_string();
-    let cases: Vec<Vec<&str>> = vec![
-        vec![
-            "--goal",
-            gs,
-            "--nodes",
-            "4",
-            "--noise",
-            "calibration/alps.h5",
-            "--output",
-            rs,
-            "--samples",
-            rs,
-        ],
-        vec!["--goal", gs, "--nodes", "4", "--output", gs],
-        vec!["--goal", gs, "--nodes", "4", "--output", &missing],
-        vec!["gen", "--goal", gs, "--nodes", "4", "-o", gs],
-        vec![
-            "calibrate",
-            "--system",
-            "x",
-            "--latency",
-            "calibration/example/lat.txt",
-            "--bandwidth",
-            "calibration/example/bw.txt",
-            "--set-S",
-            "1B",
-            "-o",
-            "calibration/example/lat.txt",
-        ],
-        vec![
-            "calibrate",
-            "--system",
-            "x",
-            "--latency",
-            "calibration/example/lat.txt",
-            "--bandwidth",
-            "calibration/example/bw.txt",
-            "-o",
-            rs,
-            "--report",
-            rs,
-        ],
+    let g = g.display();
+    let r = dir.path().join("r.csv");
+    let r = r.display();
+    let missing = dir.path().join("no/such/dir/r.csv");
+    let missing = missing.display();
+    let cal = "calibrate --system x --latency calibration/example/lat.txt \
+               --bandwidth calibration/example/bw.txt";
+    let cases = [
+        format!("--goal {g} --nodes 4 --noise calibration/alps.h5 --output {r} --samples {r}"),
+        format!("--goal {g} --nodes 4 --output {g}"),
+        format!("--goal {g} --nodes 4 --output {missing}"),
+        format!("gen --goal {g} --nodes 4 -o {g}"),
+        format!("{cal} --set-S 1B -o calibration/example/lat.txt"),
+        format!("{cal} -o {r} --report {r}"),
     ];
-    let report: String = cases
-        .iter()
-        .map(|a| format!("{}\n  {}", a.join(" "), err_of(a)))
-        .collect::<String>()
-        .replace(dir.path().to_str().unwrap(), "[tmp]");
+    let report = errors_of(&cases).replace(dir.path().to_str().unwrap(), "[tmp]");
     insta::assert_snapshot!("clashing_files", report);
     assert_eq!(
-        std::fs::read_to_string(&g).unwrap(),
+        std::fs::read_to_string(dir.path().join("s.goal")).unwrap(),
         "loggops-schedule 1\nallreduce ring 1KiB\n"
     );
 }
 
 #[test]
 fn negative_numbers_get_a_plain_message() {
-    let g = "goal/dissemination_16B.goal";
-    let cases: Vec<Vec<&str>> = vec![
-        vec!["gen", "dissemination", "--nodes", "4", "--size", "-5B"],
-        vec![
-            "gen",
-            "nwaydissemination",
-            "--nodes",
-            "4",
-            "--size",
-            "5B",
-            "--nway",
-            "-2",
-        ],
-        vec!["gen", "dissemination", "--nodes", "-4", "--size", "5B"],
-        vec!["--goal", g, "--nodes", "-5"],
-        vec![
-            "--goal",
-            g,
-            "--nodes",
-            "4",
-            "--noise",
-            "calibration/aws.h5",
-            "--reps",
-            "-1",
-        ],
-        vec!["--goal", g, "--nodes", "4", "-L", "-2us"],
-        vec![
-            "calibrate",
-            "--system",
-            "x",
-            "--latency",
-            "a",
-            "--bandwidth",
-            "b",
-            "-o",
-            "x.h5",
-            "--warmup",
-            "-1",
-        ],
-        vec![
-            "calibrate",
-            "--system",
-            "x",
-            "--latency",
-            "a",
-            "--bandwidth",
-            "b",
-            "-o",
-            "x.h5",
-            "--price-on-demand",
-            "-3",
-        ],
+    let g = "--goal goal/dissemination_16B.goal";
+    let cal = "calibrate --system x --latency a --bandwidth b -o x.h5";
+    let cases = [
+        "gen dissemination --nodes 4 --size -5B".to_string(),
+        "gen nwaydissemination --nodes 4 --size 5B --nway -2".to_string(),
+        "gen dissemination --nodes -4 --size 5B".to_string(),
+        format!("{g} --nodes -5"),
+        format!("{g} --nodes 4 --noise calibration/aws.h5 --reps -1"),
+        format!("{g} --nodes 4 -L -2us"),
+        format!("{cal} --warmup -1"),
+        format!("{cal} --price-on-demand -3"),
     ];
-    let report: String = cases
-        .iter()
-        .map(|a| format!("{}\n  {}", a.join(" "), err_of(a)))
-        .collect();
+    let report = errors_of(&cases);
     assert!(!report.contains("tip:"), "{report}");
     insta::assert_snapshot!("negative_numbers", report);
 }
