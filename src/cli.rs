@@ -368,24 +368,26 @@ fn whole(s: &str, what: &str) -> Result<u64, String> {
         .map_err(|_| format!("`{s}` is not a whole number"))
 }
 
+/// A whole number that fits 32 bits; `plural` names what cannot be negative.
+fn whole_u32(s: &str, plural: &str) -> Result<u32, String> {
+    let n = whole(s, plural)?;
+    u32::try_from(n).map_err(|_| format!("{n} is too large (at most {})", u32::MAX))
+}
+
 fn rank_count(s: &str) -> Result<u32, String> {
-    let n = whole(s, "rank counts")?;
-    u32::try_from(n).map_err(|_| format!("{n} ranks is more than the 4294967295 a run can have"))
+    whole_u32(s, "rank counts")
 }
 
 fn rank(s: &str) -> Result<u32, String> {
-    let n = whole(s, "ranks")?;
-    u32::try_from(n).map_err(|_| format!("rank {n} is beyond the largest, 4294967294"))
+    whole_u32(s, "ranks")
 }
 
 fn fan_out(s: &str) -> Result<u32, String> {
-    let n = whole(s, "fan-outs")?;
-    u32::try_from(n).map_err(|_| format!("a fan-out of {n} is more than 4294967295"))
+    whole_u32(s, "fan-outs")
 }
 
 fn per_switch(s: &str) -> Result<u32, String> {
-    let n = whole(s, "node counts")?;
-    u32::try_from(n).map_err(|_| format!("{n} nodes per switch is more than 4294967295"))
+    whole_u32(s, "node counts")
 }
 
 fn seed(s: &str) -> Result<u64, String> {
