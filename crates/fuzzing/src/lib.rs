@@ -16,7 +16,7 @@
 //! | `capture_os_noise` | `detect_reader`, then `read_selfish_from` / `read_quanta_from` as `calibrate --os-noise` does | selfish, FWQ, FTQ |
 //! | `capture_loggp` | `loggops_calibrate::read_loggp_from` | Netgauge `-x loggp` output |
 //! | `capture_tables` | `read_params_table`, `read_prices_table` (from a file) | the parameter and price CSV tables |
-//! | `profile` | `loggops_profile::read_profile_from_bytes`, then `NoiseModel::new` per mode | HDF5 noise profile |
+//! | `profile` | `loggops_profile::read_profile_from_bytes`, then `NoiseModel::new` per mode and two noisy repetitions of a 16-rank ring | HDF5 noise profile |
 
 use std::io::Cursor;
 
@@ -153,7 +153,18 @@ pub fn profile(data: &[u8]) {
             ..NoiseConfig::default()
         };
         if let Ok(m) = NoiseModel::new(&p, &cfg) {
-            let _ = m.engine_params();
+            // Two repetitions of a 16-rank ring with this noise: every sampler draws.
+            let ring = loggops_schedgen::Generated::new(
+                loggops_schedgen::Collective::AllreduceRing,
+                16,
+                1 << 20,
+            )
+            .expect("a valid ring");
+            let cfg = Config::new(m.engine_params());
+            for rep in 0..2 {
+                let mut n = m.instance(1, rep, ring.num_ranks());
+                let _ = simulate(&ring, &cfg, &mut n);
+            }
         }
     }
 }
