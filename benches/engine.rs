@@ -143,5 +143,35 @@ fn noisy(c: &mut Criterion) {
     noisy_group(c, "noisy_ring_32MiB_aws", &ring, "aws", false);
 }
 
-criterion_group!(benches, engine, generated, noisy);
+/// The shared application traces (`../shared/apps`, skipped when absent), calc in ticks of
+/// 1 ns: LULESH on 27 ranks and NPB CG class S on 8, under AWS noise (the windowed engine
+/// answers) and Alps noise (LULESH's rendezvous sends free ops: the global engine answers).
+/// `cargo bench --bench engine -- --quick noisy_app`.
+fn apps(c: &mut Criterion) {
+    use std::io::Read;
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/apps");
+    for app in ["lulesh_p27_s10_i20", "npb_cg_S_p8"] {
+        let path = dir.join(app).join(format!("{app}.goal.xz"));
+        let Ok(f) = std::fs::File::open(&path) else {
+            eprintln!("skipping {}: absent", path.display());
+            return;
+        };
+        let mut text = String::new();
+        liblzma::read::XzDecoder::new(f)
+            .read_to_string(&mut text)
+            .expect("xz-compressed GOAL text");
+        let prog = loggops_goal::parse_str(app, &text).expect("GOAL text");
+        for profile in ["aws", "alps"] {
+            noisy_group(
+                c,
+                &format!("noisy_app_{app}_{profile}"),
+                &prog,
+                profile,
+                true,
+            );
+        }
+    }
+}
+
+criterion_group!(benches, engine, generated, noisy, apps);
 criterion_main!(benches);

@@ -145,7 +145,8 @@ pub fn precheck(goal: &Path, nodes: &[u32], ov: &[(String, String)], plan: &Plan
     }
     for &n in nodes {
         check(
-            &crate::schedule::load(goal, Some(n), ov)?,
+            // Rank-parametric: no plain ticks, so the GOAL options do not matter.
+            &crate::schedule::load(goal, Some(n), ov, &loggops_goal::ParseOptions::default())?,
             &format!("--nodes {n}"),
             plan,
         )?;

@@ -23,11 +23,18 @@ Examples:
       LogGOPSim's exact stdout (integer ticks), for conformance checks.
   loggops-sim gen allreduce_ring --nodes 16 --size 16MiB -o ring.goal
       Write Schedgen-compatible explicit GOAL text.
+  loggops-sim --goal app.goal --noise calibration/aws.h5
+      A traced application (liballprof + Schedgen, calc in ns) under AWS noise.
 
 Units: times take ps, ns, us, ms, s (a bare number is ns); per-byte costs take the same units
 (meaning per byte: -G 0.1ns is 0.1 ns/B); sizes take B, KiB, MiB, GiB (kB, MB, GB are powers
 of 1000). Without --noise, the LogGOPS parameters default to LogGOPSim's defaults read as ns:
-L=2.5us o=1.5us g=1us G=6ns/B O=0 S=65535B.";
+L=2.5us o=1.5us g=1us G=6ns/B O=0 S=65535B.
+
+Ticks: a plain number in a GOAL file (text `calc 1500`, every calc of binary GOAL) is a number
+of ticks, 1 ns each unless --tick says otherwise, so that LogGOPSim's files and Schedgen's
+traces mean what they meant there. A duration with a unit (`calc 2.5us`) means what it says;
+rank-parametric schedules always have units. `gen` writes calc in ticks of its --tick.";
 
 #[derive(Parser, Debug)]
 #[command(name = "loggops-sim", version, about = ABOUT, after_help = AFTER_HELP)]
@@ -58,6 +65,21 @@ pub enum OrderArg {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ModelArg {
+    /// LogGOPSim's rules, to the tick: a send waits until its CPU and NIC are both free, and
+    /// an arriving message holds the receiver's CPU for o + (s-1)·G and its NIC for
+    /// g + (s-1)·G in arrival order. A message that arrives early because its link is fast
+    /// can then delay a more urgent one, so with near and far links a run can be slower than
+    /// with every link slow. What the paper's simulator did (use it to reproduce its cells).
+    Loggopsim,
+    /// The same LogGOPS costs, shared so that a faster link or a smaller parameter never makes
+    /// a run slower: sends start in program order and queue at the NIC (the CPU is free after
+    /// o), receiving does not hold the CPU or NIC from other work, a rendezvous send completes
+    /// when its data is received. Answers sit between all-near and all-far placement.
+    Queued,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum CompatArg {
     /// Integer ticks in and LogGOPSim's stdout out (minus its PERFORMANCE line).
     Loggopsim,
@@ -82,6 +104,15 @@ pub struct RunArgs {
     #[arg(long, value_name = "N[,N...]", value_delimiter = ',', allow_hyphen_values = true,
           value_parser = rank_count)]
     pub nodes: Vec<u32>,
+    /// How long one tick is: plain numbers in GOAL files (text `calc 1500`, every calc of
+    /// binary GOAL) are ticks. LogGOPSim has no time unit (calc, L, o and g are all ticks);
+    /// its users, Schedgen's trace conversion (--timemult 1000 per us) and this command line's
+    /// bare numbers mean ns, hence the default. The paper's simulator wrote ps: read its files
+    /// with --tick 1ps. Needs a unit (1ns, 1ps, 10ns). Durations with a unit (`calc 2.5us`)
+    /// and rank-parametric schedules are not affected. Not with --compat loggopsim, which
+    /// reads every number as a tick as it is [default: 1ns].
+    #[arg(long, value_name = "TIME")]
+    pub tick: Option<String>,
     /// Latency L [default: 2.5us, or the profile's].
     #[arg(short = 'L', value_name = "TIME", allow_hyphen_values = true)]
     pub l: Option<String>,
@@ -104,6 +135,10 @@ pub struct RunArgs {
     /// [default: on with --noise, off otherwise, as in LogGOPSim].
     #[arg(long, value_name = "BOOL")]
     pub rndv_3l: Option<bool>,
+    /// How a rank's CPU and NIC are shared (see the values) [default: queued with --noise,
+    /// loggopsim otherwise, as LogGOPSim].
+    #[arg(long, value_enum)]
+    pub model: Option<ModelArg>,
     /// Order of ops freed together.
     #[arg(long, value_enum, default_value = "stable")]
     pub order: OrderArg,
@@ -195,6 +230,12 @@ pub struct GenArgs {
     /// Set a parameter of a rank-parametric schedule.
     #[arg(long = "param", value_name = "NAME=VALUE")]
     pub params: Vec<String>,
+    /// Write each calc as a plain number of ticks of this length, LogGOPSim's and Schedgen's
+    /// form; read the file back with the same --tick (1ns is both defaults, so `calc 18.883us`
+    /// becomes `calc 18883`). A duration that is not a whole number of ticks is an error: use
+    /// a finer tick (e.g. 1ps) [default: 1ns].
+    #[arg(long, value_name = "TIME")]
+    pub tick: Option<String>,
     /// Output file (written atomically) [default: stdout].
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,

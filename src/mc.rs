@@ -15,6 +15,7 @@ use rayon::prelude::*;
 
 use crate::cli::{FormatArg, Reps, RunArgs};
 use crate::schedule::{self, with_program};
+use loggops_goal::ParseOptions;
 
 /// Applies explicit `-L -o -g -G -O -S` flags to both placements of the profile.
 fn override_params(args: &RunArgs, profile: &mut Profile) -> Result<()> {
@@ -63,8 +64,10 @@ fn one_run<P: Program>(
     seed: u64,
     rep: u64,
     odds: &WindowOdds,
+    engine_model: loggops_engine::Model,
 ) -> Result<u64> {
-    let cfg = Config::new(model.engine_params());
+    let mut cfg = Config::new(model.engine_params());
+    cfg.model = engine_model;
     let out = if model.needs_noise_run() {
         let mut n = model.instance(seed, rep, prog.num_ranks());
         odds.simulate(prog, &cfg, &mut n)?
@@ -80,7 +83,12 @@ fn one_run<P: Program>(
     Ok(out.max().0)
 }
 
-pub fn monte_carlo(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Result<ExitCode> {
+pub fn monte_carlo(
+    args: &RunArgs,
+    goal: &Path,
+    ov: &[(String, String)],
+    goal_opts: &ParseOptions,
+) -> Result<ExitCode> {
     let path = args.noise.as_deref().expect("called with --noise");
     let mut profile = loggops_profile::read_profile(path)?;
     override_params(args, &mut profile)?;
@@ -129,9 +137,11 @@ pub fn monte_carlo(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Resu
     let plan = crate::budget::plan(args);
     crate::budget::precheck(goal, &args.nodes, ov, &plan)?;
     let mut cells: Vec<(Cell, Vec<u64>)> = Vec::new();
+    let mut explicit = false;
     for n in nodes {
-        let sched = schedule::load(goal, n, ov)?;
+        let sched = schedule::load(goal, n, ov, goal_opts)?;
         crate::budget::check(&sched, &crate::budget::what(goal, n), &plan)?;
+        explicit = sched.is_explicit();
         let ranks = sched.num_ranks();
         let none_model = NoiseModel::new(
             &profile,
@@ -146,7 +156,8 @@ pub fn monte_carlo(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Resu
             &none_model,
             args.seed,
             0,
-            &WindowOdds::default()
+            &WindowOdds::default(),
+            crate::run::model(args)
         ))?;
         let mut cost = CostModel::new(ranks as u64);
         if let Some(p) = profile.prices.on_demand_usd_per_node_hour {
@@ -174,7 +185,12 @@ pub fn monte_carlo(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Resu
                             .into_par_iter()
                             .map(|rep| {
                                 let t = with_program!(&sched, |p| one_run(
-                                    p, &model, args.seed, rep, &odds
+                                    p,
+                                    &model,
+                                    args.seed,
+                                    rep,
+                                    &odds,
+                                    crate::run::model(args)
                                 ));
                                 bar.inc(1);
                                 t
@@ -228,13 +244,17 @@ pub fn monte_carlo(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Resu
         loggops_report::write_samples(path, &groups)
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
-    match &args.output {
-        Some(p) => loggops_report::write_report(p, format, &only_cells)
-            .with_context(|| format!("cannot write {}", p.display()))?,
-        None => {
-            let text = format.render_to_string(&only_cells);
-            crate::run::emit(None, &text)?;
+    let text = match format {
+        Format::Json => {
+            loggops_report::to_json_string_with(&only_cells, &[("tick_ps", goal_opts.tick_ps)])
         }
-    }
+        Format::Table if explicit => format!(
+            "{}\n{}",
+            crate::run::tick_note(goal, goal_opts),
+            format.render_to_string(&only_cells)
+        ),
+        _ => format.render_to_string(&only_cells),
+    };
+    crate::run::emit(args.output.as_deref(), &text)?;
     Ok(ExitCode::SUCCESS)
 }

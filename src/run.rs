@@ -9,11 +9,23 @@ use std::time::Instant;
 use anyhow::{anyhow, bail, Context, Result};
 use loggops_engine::{simulate as engine_run, Config, NoNoise, Order, Outcome, Params, Program};
 
-use crate::cli::{CalibrateArgs, FormatArg, GenArgs, OrderArg, RunArgs};
+use crate::cli::{CalibrateArgs, FormatArg, GenArgs, ModelArg, OrderArg, RunArgs};
 use crate::schedule::{self, with_program, Schedule};
 use crate::units::{
-    fmt_bytes, fmt_ps, format_size, parse_per_byte_ps, parse_size, parse_ticks, parse_time_ps,
+    fmt_bytes, fmt_ps, format_duration, format_size, parse_per_byte_ps, parse_size, parse_tick_ps,
+    parse_ticks, parse_time_ps,
 };
+use loggops_goal::{ParseOptions, DEFAULT_TICK_PS};
+
+/// The engine's sharing model: `--model`, else queued with `--noise` and LogGOPSim's without.
+pub fn model(args: &RunArgs) -> loggops_engine::Model {
+    match args.model {
+        Some(ModelArg::Loggopsim) => loggops_engine::Model::LogGOPSim,
+        Some(ModelArg::Queued) => loggops_engine::Model::Queued,
+        None if args.noise.is_some() => loggops_engine::Model::Queued,
+        None => loggops_engine::Model::LogGOPSim,
+    }
+}
 
 fn order(o: OrderArg) -> Order {
     match o {
@@ -89,6 +101,29 @@ fn compat_params(args: &RunArgs) -> Result<Params> {
     Ok(p)
 }
 
+/// The tick of `--tick` in ps (1 ns by default).
+fn tick_ps(flag: &Option<String>) -> Result<u64> {
+    match flag {
+        Some(s) => parse_tick_ps(s).map_err(|e| anyhow!("--tick {s}: {e}")),
+        None => Ok(DEFAULT_TICK_PS),
+    }
+}
+
+/// How explicit GOAL files are read in the default and noisy modes: plain calc numbers in
+/// ticks of `--tick`.
+pub fn goal_options(args: &RunArgs) -> Result<ParseOptions> {
+    Ok(ParseOptions::with_tick(tick_ps(&args.tick)?))
+}
+
+/// `(file): plain calc numbers are ticks of 1ns`, said where a run read an explicit file.
+pub fn tick_note(goal: &Path, opts: &ParseOptions) -> String {
+    format!(
+        "{}: plain calc numbers are ticks of {} (--tick)",
+        goal.display(),
+        opts.tick_text()
+    )
+}
+
 /// Writes `text` to `--output` atomically, or to stdout.
 pub fn emit(output: Option<&Path>, text: &str) -> Result<()> {
     match output {
@@ -112,13 +147,23 @@ pub fn simulate(args: RunArgs) -> Result<ExitCode> {
     }
     let ov = overrides(&args.params)?;
     if args.compat.is_some() {
+        if let Some(t) = &args.tick {
+            bail!(
+                "--tick {t} does not apply to --compat loggopsim: compat mode reads every number \
+                 (calc, -L, -o, -g, ...) as one of LogGOPSim's unit-less ticks, as LogGOPSim \
+                 does, so there is nothing to convert; drop --tick, or drop --compat to simulate \
+                 in time units"
+            );
+        }
         return compat_run(&args, &goal, &ov);
     }
+    let goal_opts = goal_options(&args)?;
     if args.noise.is_some() {
-        return crate::mc::monte_carlo(&args, &goal, &ov);
+        return crate::mc::monte_carlo(&args, &goal, &ov, &goal_opts);
     }
     let params = resolve_params(&args, Params::loggopsim_defaults_ps())?;
     let cfg = Config {
+        model: model(&args),
         params,
         order: order(args.order),
         compat: false,
@@ -131,9 +176,11 @@ pub fn simulate(args: RunArgs) -> Result<ExitCode> {
     let plan = crate::budget::plan(&args);
     crate::budget::precheck(&goal, &args.nodes, &ov, &plan)?;
     let mut runs = Vec::new();
+    let mut explicit = false;
     for nodes in node_list {
-        let sched = schedule::load(&goal, nodes, &ov)?;
+        let sched = schedule::load(&goal, nodes, &ov, &goal_opts)?;
         crate::budget::check(&sched, &crate::budget::what(&goal, nodes), &plan)?;
+        explicit = sched.is_explicit();
         let start = Instant::now();
         let out = with_program!(&sched, |p| engine_run(p, &cfg, &mut NoNoise))
             .with_context(|| format!("simulating {}", goal.display()))?;
@@ -145,8 +192,18 @@ pub fn simulate(args: RunArgs) -> Result<ExitCode> {
         runs.push((sched.num_ranks(), total_ops(&sched), out, wall));
     }
     let text = match args.format {
-        FormatArg::Human => human_summary(&goal, &cfg.params, cfg.order, &runs),
-        FormatArg::Json => json_summary(&goal, &cfg.params, &runs),
+        FormatArg::Human => {
+            let tick = explicit.then(|| goal_opts.tick_text());
+            human_summary(
+                &goal,
+                &cfg.params,
+                cfg.order,
+                cfg.model,
+                tick.as_deref(),
+                &runs,
+            )
+        }
+        FormatArg::Json => json_summary(&goal, &cfg.params, cfg.model, goal_opts.tick_ps, &runs),
         FormatArg::Csv => csv_summary(&runs),
     };
     emit(args.output.as_deref(), &text)?;
@@ -159,11 +216,27 @@ fn total_ops(s: &Schedule) -> u64 {
 
 type Run = (u32, u64, Outcome, f64);
 
-fn human_summary(goal: &Path, p: &Params, order: Order, runs: &[Run]) -> String {
+/// The `--model` value naming `m`.
+pub fn model_name(m: loggops_engine::Model) -> &'static str {
+    match m {
+        loggops_engine::Model::LogGOPSim => "loggopsim",
+        loggops_engine::Model::Queued => "queued",
+    }
+}
+
+/// `tick`: the tick of an explicit file's plain calc numbers, said in the first line.
+fn human_summary(
+    goal: &Path,
+    p: &Params,
+    order: Order,
+    model: loggops_engine::Model,
+    tick: Option<&str>,
+    runs: &[Run],
+) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "{}: L={} o={} g={} G={}/B O={}/B S={} ({} order)",
+        "{}: L={} o={} g={} G={}/B O={}/B S={} ({} order, {} model{})",
         goal.display(),
         fmt_ps(p.l),
         fmt_ps(p.o),
@@ -176,6 +249,9 @@ fn human_summary(goal: &Path, p: &Params, order: Order, runs: &[Run]) -> String 
         } else {
             "libstdcxx"
         },
+        model_name(model),
+        tick.map(|t| format!("; plain calc numbers are ticks of {t}"))
+            .unwrap_or_default(),
     );
     for (ranks, ops, out, wall) in runs {
         let (max, host) = out.max();
@@ -200,7 +276,14 @@ fn fmt_per_byte(g: loggops_engine::PerByte) -> String {
     }
 }
 
-fn json_summary(goal: &Path, p: &Params, runs: &[Run]) -> String {
+/// `tick_ps`: the tick plain calc numbers of an explicit file are read in.
+fn json_summary(
+    goal: &Path,
+    p: &Params,
+    model: loggops_engine::Model,
+    tick_ps: u64,
+    runs: &[Run],
+) -> String {
     let items: Vec<serde_json::Value> = runs
         .iter()
         .map(|(ranks, ops, out, wall)| {
@@ -219,10 +302,12 @@ fn json_summary(goal: &Path, p: &Params, runs: &[Run]) -> String {
         .collect();
     let v = serde_json::json!({
         "goal": goal.display().to_string(),
+        "tick_ps": tick_ps,
         "params": {
             "L_ps": p.l, "o_ps": p.o, "g_ps": p.g,
             "G_ps_per_byte": p.big_g.as_f64(), "O_ps_per_byte": p.big_o.as_f64(), "S_bytes": p.s,
         },
+        "model": model_name(model),
         "runs": items,
         "peak_rss_bytes": peak_rss_bytes(),
     });
@@ -326,8 +411,12 @@ fn describe_leftovers(goal: &Path, sched: &Schedule, out: &Outcome) -> String {
 }
 
 fn compat_run(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Result<ExitCode> {
+    if args.model == Some(ModelArg::Queued) {
+        bail!("--model queued does not apply with --compat loggopsim, which runs LogGOPSim's rules exactly");
+    }
     let params = compat_params(args)?;
     let cfg = Config {
+        model: loggops_engine::Model::LogGOPSim,
         params,
         order: order(args.order),
         compat: true,
@@ -337,7 +426,8 @@ fn compat_run(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Result<Ex
         [n] => Some(*n),
         _ => bail!("--compat loggopsim runs one schedule: give at most one --nodes value"),
     };
-    let sched = schedule::load(goal, nodes, ov)?;
+    // LogGOPSim's ticks as they are.
+    let sched = schedule::load(goal, nodes, ov, &ParseOptions::ticks_as_is())?;
     crate::budget::check(
         &sched,
         &crate::budget::what(goal, nodes),
@@ -358,9 +448,10 @@ pub fn gen(args: GenArgs) -> Result<ExitCode> {
     if args.nodes == 0 {
         bail!("--nodes 0: a schedule needs at least one rank");
     }
+    let tick = tick_ps(&args.tick)?;
     let sched: Schedule = if let Some(path) = &args.goal {
         let ov = overrides(&args.params)?;
-        schedule::load(path, Some(args.nodes), &ov)?
+        schedule::load(path, Some(args.nodes), &ov, &ParseOptions::with_tick(tick))?
     } else {
         let Some(name) = &args.pattern else {
             bail!(
@@ -383,12 +474,24 @@ pub fn gen(args: GenArgs) -> Result<ExitCode> {
         if let Some(r) = args.root {
             opts.root = r;
         }
+        if coll == loggops_schedgen::Collective::NwayDissemination {
+            // Schedgen writes `calc <datasize>`: D ticks, whatever a tick is.
+            opts.reduce_calc = Some(size.checked_mul(tick).ok_or_else(|| {
+                anyhow!(
+                    "--size {}: nwaydissemination's reduction calcs of {size} ticks of {} overflow u64 picoseconds",
+                    args.size.as_deref().unwrap_or_default(),
+                    format_duration(tick)
+                )
+            })?);
+        }
         let g = loggops_schedgen::Generated::with_options(coll, args.nodes, size, opts)?;
         Schedule::Generated(g)
     };
+    // Checked before anything is written (stdout cannot be taken back).
+    with_program!(&sched, |p| whole_ticks(p, tick))?;
     let emit_goal = |w: &mut dyn Write| -> std::io::Result<()> {
         let mut bw = std::io::BufWriter::with_capacity(1 << 20, w);
-        with_program!(&sched, |p| loggops_goal::write_goal(p, &mut bw))?;
+        with_program!(&sched, |p| loggops_goal::write_goal_with(p, &mut bw, tick))?;
         bw.flush()
     };
     match &args.output {
@@ -397,6 +500,30 @@ pub fn gen(args: GenArgs) -> Result<ExitCode> {
         None => emit_goal(&mut std::io::stdout().lock())?,
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Fails, naming the op and a tick that works, if a calc of `p` is not a whole number of ticks
+/// of `tick` ps (`gen` writes calc durations as plain numbers of ticks).
+fn whole_ticks<P: Program>(p: &P, tick: u64) -> Result<()> {
+    for r in 0..p.num_ranks() {
+        for i in 0..p.num_ops(r) {
+            let op = p.op(r, i);
+            if op.kind == loggops_engine::OpKind::Calc && !op.size.is_multiple_of(tick) {
+                // The largest power of ten that divides both: what a user would pick.
+                let mut fine = 1u64;
+                while op.size.is_multiple_of(fine * 10) && tick.is_multiple_of(fine * 10) {
+                    fine *= 10;
+                }
+                bail!(
+                    "rank {r} op {i}: a calc of {} is not a whole number of ticks of {}: pass a finer --tick (e.g. --tick {}; 1ps always works) and read the file back with the same --tick",
+                    format_duration(op.size),
+                    format_duration(tick),
+                    format_duration(fine)
+                );
+            }
+        }
+    }
+    Ok(())
 }
 
 pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {

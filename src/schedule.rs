@@ -6,7 +6,7 @@ use std::io::Read;
 
 use anyhow::{bail, Context, Result};
 use loggops_engine::Program;
-use loggops_goal::ExplicitProgram;
+use loggops_goal::{ExplicitProgram, ParseOptions};
 
 /// A loaded schedule; both kinds implement [`Program`].
 pub enum Schedule {
@@ -32,10 +32,21 @@ impl Schedule {
     pub fn num_ranks(&self) -> u32 {
         with_program!(self, |p| p.num_ranks())
     }
+
+    /// Whether the schedule came from an explicit GOAL file (the only kind with plain ticks).
+    pub fn is_explicit(&self) -> bool {
+        matches!(self, Schedule::Explicit(_))
+    }
 }
 
-/// Loads `path`. A rank-parametric file needs `nodes`; an explicit file must agree with it.
-pub fn load(path: &Path, nodes: Option<u32>, overrides: &[(String, String)]) -> Result<Schedule> {
+/// Loads `path`. A rank-parametric file needs `nodes`; an explicit file must agree with it and
+/// is read with `goal` (its tick: what a plain calc number means).
+pub fn load(
+    path: &Path,
+    nodes: Option<u32>,
+    overrides: &[(String, String)],
+    goal: &ParseOptions,
+) -> Result<Schedule> {
     if is_parametric(path)? {
         let Some(n) = nodes else {
             bail!(
@@ -57,7 +68,7 @@ pub fn load(path: &Path, nodes: Option<u32>, overrides: &[(String, String)]) -> 
             path.display()
         );
     }
-    let parsed = loggops_goal::load_with(path, &loggops_goal::ParseOptions::default())?;
+    let parsed = loggops_goal::load_with(path, goal)?;
     // The parser's warnings (a duplicate label, text after the last rank block): said once,
     // on stderr, before the run.
     for w in &parsed.warnings {

@@ -6,7 +6,7 @@
 use loggops_engine::PerByte;
 use loggops_units::{SizeRules, TimeRules, TimeUnit, UnitError};
 
-pub use loggops_units::{fmt_bytes, fmt_time_ps as fmt_ps, format_size};
+pub use loggops_units::{fmt_bytes, fmt_time_ps as fmt_ps, format_duration, format_size};
 
 /// A duration in picoseconds: `2.5us`, `1500ns`, `1500` (= ns), `3ps`, `0.2ms`, `1s`, `1e-3us`;
 /// rounded to the nearest ps when that is off by at most one part per million.
@@ -23,6 +23,27 @@ pub fn parse_per_byte_ps(s: &str) -> Result<PerByte, UnitError> {
 /// A size in bytes: `64KiB`, `512MiB`, `1GiB`, `16B`, `16b`, `1000` (bytes), `1kB` (= 1000 B).
 pub fn parse_size(s: &str) -> Result<u64, UnitError> {
     loggops_units::parse_size(s, SizeRules::COMMAND_LINE)
+}
+
+/// The tick of `--tick`, in picoseconds: a duration with a unit (`1ns`, `1ps`, `10ns`), at
+/// least 1 ps and whole. A bare number is refused: `--tick 1000` could mean 1000 ns or Schedgen's
+/// `--timemult 1000` (ticks per us, i.e. 1 ns).
+pub fn parse_tick_ps(s: &str) -> Result<u64, String> {
+    let ps = loggops_units::parse_time(s, TimeRules::exact(None, TimeUnit::Ps)).map_err(|e| {
+        if matches!(e, UnitError::NoUnit { .. }) {
+            format!(
+                "`{}` has no unit: write the length of one tick, e.g. 1ns (LogGOPSim's users, \
+                 Schedgen's traces) or 1ps (the paper's simulator)",
+                s.trim()
+            )
+        } else {
+            e.to_string()
+        }
+    })?;
+    if ps == 0 {
+        return Err(format!("`{}`: a tick must last at least 1ps", s.trim()));
+    }
+    Ok(ps)
 }
 
 /// A plain non-negative integer (compat mode: LogGOPSim's ticks).
@@ -65,6 +86,16 @@ mod tests {
             parse_per_byte_ps("0.0001ns").unwrap(),
             PerByte::from_f64(0.1).unwrap()
         );
+    }
+
+    #[test]
+    fn tick_lengths() {
+        assert_eq!(parse_tick_ps("1ns"), Ok(1_000));
+        assert_eq!(parse_tick_ps("1ps"), Ok(1));
+        assert_eq!(parse_tick_ps("0.01us"), Ok(10_000));
+        assert!(parse_tick_ps("1000").unwrap_err().contains("has no unit"));
+        assert!(parse_tick_ps("0ns").unwrap_err().contains("at least 1ps"));
+        assert!(parse_tick_ps("0.5ps").is_err());
     }
 
     #[test]

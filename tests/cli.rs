@@ -1,7 +1,7 @@
 //! Behaviour of the command line that users see: messages are pinned with insta snapshots.
 use std::path::Path;
 
-use crate::util::{run, stderr, stdout};
+use crate::util::{run, stderr, stdout, write_file};
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -791,4 +791,141 @@ fn negative_numbers_get_a_plain_message() {
     let report = errors_of(&cases);
     assert!(!report.contains("tip:"), "{report}");
     insta::assert_snapshot!("negative_numbers", report);
+}
+
+/// `gen` writes calc durations as plain ticks (1 ns by default) that read back to the same
+/// durations: the expanded DGEMM + dissemination schedule simulates as the parametric one does.
+#[test]
+fn gen_writes_calc_in_ticks_that_read_back_to_the_same_durations() {
+    let dir = tempfile::tempdir().unwrap();
+    let max_time = |args: &[&str]| -> u64 {
+        let out = run_here(&[args, &["--format", "json"][..]].concat());
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["runs"][0]["max_time_ps"].as_u64().unwrap()
+    };
+    let parametric = "goal/dgemm128_dissemination_128KiB.goal";
+    let want = max_time(&["--goal", parametric, "--nodes", "4"]);
+    for tick in [None, Some("1ps"), Some("1us")] {
+        let f = dir.path().join("dgemm.goal");
+        let mut gen = vec![
+            "gen",
+            "--goal",
+            parametric,
+            "--nodes",
+            "4",
+            "-o",
+            f.to_str().unwrap(),
+        ];
+        let mut sim = vec!["--goal", f.to_str().unwrap()];
+        if let Some(t) = tick {
+            gen.extend(["--tick", t]);
+            sim.extend(["--tick", t]);
+        }
+        let out = run_here(&gen);
+        if tick == Some("1us") {
+            // 18.883 us is not a whole number of microseconds.
+            assert!(!out.status.success());
+            insta::assert_snapshot!("gen_tick_too_coarse", stderr(&out));
+            assert!(!f.exists(), "nothing may be written");
+            continue;
+        }
+        assert!(out.status.success(), "{}", stderr(&out));
+        let text = std::fs::read_to_string(&f).unwrap();
+        let dgemm = if tick.is_none() {
+            "calc 18883\n"
+        } else {
+            "calc 18883000\n"
+        };
+        assert!(text.contains(dgemm), "{tick:?}: {}", &text[..400]);
+        assert_eq!(max_time(&sim), want, "{tick:?}");
+        std::fs::remove_file(&f).unwrap();
+    }
+}
+
+/// Schedgen's nwaydissemination writes `calc <datasize>`: D ticks, whatever the tick.
+#[test]
+fn gen_nwaydissemination_reduction_calcs_are_d_ticks() {
+    for tick in ["1ns", "1ps"] {
+        let out = run_here(&[
+            "gen",
+            "nwaydissemination",
+            "--nodes",
+            "4",
+            "--size",
+            "16B",
+            "--tick",
+            tick,
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert!(stdout(&out).contains("l4: calc 16\n"), "{}", stdout(&out));
+    }
+}
+
+#[test]
+fn tick_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write_file(
+        dir.path(),
+        "long.goal",
+        "num_ranks 1\nrank 0 {\nl1: calc 5\nl2: calc 18446744073709552\n}\n",
+    );
+    let path = f.to_str().unwrap();
+    let tmp = |s: String| s.replace(dir.path().to_str().unwrap(), "[tmp]");
+    // 2^64 / 1000 ticks of 1 ns overflow u64 ps, located; with a 1 ps tick it is a time.
+    insta::assert_snapshot!("tick_overflow", tmp(err_of(&["--goal", path])));
+    let ok = run_here(&["--goal", path, "--tick", "1ps", "--format", "json"]);
+    assert!(ok.status.success(), "{}", stderr(&ok));
+    insta::assert_snapshot!(
+        "tick_without_unit",
+        err_of(&["--goal", path, "--tick", "1000"])
+    );
+    insta::assert_snapshot!(
+        "tick_in_compat_mode",
+        err_of(&["--compat", "loggopsim", "--goal", path, "--tick", "1ps"])
+    );
+}
+
+/// The output says which tick plain calc numbers were read in, noiseless and noisy.
+#[test]
+fn output_names_the_tick() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write_file(
+        dir.path(),
+        "pingpong.goal",
+        "num_ranks 2\nrank 0 {\nl1: calc 1500\nl2: send 8b to 1\nl2 requires l1\n}\nrank 1 {\nrecv 8b from 0\n}\n",
+    );
+    let path = f.to_str().unwrap();
+    let out = run_here(&["--goal", path, "--tick", "1ps"]);
+    let human = stdout(&out);
+    assert!(
+        human
+            .lines()
+            .next()
+            .unwrap()
+            .ends_with("(stable order, loggopsim model; plain calc numbers are ticks of 1ps)"),
+        "{human}"
+    );
+    let noisy = |format: &str| {
+        let out = run_here(&[
+            "--goal",
+            path,
+            "--noise",
+            "calibration/aws.h5",
+            "--reps",
+            "2",
+            "-q",
+            "--format",
+            format,
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        stdout(&out)
+    };
+    let table = noisy("human");
+    assert_eq!(
+        table.lines().next().unwrap(),
+        format!("{path}: plain calc numbers are ticks of 1ns (--tick)")
+    );
+    let v: serde_json::Value = serde_json::from_str(&noisy("json")).unwrap();
+    assert_eq!(v["tick_ps"].as_u64(), Some(1000));
 }

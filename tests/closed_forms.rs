@@ -35,6 +35,7 @@ fn params() -> impl Strategy<Value = Params> {
 fn run(coll: Collective, p: u32, size: u64, params: Params, order: Order) -> u64 {
     let g = Generated::new(coll, p, size).unwrap();
     let cfg = Config {
+        model: loggops_engine::Model::LogGOPSim,
         params,
         order,
         compat: false,

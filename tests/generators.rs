@@ -14,6 +14,7 @@ use crate::shared_or_skip;
 
 fn outcome<P: loggops_engine::Program>(p: &P, order: Order) -> Outcome {
     let cfg = Config {
+        model: loggops_engine::Model::LogGOPSim,
         params: Params::loggopsim_defaults_ticks(),
         order,
         compat: true,
@@ -22,7 +23,9 @@ fn outcome<P: loggops_engine::Program>(p: &P, order: Order) -> Outcome {
 }
 
 fn compare(path: &Path, g: &Generated) {
-    let file = loggops_goal::parse_file(path).unwrap();
+    // Compat mode: calc numbers are LogGOPSim's ticks, as they are.
+    let ticks = loggops_goal::ParseOptions::ticks_as_is();
+    let file = loggops_goal::parse_file_with(path, &ticks).unwrap().program;
     for order in [Order::Stable, Order::Libstdcxx] {
         let mut a = outcome(g, order);
         let mut b = outcome(&file, order);

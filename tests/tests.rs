@@ -1,10 +1,12 @@
 //! Integration tests of the `loggops-sim` binary (one test binary, ripgrep style).
 mod util;
 
+mod apps;
 mod cli;
 mod closed_forms;
 mod conformance;
 mod generators;
+mod placement;
 mod roundtrip;
 #[allow(clippy::type_complexity)]
 mod validation;

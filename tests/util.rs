@@ -1,7 +1,7 @@
 //! Helpers: running the real binary and finding the shared reference data.
 #![allow(dead_code)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// `../shared` beside the checkout, if present.
@@ -28,6 +28,13 @@ macro_rules! shared_or_skip {
             }
         }
     };
+}
+
+/// Writes `text` to `dir/name` and returns the path.
+pub fn write_file(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    path
 }
 
 pub fn bin() -> Command {

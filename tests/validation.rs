@@ -106,6 +106,9 @@ fn simulate(
         profile.to_str().unwrap(),
         "--noise-mode",
         modes,
+        // The paper's simulator shares CPUs and NICs as LogGOPSim does.
+        "--model",
+        "loggopsim",
         "--reps",
         &reps,
         "--seed",

@@ -112,3 +112,73 @@ fn windowed_engine_runs_rendezvous_sends_that_free_nothing() {
         simulate_global(&prog, &engine, &mut model.instance(1, 0, 2))
     );
 }
+
+/// The queued model (`--model queued`, the default with `--noise`) on every shipped profile
+/// and noise mode, on the shipped collectives: the windowed engine answers as the global one
+/// whenever it answers, and it answers the paper's dissemination and rings.
+#[test]
+fn queued_model_windowed_engine_answers_as_the_global_engine_on_every_shipped_profile() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("calibration");
+    let mut profiles: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "h5"))
+        .collect();
+    profiles.sort();
+    let progs = [
+        dissemination(256, 16),
+        dissemination(64, 128 << 10),
+        Generated::with_options(
+            Collective::PipelinedRing,
+            48,
+            16 << 20,
+            GenOptions::default(),
+        )
+        .unwrap(),
+        Generated::new(Collective::AllreduceRing, 40, 4 << 20).unwrap(),
+        Generated::new(Collective::AllreduceRecdoub, 64, 1 << 20).unwrap(),
+        Generated::new(Collective::LinearAlltoall, 24, 64 << 10).unwrap(),
+        Generated::new(Collective::BinomialTreeReduce, 50, 1 << 20).unwrap(),
+    ];
+    let (mut answered, mut runs) = (0, 0);
+    for path in &profiles {
+        let profile = loggops_profile::read_profile(path).unwrap();
+        for mode in [
+            NoiseMode::None,
+            NoiseMode::Os,
+            NoiseMode::Net,
+            NoiseMode::OsNet,
+        ] {
+            let cfg = NoiseConfig {
+                mode,
+                ..NoiseConfig::default()
+            };
+            let model = NoiseModel::new(&profile, &cfg).unwrap();
+            let mut engine = Config::new(model.engine_params());
+            engine.model = loggops_engine::Model::Queued;
+            for (i, prog) in progs.iter().enumerate() {
+                let n = loggops_engine::Program::num_ranks(prog);
+                for rep in 0..3 {
+                    let noise = || model.instance(11, rep, n);
+                    let global = simulate_global(prog, &engine, &mut noise()).unwrap();
+                    assert!(global.completed());
+                    let what = format!("{} {mode} program {i} rep {rep}", path.display());
+                    for ancestry in [Ancestry::Recent, Ancestry::Full] {
+                        runs += 1;
+                        if let Ok(w) = simulate_windowed_with(prog, &engine, &mut noise(), ancestry)
+                        {
+                            assert_eq!(w, global, "{what} {ancestry:?}");
+                            answered += 1;
+                        }
+                    }
+                    assert_eq!(
+                        loggops_engine::simulate(prog, &engine, &mut noise()).unwrap(),
+                        global,
+                        "{what}"
+                    );
+                }
+            }
+        }
+    }
+    assert!(answered * 2 > runs, "{answered} of {runs}");
+}

@@ -24,7 +24,7 @@ job() { # name goal nodes profile modes [extra flags...]
   local name=$1 goal=$2 nodes=$3 profile=$4 modes=$5
   shift 5
   local cmd=("$BIN" --goal "goal/$goal.goal" --nodes "$nodes" --noise "calibration/$profile.h5"
-    --noise-mode "$modes" --reps "$REPS" --seed "$SEED" --format csv -q
+    --noise-mode "$modes" --model loggopsim --reps "$REPS" --seed "$SEED" --format csv -q
     --samples "$OUT/$name.samples.csv" --output "$OUT/$name.csv" "$@")
   echo "${cmd[*]}" >"$OUT/$name.cmd"
   echo "binary sha256 $(sha256sum "$BIN" | cut -c1-16), built $(date -r "$BIN" -u +%FT%TZ); repo $(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet 2>/dev/null || echo ' (with local changes)')" >>"$OUT/$name.cmd"

@@ -97,6 +97,7 @@ fn overflow_is_an_error_in_normal_mode_and_wraps_in_compat() {
     let cfg = Config::new(Params::loggopsim_defaults_ticks());
     assert!(simulate(&p, &cfg, &mut NoNoise).is_err());
     let cfg = Config {
+        model: loggops_engine::Model::LogGOPSim,
         compat: true,
         order: Order::Libstdcxx,
         ..cfg

@@ -49,13 +49,13 @@ fn main() {
     }
     let p = prog.unwrap();
     println!(
-        "{path}: {:.1} MB in {:.3} s = {:.0} MB/s; {} ops, {} edges, {} shapes, {} heap bytes = {:.2} B/op",
+        "{path}: {:.1} MB in {:.3} s = {:.0} MB/s; {} ops, {} edges, {} distinct ranks, {} heap bytes = {:.2} B/op",
         size as f64 / 1e6,
         best,
         size as f64 / 1e6 / best,
         p.total_ops(),
         p.num_edges(),
-        p.num_shapes(),
+        p.num_distinct_ranks(),
         p.heap_bytes(),
         p.heap_bytes() as f64 / p.total_ops() as f64
     );

@@ -9,22 +9,22 @@
 //! Layout (all slots concatenated; `g` = stored op index = first op of the slot + id):
 //! * `rank_slot`: per rank the `u32` index of its slot; `slots`: `num_slots + 1` starts
 //!   `(op, edge, root)` as `u64`, so slot `s` spans `slots[s]..slots[s + 1]` in each array.
-//! * `shapes`: the distinct op "shapes" `(kind, peer relative to the rank, tag, size, cpu, nic)`;
-//!   collectives repeat a handful of shapes, so each op stores only a shape index (`u16` while
-//!   fewer than 65536 shapes exist, then `u32`).
+//! * `recs`: per slot one 24-byte [`Rec`] per op (kind, peer relative to the rank, tag, size,
+//!   cpu, nic, and where its dependents start), then a sentinel whose `dep` ends the last op's
+//!   dependents; slot `s`'s records start at `slots[s].op + s`. An event reads its op and the
+//!   bounds of its dependents from two adjacent records, with no further indirection.
 //! * `depcount[g]`: `u8`; the value 255 means "look it up in a sorted overflow table" keyed by
 //!   `g` (so shared slots share their entries too).
-//! * dependents as one CSR per slot: `dep_off` holds `num_ops + 1` `u32` offsets per slot into
-//!   the slot's part of `edges` (slot `s`'s offsets start at `slots[s].op + s`); an edge is the
-//!   dependent's id, with bit 31 set for `irequires` (start) edges. Per op, completion
-//!   (`requires`) dependents come first, then start dependents, each in declaration order — the
-//!   layout of txt2bin's appendix.
+//! * `edges`: per slot the dependents of its ops, op by op (`Rec::dep` is relative to the slot's
+//!   first edge); an edge is the dependent's id, with bit 31 set for `irequires` (start) edges.
+//!   Per op, completion (`requires`) dependents come first, then start dependents, each in
+//!   declaration order — the layout of txt2bin's appendix.
 //! * `roots`: per slot the ids with no dependencies, ascending.
 //!
-//! A rank of its own costs its data plus 4 + 24 bytes; a shared rank costs 4 bytes. Ring
-//! allreduce files (4(P−1) ops, 2(P−1)−1 edges and 2P−1 roots per rank, all ranks alike) thus
-//! need one rank's data, against ≈43 bytes per op for LogGOPSim's binary format; distinct ranks
-//! need about 11 bytes per op.
+//! A rank of its own costs its data (25 bytes per op and 4 per dependency) plus 24 + 4 + 24
+//! bytes; a shared rank costs 4 bytes. Ring allreduce files (4(P−1) ops, 2(P−1)−1 edges and
+//! 2P−1 roots per rank, all ranks alike) thus need one rank's data, against ≈43 bytes per op for
+//! LogGOPSim's binary format.
 
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
@@ -36,7 +36,7 @@ use crate::error::{BuildError, CycleEdge};
 use crate::fxhash::{FxBuildHasher, FxHasher};
 
 /// Edge flag: the dependent waits for the start (`irequires`), not the completion.
-const START: u32 = 1 << 31;
+pub(crate) const START: u32 = 1 << 31;
 /// Largest number of ops in one rank (ids must leave bit 31 free for the edge flag).
 pub const MAX_OPS_PER_RANK: u32 = START;
 /// Largest cpu or nic index: the [`Program`] trait reports `max + 1` as a `u8`.
@@ -45,78 +45,76 @@ const DEPCOUNT_OVERFLOW: u8 = u8::MAX;
 // `depcount_bytes` hands the array to the engine, which reads 255 as "ask `depcount`".
 const _: () = assert!(DEPCOUNT_OVERFLOW == u8::MAX);
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-struct Shape {
-    size: u64,
+/// One stored op: what an event reads of it, and where its dependents start, in 24 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
+pub(crate) struct Rec {
+    pub(crate) size: u64,
     /// `(peer - rank) mod P` for send/recv, [`ANY`] for ANY_SOURCE, 0 for calc.
-    rel_peer: u32,
-    tag: u32,
-    kind: OpKind,
-    cpu: u8,
-    nic: u8,
+    pub(crate) peer: u32,
+    /// 0 for calc.
+    pub(crate) tag: u32,
+    /// The op's first dependent in the slot's part of `edges`; the next record's `dep` ends
+    /// its dependents.
+    pub(crate) dep: u32,
+    pub(crate) kind: OpKind,
+    pub(crate) cpu: u8,
+    pub(crate) nic: u8,
 }
+const _: () = assert!(std::mem::size_of::<Rec>() == 24);
 
-#[derive(Clone, Debug)]
-enum ShapeIndex {
-    Narrow(Vec<u16>),
-    Wide(Vec<u32>),
-}
-
-impl ShapeIndex {
-    #[inline]
-    fn get(&self, g: usize) -> usize {
-        match self {
-            ShapeIndex::Narrow(v) => v[g] as usize,
-            ShapeIndex::Wide(v) => v[g] as usize,
-        }
-    }
-    fn push(&mut self, s: u32) {
-        match self {
-            ShapeIndex::Narrow(v) => {
-                if let Ok(s) = u16::try_from(s) {
-                    v.push(s);
+impl Rec {
+    /// The record of `op` of `rank` (peer made relative), its dependents starting at `dep`.
+    #[inline(always)]
+    pub(crate) fn new(op: &Op, rank: u32, num_ranks: u32, dep: u32) -> Rec {
+        let (peer, tag) = match op.kind {
+            OpKind::Calc => (0, 0),
+            _ if op.peer == ANY => (ANY, op.tag),
+            _ => {
+                // rank < P and peer < P: one conditional addition instead of a division.
+                let (peer, rank) = (op.peer as u64, rank as u64);
+                let rel = if peer >= rank {
+                    peer - rank
                 } else {
-                    let mut w: Vec<u32> = Vec::with_capacity(v.capacity().max(v.len() + 1));
-                    w.extend(v.iter().map(|&x| x as u32));
-                    w.push(s);
-                    *self = ShapeIndex::Wide(w);
-                }
+                    peer + num_ranks as u64 - rank
+                };
+                (rel as u32, op.tag)
             }
-            ShapeIndex::Wide(v) => v.push(s),
+        };
+        Rec {
+            size: op.size,
+            peer,
+            tag,
+            dep,
+            kind: op.kind,
+            cpu: op.cpu,
+            nic: op.nic,
         }
     }
-    fn heap_bytes(&self) -> usize {
-        match self {
-            ShapeIndex::Narrow(v) => v.capacity() * 2,
-            ShapeIndex::Wide(v) => v.capacity() * 4,
+
+    /// The record ending a slot's records: its `dep` is the slot's number of edges.
+    fn sentinel(edges: u32) -> Rec {
+        Rec {
+            size: 0,
+            peer: 0,
+            tag: 0,
+            dep: edges,
+            kind: OpKind::Calc,
+            cpu: 0,
+            nic: 0,
         }
     }
-    fn shrink(&mut self) {
-        match self {
-            ShapeIndex::Narrow(v) => v.shrink_to_fit(),
-            ShapeIndex::Wide(v) => v.shrink_to_fit(),
-        }
-    }
-    fn truncate(&mut self, len: usize) {
-        match self {
-            ShapeIndex::Narrow(v) => v.truncate(len),
-            ShapeIndex::Wide(v) => v.truncate(len),
-        }
-    }
-    /// Whether entries `a..a + n` equal entries `b..b + n`.
-    fn ranges_eq(&self, a: usize, b: usize, n: usize) -> bool {
-        match self {
-            ShapeIndex::Narrow(v) => v[a..a + n] == v[b..b + n],
-            ShapeIndex::Wide(v) => v[a..a + n] == v[b..b + n],
-        }
-    }
-    /// Hashes entries `start..start + n` (alike for both widths, so that a rank built after the
-    /// switch to `u32` still finds its twin built before it).
-    fn hash_range(&self, start: usize, n: usize, h: &mut FxHasher) {
-        match self {
-            ShapeIndex::Narrow(v) => hash_u32s(v[start..start + n].iter().map(|&x| x as u32), h),
-            ShapeIndex::Wide(v) => hash_u32s(v[start..start + n].iter().copied(), h),
-        }
+
+    #[inline(always)]
+    fn hash(&self, h: &mut FxHasher) {
+        h.write_u64(self.size);
+        h.write_u64(self.peer as u64 | (self.tag as u64) << 32);
+        h.write_u64(
+            self.dep as u64
+                | (self.kind as u64) << 32
+                | (self.cpu as u64) << 40
+                | (self.nic as u64) << 48,
+        );
     }
 }
 
@@ -130,7 +128,7 @@ fn hash_u32s(mut v: impl Iterator<Item = u32>, h: &mut FxHasher) {
     }
 }
 
-/// Where a slot's data starts in the flat arrays (`dep_off` starts at `op` + slot index).
+/// Where a slot's data starts in the flat arrays (`recs` starts at `op` + slot index).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct SlotBase {
     op: u64,
@@ -147,13 +145,11 @@ pub struct ExplicitProgram {
     num_ranks: u32,
     num_cpus: u8,
     num_nics: u8,
-    shapes: Vec<Shape>,
-    op_shape: ShapeIndex,
+    /// Per slot `num_ops + 1` records; slot s's start at `slots[s].op + s`.
+    recs: Vec<Rec>,
     depcount: Vec<u8>,
     /// `(stored op index, depcount)` for depcounts >= 255, ascending.
     depcount_big: Vec<(u64, u32)>,
-    /// Per slot `num_ops + 1` offsets; slot s's offsets start at `slots[s].op + s`.
-    dep_off: Vec<u32>,
     edges: Vec<u32>,
     roots: Vec<u32>,
     /// Every rank's roots are in LogGOPSim's type order (sends, receives, calcs).
@@ -167,6 +163,8 @@ pub struct ExplicitProgram {
     total_edges: u64,
     /// The smallest size of any send (`u64::MAX` without sends), set by `finish`.
     min_send: u64,
+    /// Some op has `irequires` dependents, set by `finish`.
+    start_edges: bool,
 }
 
 impl ExplicitProgram {
@@ -195,11 +193,6 @@ impl ExplicitProgram {
         Ok(b.finish())
     }
 
-    /// Number of distinct op shapes (kind, relative peer, tag, size, cpu, nic).
-    pub fn num_shapes(&self) -> usize {
-        self.shapes.len()
-    }
-
     /// Total number of dependency edges (`requires` and `irequires`) over all ranks.
     pub fn num_edges(&self) -> u64 {
         self.total_edges
@@ -212,11 +205,9 @@ impl ExplicitProgram {
 
     /// Heap memory held by this program, in bytes.
     pub fn heap_bytes(&self) -> usize {
-        self.shapes.capacity() * std::mem::size_of::<Shape>()
-            + self.op_shape.heap_bytes()
+        self.recs.capacity() * std::mem::size_of::<Rec>()
             + self.depcount.capacity()
             + self.depcount_big.capacity() * 16
-            + self.dep_off.capacity() * 4
             + self.edges.capacity() * 4
             + self.roots.capacity() * 4
             + self.rank_slot.capacity() * 4
@@ -249,9 +240,8 @@ impl ExplicitProgram {
                 .iter()
                 .map(move |&(g, c)| (g - s0.op, c))
         };
-        self.op_shape.ranges_eq(ao, bo, n)
+        self.recs[ao + a..ao + a + n + 1] == self.recs[bo + b..bo + b + n + 1]
             && self.depcount[ao..ao + n] == self.depcount[bo..bo + n]
-            && self.dep_off[ao + a..ao + a + n + 1] == self.dep_off[bo + b..bo + b + n + 1]
             && self.edges[range(a0.edge, a1.edge)] == self.edges[range(b0.edge, b1.edge)]
             && self.roots[range(a0.root, a1.root)] == self.roots[range(b0.root, b1.root)]
             && big(a0, a1).eq(big(b0, b1))
@@ -262,7 +252,7 @@ impl ExplicitProgram {
         self.rank_slot[rank as usize] as usize
     }
 
-    /// Stored index of op `id` of `rank`.
+    /// Stored index of op `id` of `rank` (in `depcount`).
     #[inline(always)]
     fn global(&self, rank: u32, id: u32) -> usize {
         let s = self.slot(rank);
@@ -274,14 +264,26 @@ impl ExplicitProgram {
         (b.op + id as u64) as usize
     }
 
+    /// The record of op `id` of `rank`.
+    #[inline(always)]
+    fn rec(&self, rank: u32, id: u32) -> &Rec {
+        let s = self.slot(rank);
+        let b = &self.slots[s];
+        debug_assert!(
+            (id as u64) < self.slots[s + 1].op - b.op,
+            "op id out of range"
+        );
+        &self.recs[b.op as usize + s + id as usize]
+    }
+
     /// The dependents of `id` (both kinds, completion first; bit 31 marks start edges).
     #[inline(always)]
     fn dependents(&self, rank: u32, id: u32) -> &[u32] {
         let s = self.slot(rank);
         let b = &self.slots[s];
-        let pos = (b.op + s as u64 + id as u64) as usize;
-        let (lo, hi) = (self.dep_off[pos] as u64, self.dep_off[pos + 1] as u64);
-        &self.edges[(b.edge + lo) as usize..(b.edge + hi) as usize]
+        let i = b.op as usize + s + id as usize;
+        let (lo, hi) = (self.recs[i].dep as usize, self.recs[i + 1].dep as usize);
+        &self.edges[b.edge as usize + lo..b.edge as usize + hi]
     }
 }
 
@@ -304,24 +306,25 @@ impl Program for ExplicitProgram {
     }
     #[inline(always)]
     fn op(&self, rank: u32, id: u32) -> Op {
-        let s = self.shapes[self.op_shape.get(self.global(rank, id))];
-        let peer = match s.kind {
-            OpKind::Calc => 0,
-            _ if s.rel_peer == ANY => ANY,
-            _ => {
-                // rank < P and rel_peer < P, so one conditional subtraction wraps (no division).
-                let x = rank as u64 + s.rel_peer as u64;
-                let p = self.num_ranks as u64;
-                (if x >= p { x - p } else { x }) as u32
-            }
+        let r = self.rec(rank, id);
+        // rank < P and the relative peer < P, so one conditional subtraction wraps.
+        let x = rank as u64 + r.peer as u64;
+        let p = self.num_ranks as u64;
+        let abs = (if x >= p { x - p } else { x }) as u32;
+        let peer = if r.kind == OpKind::Calc {
+            0
+        } else if r.peer == ANY {
+            ANY
+        } else {
+            abs
         };
         Op {
-            kind: s.kind,
+            kind: r.kind,
             peer,
-            tag: s.tag,
-            size: s.size,
-            cpu: s.cpu,
-            nic: s.nic,
+            tag: r.tag,
+            size: r.size,
+            cpu: r.cpu,
+            nic: r.nic,
         }
     }
     #[inline(always)]
@@ -367,7 +370,7 @@ impl Program for ExplicitProgram {
         true
     }
     fn has_start_dependents(&self) -> bool {
-        self.edges.iter().any(|e| e & START != 0)
+        self.start_edges
     }
     fn roots_in_type_order(&self, _rank: u32) -> bool {
         self.roots_in_type_order
@@ -482,7 +485,6 @@ pub fn first_difference<A: Program + ?Sized, B: Program + ?Sized>(a: &A, b: &B) 
 /// errors with source locations.
 pub struct ProgramBuilder {
     p: ExplicitProgram,
-    shape_ids: HashMap<Shape, u32, FxBuildHasher>,
     current: Option<u32>,
     next_rank: u32,
     rank_ops: u32,
@@ -506,11 +508,9 @@ impl ProgramBuilder {
                 num_ranks,
                 num_cpus: 1,
                 num_nics: 1,
-                shapes: Vec::new(),
-                op_shape: ShapeIndex::Narrow(Vec::new()),
+                recs: Vec::new(),
                 depcount: Vec::new(),
                 depcount_big: Vec::new(),
-                dep_off: Vec::new(),
                 edges: Vec::new(),
                 roots: Vec::new(),
                 roots_in_type_order: true,
@@ -519,8 +519,8 @@ impl ProgramBuilder {
                 total_ops: 0,
                 total_edges: 0,
                 min_send: u64::MAX,
+                start_edges: false,
             },
-            shape_ids: HashMap::default(),
             slot_of_hash: HashMap::default(),
             current: None,
             next_rank: 0,
@@ -589,31 +589,10 @@ impl ProgramBuilder {
             "cpu/nic index above 254: {op:?}"
         );
         let p = self.p.num_ranks;
-        let (rel_peer, tag) = match op.kind {
-            OpKind::Calc => (0, 0),
-            OpKind::Recv if op.peer == ANY => (ANY, op.tag),
-            _ => {
-                assert!(op.peer < p, "peer out of range (num_ranks {p}): {op:?}");
-                (
-                    ((op.peer as u64 + p as u64 - rank as u64) % p as u64) as u32,
-                    op.tag,
-                )
-            }
-        };
-        let shape = Shape {
-            size: op.size,
-            rel_peer,
-            tag,
-            kind: op.kind,
-            cpu: op.cpu,
-            nic: op.nic,
-        };
-        let next = self.p.shapes.len() as u32;
-        let id = *self.shape_ids.entry(shape).or_insert(next);
-        if id == next {
-            self.p.shapes.push(shape);
+        if op.kind != OpKind::Calc && !(op.kind == OpKind::Recv && op.peer == ANY) {
+            assert!(op.peer < p, "peer out of range (num_ranks {p}): {op:?}");
         }
-        self.p.op_shape.push(id);
+        self.p.recs.push(Rec::new(&op, rank, p, 0));
         self.max_cpu = self.max_cpu.max(op.cpu);
         self.max_nic = self.max_nic.max(op.nic);
         self.rank_ops += 1;
@@ -644,8 +623,7 @@ impl ProgramBuilder {
         let rank = self.current.take().expect("end_rank without start_rank");
         let n = self.rank_ops as usize;
         let p = &mut self.p;
-        let start = *p.slots.last().expect("slot starts");
-        let big_base = p.depcount_big.len();
+        let rec_base = p.recs.len() - n;
         // Counting sort of the edges by (on, kind): completion dependents first, then start.
         self.counts.clear();
         self.counts.resize(2 * n + 1, 0);
@@ -661,21 +639,91 @@ impl ProgramBuilder {
             "more than 2^32 dependencies in rank {rank}"
         );
         for i in 0..n {
-            p.dep_off.push(self.counts[2 * i]);
+            p.recs[rec_base + i].dep = self.counts[2 * i];
         }
-        p.dep_off.push(m as u32);
+        p.recs.push(Rec::sentinel(m as u32));
         let edge_base = p.edges.len();
         p.edges.resize(edge_base + m, 0);
-        self.depc.clear();
-        self.depc.resize(n, 0);
         for &(on, d) in &self.pending {
             let slot = &mut self.counts[2 * on as usize + (d >> 31) as usize];
             p.edges[edge_base + *slot as usize] = d;
             *slot += 1;
+        }
+        self.close_rank(rank)
+    }
+
+    /// Begins rank `rank` (the next one) to be laid out by the caller, who appends its ops'
+    /// records (peers relative, `dep` the start of each op's dependents among the edges it
+    /// appends, counted from the first) and its edges to the two vectors returned, then calls
+    /// [`Self::end_laid_out_rank`]: what [`Self::start_rank`], [`Self::add_op`],
+    /// [`Self::add_dep`] and [`Self::end_rank`] would build from the declarations
+    /// `(dependent, on)` in the order of the edges, without sorting them. The caller checks
+    /// every id, peer and cpu/nic index; on an error it drops the builder.
+    pub(crate) fn lay_out_rank(&mut self, rank: u32) -> (&mut Vec<Rec>, &mut Vec<u32>) {
+        self.start_rank(rank);
+        (&mut self.p.recs, &mut self.p.edges)
+    }
+
+    /// Closes the rank begun by [`Self::lay_out_rank`], like [`Self::end_rank`].
+    pub(crate) fn end_laid_out_rank(&mut self) -> Result<(), BuildError> {
+        let rank = self
+            .current
+            .take()
+            .expect("end_laid_out_rank without lay_out_rank");
+        let p = &mut self.p;
+        let start = *p.slots.last().expect("slot starts");
+        let slot = p.slots.len() - 1;
+        let rec_base = start.op as usize + slot;
+        let n = p.recs.len() - rec_base;
+        let m = p.edges.len() - start.edge as usize;
+        assert!(
+            n <= MAX_OPS_PER_RANK as usize,
+            "more than {MAX_OPS_PER_RANK} ops in rank {rank}"
+        );
+        assert!(
+            m <= u32::MAX as usize,
+            "more than 2^32 dependencies in rank {rank}"
+        );
+        self.rank_ops = n as u32;
+        for r in &p.recs[rec_base..] {
+            self.max_cpu = self.max_cpu.max(r.cpu);
+            self.max_nic = self.max_nic.max(r.nic);
+        }
+        p.recs.push(Rec::sentinel(m as u32));
+        self.close_rank(rank)
+    }
+
+    /// Makes rank `rank` (the next one) share the slot of the rank before it: the caller knows
+    /// they are the same (e.g. identical binary sections, peers relative).
+    pub(crate) fn repeat_previous_rank(&mut self, rank: u32) {
+        self.start_rank(rank);
+        self.current = None;
+        let p = &mut self.p;
+        let s = *p.rank_slot.last().expect("a previous rank") as usize;
+        p.rank_slot.push(s as u32);
+        p.total_ops += p.slots[s + 1].op - p.slots[s].op;
+        p.total_edges += p.slots[s + 1].edge - p.slots[s].edge;
+        self.next_rank += 1;
+    }
+
+    /// Finishes the rank whose records (with the sentinel) and edges were just appended:
+    /// depcounts, roots, the cycle check, and sharing with an identical earlier rank.
+    fn close_rank(&mut self, rank: u32) -> Result<(), BuildError> {
+        let n = self.rank_ops as usize;
+        let p = &mut self.p;
+        let start = *p.slots.last().expect("slot starts");
+        let rec_base = p.recs.len() - n - 1;
+        let big_base = p.depcount_big.len();
+        let edges = &p.edges[start.edge as usize..];
+        let m = edges.len();
+        self.depc.clear();
+        self.depc.resize(n, 0);
+        for &d in edges {
             self.depc[(d & !START) as usize] += 1;
         }
         let op_base = start.op;
         let root_base = p.roots.len();
+        p.depcount.reserve(n);
         for (i, &c) in self.depc.iter().enumerate() {
             if c >= DEPCOUNT_OVERFLOW as u32 {
                 p.depcount.push(DEPCOUNT_OVERFLOW);
@@ -687,26 +735,35 @@ impl ProgramBuilder {
                 p.roots.push(i as u32);
             }
         }
-        let kind = |&i: &u32| p.shapes[p.op_shape.get(op_base as usize + i as usize)].kind;
-        p.roots_in_type_order &= p.roots[root_base..].is_sorted_by_key(kind);
+        let recs = &p.recs[rec_base..];
+        p.roots_in_type_order &= p.roots[root_base..].is_sorted_by_key(|&i| recs[i as usize].kind);
         p.total_ops += n as u64;
         p.total_edges += m as u64;
         self.next_rank += 1;
 
         // Kahn's algorithm: every op must become executable.
-        let edges = &p.edges[edge_base..];
-        let off = &p.dep_off[p.dep_off.len() - n - 1..];
         self.stack.clear();
         self.stack
             .extend((0..n as u32).filter(|&i| self.depc[i as usize] == 0));
         let mut done = 0usize;
         while let Some(v) = self.stack.pop() {
             done += 1;
-            for &e in &edges[off[v as usize] as usize..off[v as usize + 1] as usize] {
+            let (lo, hi) = (recs[v as usize].dep, recs[v as usize + 1].dep);
+            for &e in &edges[lo as usize..hi as usize] {
                 let t = (e & !START) as usize;
                 self.depc[t] -= 1;
                 if self.depc[t] == 0 {
                     self.stack.push(t as u32);
+                }
+            }
+        }
+        if done < n && self.pending.len() != m {
+            // Laid out without declarations: they are the edges, op by op.
+            self.pending.clear();
+            for v in 0..n {
+                let (lo, hi) = (recs[v].dep, recs[v + 1].dep);
+                for &e in &edges[lo as usize..hi as usize] {
+                    self.pending.push((v as u32, e));
                 }
             }
         }
@@ -727,12 +784,13 @@ impl ProgramBuilder {
         let p = &mut self.p;
         let slot = p.slots.len() - 1;
         let n = (p.depcount.len() as u64 - start.op) as usize;
-        let off = start.op as usize + slot;
+        let rec_base = start.op as usize + slot;
         // The depcounts, overflow entries and roots follow from the ops and the edges.
         let mut h = FxHasher::default();
         h.write_usize(n);
-        p.op_shape.hash_range(start.op as usize, n, &mut h);
-        hash_u32s(p.dep_off[off..].iter().copied(), &mut h);
+        for r in &p.recs[rec_base..] {
+            r.hash(&mut h);
+        }
         hash_u32s(p.edges[start.edge as usize..].iter().copied(), &mut h);
         p.slots.push(SlotBase {
             op: p.depcount.len() as u64,
@@ -750,10 +808,9 @@ impl ProgramBuilder {
         match shared {
             Some(c) => {
                 p.slots.pop();
-                p.op_shape.truncate(start.op as usize);
+                p.recs.truncate(rec_base);
                 p.depcount.truncate(start.op as usize);
                 p.depcount_big.truncate(big_base);
-                p.dep_off.truncate(off);
                 p.edges.truncate(start.edge as usize);
                 p.roots.truncate(start.root as usize);
                 p.rank_slot.push(c);
@@ -780,14 +837,13 @@ impl ProgramBuilder {
         let p = &mut self.p;
         p.num_cpus = self.max_cpu + 1;
         p.num_nics = self.max_nic + 1;
-        // Every shape is some op's.
-        let sends = p.shapes.iter().filter(|s| s.kind == OpKind::Send);
-        p.min_send = sends.map(|s| s.size).min().unwrap_or(u64::MAX);
-        p.shapes.shrink_to_fit();
-        p.op_shape.shrink();
+        // Every stored record is some rank's op (sentinels are calcs).
+        let sends = p.recs.iter().filter(|r| r.kind == OpKind::Send);
+        p.min_send = sends.map(|r| r.size).min().unwrap_or(u64::MAX);
+        p.start_edges = p.edges.iter().any(|e| e & START != 0);
+        p.recs.shrink_to_fit();
         p.depcount.shrink_to_fit();
         p.depcount_big.shrink_to_fit();
-        p.dep_off.shrink_to_fit();
         p.edges.shrink_to_fit();
         p.roots.shrink_to_fit();
         p.rank_slot.shrink_to_fit();
@@ -909,7 +965,7 @@ mod tests {
         assert_eq!(p.num_ranks(), 4);
         assert_eq!(p.num_ops(2), 12);
         assert_eq!(p.total_ops(), 48);
-        assert_eq!(p.num_shapes(), 2);
+        assert_eq!(p.num_distinct_ranks(), 1);
         assert_eq!(p.op(3, 0), Op::send(1024, 0, 0));
         assert_eq!(p.op(0, 1), Op::recv(1024, 3, 0));
         assert_eq!(p.depcount(1, 2), 1);
@@ -1025,8 +1081,8 @@ mod tests {
     }
 
     #[test]
-    fn many_shapes_switch_to_wide_indices() {
-        // Ranks 0 and 2 alike, around rank 1's switch to wide indices.
+    fn many_distinct_ops_around_shared_ranks() {
+        // Ranks 0 and 2 alike, around a large rank 1.
         let mut b = ProgramBuilder::new(3);
         for r in 0..3 {
             b.start_rank(r);
@@ -1037,7 +1093,6 @@ mod tests {
             b.end_rank().unwrap();
         }
         let p = b.finish();
-        assert_eq!(p.num_shapes(), 66_000);
         assert_eq!(p.op(1, 65_999), Op::calc(65_999));
         assert_eq!(p.op(1, 66_001), Op::calc(1));
         assert_eq!(p.op(1, 69_999), Op::calc(69_999 % 66_000));
@@ -1133,12 +1188,11 @@ mod tests {
         assert_eq!((p.num_ops(1023), p.num_roots(517)), (20, 11));
         assert_eq!(p.op(1000, 18), Op::send(8, (1000 + 512) % 1024, 0));
         assert_eq!(p.op(3, 19), Op::recv(8, 3 + 1024 - 512, 0));
-        // One rank's data (20 shapes, 20 ops, 21 offsets, 9 edges, 11 roots), two slot starts
-        // and one slot index per rank.
-        let one_rank = 20 * 3 + (21 + 9 + 11) * 4;
+        // One rank's data (20 op records and a sentinel, 20 depcounts, 9 edges, 11 roots), two
+        // slot starts and one slot index per rank.
+        let one_rank = 21 * 24 + 20 + (9 + 11) * 4;
         let records = 2 * std::mem::size_of::<SlotBase>() + 1024 * 4;
-        let shapes = 20 * std::mem::size_of::<Shape>();
-        assert_eq!(p.heap_bytes(), shapes + one_rank + records);
+        assert_eq!(p.heap_bytes(), one_rank + records);
         assert_eq!(simulate(&p), simulate(&vec_dissemination(1024)));
 
         // A calc that differs per rank: nothing is shared, the answers are those of the ops.
@@ -1432,6 +1486,22 @@ mod tests {
             let again = ExplicitProgram::from_program(&e).unwrap();
             assert_eq!(again, e);
             assert_eq!(again.num_distinct_ranks(), e.num_distinct_ranks());
+            // Through the binary format: copied ranks repeat the previous rank's section with
+            // shifted peers and are shared unparsed, altered ones are parsed (and shared by
+            // hash when they equal an earlier one).
+            let mut bin = Vec::new();
+            // (Calc durations as they are: a tick of one time unit.)
+            crate::binary::write_binary_with(&e, &mut bin, 1).unwrap();
+            let as_is = crate::ParseOptions::ticks_as_is();
+            let back =
+                crate::binary::read_binary_from_with("r.bin", std::io::Cursor::new(bin), &as_is)
+                    .unwrap();
+            assert_eq!(first_difference(&back, &e), None, "{ctx}");
+            assert_eq!(back.num_distinct_ranks(), e.num_distinct_ranks(), "{ctx}");
+            assert_eq!(
+                (back.min_send_size(), back.has_start_dependents()),
+                (e.min_send_size(), e.has_start_dependents())
+            );
             let a = simulate(&e);
             assert_eq!(a, simulate(&v), "{ctx}");
             let d = e.num_distinct_ranks();

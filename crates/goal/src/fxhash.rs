@@ -1,5 +1,6 @@
-//! A small, fast, non-cryptographic hasher (the rustc "Fx" hash) for the builder's shape table
-//! and the parser's label table. Inputs are trusted files, so HashDoS resistance is not needed.
+//! A small, fast, non-cryptographic hasher (the rustc "Fx" hash) for the builder's table of
+//! ranks and the parser's label table. Inputs are trusted files, so HashDoS resistance is not
+//! needed.
 
 use std::hash::{BuildHasherDefault, Hasher};
 

@@ -7,7 +7,7 @@
 //! num_ranks 2                      // before the first rank block
 //! rank 0 {
 //! l1: send 16b to 1 tag 0          // optional clauses in the order tag, cpu, nic
-//! l2: calc 100 cpu 1               // calc: duration in simulator time units; only "cpu"
+//! l2: calc 100 cpu 1               // calc: duration in ticks (1 ns by default); only "cpu"
 //! l2 requires l1                   // l2 starts after l1 completes ("irequires": after it starts)
 //! }
 //! rank 1 {
@@ -23,7 +23,11 @@
 //! * size units: `b`/`B` (bytes), `KiB MiB GiB TiB` (1024ⁿ), `kB MB GB TB` (1000ⁿ); `KB` is
 //!   rejected as ambiguous. Decimals are allowed if the result is whole (`1.5KiB`);
 //! * `calc` durations may carry a unit `ps ns us ms s` (converted to
-//!   [`ParseOptions::time_unit`]); a plain integer is in simulator units, as in txt2bin.
+//!   [`ParseOptions::time_unit`] and kept exact). A plain integer is a number of *ticks*, as in
+//!   LogGOPSim, which reads every number in one unit-less tick: one tick is
+//!   [`ParseOptions::tick_ps`] picoseconds, 1 ns by default (what Schedgen's trace conversion
+//!   writes and LogGOPSim's users pass L, o, g in), and a count of ticks beyond what the
+//!   program's `u64` times hold is an error at its position, never a wrap.
 //!
 //! And it checks what txt2bin does not: number overflow, peers >= num_ranks, rank block order,
 //! missing blocks, unterminated comments/blocks, and dependency cycles (ops that can never run).
@@ -42,26 +46,77 @@ use crate::error::{BuildError, CycleStep, GoalError, GoalWarning, Location};
 use crate::explicit::{ExplicitProgram, ProgramBuilder, MAX_CPU_NIC_INDEX, MAX_OPS_PER_RANK};
 use crate::fxhash::hash_bytes;
 use crate::units::{
-    convert_time, scale_error, scan_decimal, time_unit_prefix, Quantity, SizeUnits, TimeUnit,
-    UnitError,
+    convert_time, scale_error, scan_decimal, time_unit_prefix, Quantity, ScaleError, SizeUnits,
+    TimeUnit, UnitError,
 };
 
-/// How to interpret the text.
+/// How to interpret the file (text, and the `calc` durations of binary files).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParseOptions {
-    /// The simulator's time unit: plain `calc` integers are taken as is, durations with a unit
-    /// (`calc 2.5us`) are converted to it and must be whole. Default: [`TimeUnit::Ps`].
+    /// The unit of the program's times: durations with a unit (`calc 2.5us`) are converted to
+    /// it and must be whole. Default: [`TimeUnit::Ps`], the engine's unit.
     pub time_unit: TimeUnit,
+    /// Picoseconds per tick: a plain `calc N` (text) or a calc duration N (binary) lasts N
+    /// ticks. Default [`DEFAULT_TICK_PS`] (1 ns: Schedgen's traces and LogGOPSim's users);
+    /// 1 with [`TimeUnit::Ps`] takes plain numbers as they are ([`ParseOptions::ticks_as_is`]).
+    pub tick_ps: u64,
     /// At most this many warnings are kept (all duplicate labels are counted). Default 100.
     pub max_warnings: usize,
 }
+
+/// Picoseconds per tick unless told otherwise: 1 ns.
+pub const DEFAULT_TICK_PS: u64 = 1_000;
 
 impl Default for ParseOptions {
     fn default() -> ParseOptions {
         ParseOptions {
             time_unit: TimeUnit::Ps,
+            tick_ps: DEFAULT_TICK_PS,
             max_warnings: 100,
         }
+    }
+}
+
+impl ParseOptions {
+    /// Default options with `tick_ps` picoseconds per tick.
+    pub fn with_tick(tick_ps: u64) -> ParseOptions {
+        ParseOptions {
+            tick_ps,
+            ..ParseOptions::default()
+        }
+    }
+
+    /// Plain numbers taken as they are (one tick = one unit of the program): LogGOPSim's
+    /// unit-less ticks, as `--compat loggopsim` runs them.
+    pub fn ticks_as_is() -> ParseOptions {
+        ParseOptions::with_tick(1)
+    }
+
+    /// `ticks` ticks as a time in [`ParseOptions::time_unit`]: [`ScaleError::Overflow`] beyond
+    /// `u64`, [`ScaleError::NotWhole`] if it is not a whole number of that unit.
+    pub fn ticks_to_time(&self, ticks: u64) -> Result<u64, ScaleError> {
+        let ps = ticks as u128 * self.tick_ps as u128;
+        let unit = self.time_unit.picos() as u128;
+        if !ps.is_multiple_of(unit) {
+            return Err(ScaleError::NotWhole);
+        }
+        u64::try_from(ps / unit).map_err(|_| ScaleError::Overflow)
+    }
+
+    /// The tick as text (`1ns`, `1ps`).
+    pub fn tick_text(&self) -> String {
+        loggops_units::format_duration(self.tick_ps)
+    }
+
+    /// What the largest plain number is, for messages: `18446744073709551 ticks of 1ns`.
+    pub(crate) fn tick_limit(&self) -> String {
+        let max = (u64::MAX as u128 * self.time_unit.picos() as u128 / self.tick_ps.max(1) as u128)
+            .min(u64::MAX as u128);
+        format!(
+            "{max} ticks of {}: times are u64 {}",
+            self.tick_text(),
+            self.time_unit.plural()
+        )
     }
 }
 
@@ -176,9 +231,11 @@ pub fn describe_op_in(
     rank: u32,
     op_id: u32,
 ) -> Result<Option<OpDescription>, GoalError> {
+    // Plain numbers as they are: the scan only looks for the op and must not fail on a
+    // duration the run read with a finer tick.
     let opts = ParseOptions {
         max_warnings: 0,
-        ..ParseOptions::default()
+        ..ParseOptions::ticks_as_is()
     };
     let mut p = Parser::new(name, reader, &opts, CountSink, Some((rank, op_id)));
     let res = p.run();
@@ -1062,25 +1119,43 @@ impl<'o, R: BufRead, S: Sink> Parser<'o, R, S> {
             .map_err(|e| self.unit_error(line, p, end, e, "bytes"))
     }
 
-    /// A calc duration: a plain integer (simulator units) or a number with a time unit.
+    /// A calc duration: a plain integer (ticks, see [`ParseOptions::tick_ps`]) or a number
+    /// with a time unit.
     fn time_value(&self, line: &[u8], p: usize) -> PResult<(u64, usize)> {
         let Some((d, q)) = scan_decimal(line, p) else {
             return Err(self.expected(
                 line,
                 p,
-                "a duration (an integer in simulator time units, or e.g. \"2.5us\")",
+                "a duration (a whole number of ticks, or e.g. \"2.5us\")",
             ));
         };
         let u = skip_ws(line, q);
         let target = self.opts.time_unit;
-        let (from, end) = match time_unit_prefix(&line[u..]) {
-            Some((unit, ulen)) => (unit, u + ulen),
-            None => (target, q),
+        if let Some((from, ulen)) = time_unit_prefix(&line[u..]) {
+            let end = u + ulen;
+            return convert_time(&d, from, target)
+                .exact()
+                .map(|v| (v, end))
+                .map_err(|e| self.unit_error(line, p, end, e, target.plural()));
+        }
+        let time = match d.scale(1, 0).exact() {
+            Ok(ticks) => self.opts.ticks_to_time(ticks),
+            Err(ScaleError::NotWhole) => {
+                return Err(self.unit_error(line, p, q, ScaleError::NotWhole, "ticks"))
+            }
+            Err(e) => Err(e),
         };
-        convert_time(&d, from, target)
-            .exact()
-            .map(|v| (v, end))
-            .map_err(|e| self.unit_error(line, p, end, e, target.plural()))
+        match time {
+            Ok(v) => Ok((v, q)),
+            Err(ScaleError::Overflow) => Err(GoalError::Unit {
+                loc: self.loc(line, p),
+                source: UnitError::Overflow {
+                    text: String::from_utf8_lossy(&line[p..q]).into_owned(),
+                    limit: self.opts.tick_limit(),
+                },
+            }),
+            Err(e) => Err(self.unit_error(line, p, q, e, target.plural())),
+        }
     }
 
     /// A value at `line[p..end]` that does not scale to a whole `u64` of `target`.

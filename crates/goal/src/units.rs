@@ -1,13 +1,14 @@
 //! Sizes and durations with units, as GOAL files write them: the rules of `loggops-units`
 //! ([`SizeRules::GOAL`]: `b`, `B`, `KiB`…`TiB`, `kB`…`TB`, but not LogGOPSim's rejected `KB`;
-//! durations `ps ns us µs ms s`, a plain integer in the simulator's unit).
+//! durations `ps ns us µs ms s`; a plain `calc` integer is a number of ticks, see
+//! [`ParseOptions::tick_ps`](crate::ParseOptions::tick_ps)).
 
 use loggops_units::{SizeRules, TimeRules};
 
 pub(crate) use loggops_units::{
     convert_time, scale_error, scan_decimal, time_unit_prefix, Quantity, SizeUnits,
 };
-pub use loggops_units::{format_size, TimeUnit, UnitError};
+pub use loggops_units::{format_size, ScaleError, TimeUnit, UnitError};
 
 /// Parses a size in bytes: `512MiB`, `16KiB`, `1.5KiB`, `4 kB`, `16B`, `16b`, or a plain integer
 /// (bytes).

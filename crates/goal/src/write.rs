@@ -10,6 +10,12 @@
 //! }
 //! ```
 //!
+//! A `calc` is written as a plain number of ticks (what LogGOPSim and Schedgen write): its
+//! duration divided by the tick, 1 ns unless [`write_goal_with`] is given another, so that the
+//! parser with the same tick ([`ParseOptions::tick_ps`](crate::ParseOptions::tick_ps)) reads
+//! back the same durations. A duration that is not a whole number of ticks is an error that
+//! asks for a finer tick.
+//!
 //! Labels are `l<id+1>`; sends and receives always carry `tag` (like Schedgen), `cpu`/`nic` only
 //! when non-zero; `-1` for ANY. A dependency line follows the later of its two ops, so the text
 //! reads like Schedgen's (which writes `lA requires lB` right after `lA`), while keeping every
@@ -43,9 +49,50 @@ fn put_id(out: &mut Vec<u8>, v: u32) {
     }
 }
 
-/// Writes `p` as GOAL text. Fails with `InvalidInput` if a `calc` op uses a NIC other than 0
-/// (GOAL text cannot express that).
+/// Writes `p` (times in ps) as GOAL text, calc durations in ticks of 1 ns. See
+/// [`write_goal_with`].
 pub fn write_goal<P: Program + ?Sized>(p: &P, w: impl Write) -> io::Result<()> {
+    write_goal_with(p, w, crate::text::DEFAULT_TICK_PS)
+}
+
+/// A calc whose duration is not a whole number of ticks: the writers' `InvalidInput` error
+/// holds it (`io::Error::get_ref`), so that a caller can say how to choose the tick.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "rank {rank} op {op}: a calc of {} is not a whole number of ticks of {}: write with a finer tick",
+    loggops_units::format_duration(*.duration),
+    loggops_units::format_duration(*.tick)
+)]
+pub struct NotWholeTicks {
+    pub rank: u32,
+    pub op: u32,
+    /// The duration, in the program's time units (ps).
+    pub duration: u64,
+    /// The tick, in the same units.
+    pub tick: u64,
+}
+
+/// `calc`'s duration `size` as a number of ticks of `tick`, or the `InvalidInput` error that
+/// says why it is not one.
+pub(crate) fn calc_ticks(rank: u32, op: u32, size: u64, tick: u64) -> io::Result<u64> {
+    if tick != 0 && size.is_multiple_of(tick) {
+        return Ok(size / tick);
+    }
+    let e = NotWholeTicks {
+        rank,
+        op,
+        duration: size,
+        tick,
+    };
+    Err(io::Error::new(io::ErrorKind::InvalidInput, e))
+}
+
+/// Writes `p` as GOAL text with calc durations in ticks of `tick` time units of the program
+/// (picoseconds for the engine's programs; 1 writes them as they are). Fails with
+/// `InvalidInput` if a duration is not a whole number of ticks or a `calc` op uses a NIC other
+/// than 0 (GOAL text cannot express that); the output is then incomplete (write through a
+/// temporary file).
+pub fn write_goal_with<P: Program + ?Sized>(p: &P, w: impl Write, tick: u64) -> io::Result<()> {
     let mut w = BufWriter::with_capacity(1 << 20, w);
     let mut out: Vec<u8> = Vec::with_capacity(1 << 16);
     out.extend_from_slice(b"num_ranks ");
@@ -56,7 +103,7 @@ pub fn write_goal<P: Program + ?Sized>(p: &P, w: impl Write) -> io::Result<()> {
         out.extend_from_slice(b"\nrank ");
         put_u64(&mut out, r as u64);
         out.extend_from_slice(b" {\n");
-        rw.write_rank(p, r, &mut out, &mut w)?;
+        rw.write_rank(p, r, tick, &mut out, &mut w)?;
         out.extend_from_slice(b"}\n");
     }
     w.write_all(&out)?;
@@ -85,6 +132,7 @@ impl RankWriter {
         &mut self,
         p: &P,
         r: u32,
+        tick: u64,
         out: &mut Vec<u8>,
         w: &mut W,
     ) -> io::Result<()> {
@@ -155,7 +203,7 @@ impl RankWriter {
                         ));
                     }
                     out.extend_from_slice(b": calc ");
-                    put_u64(out, op.size);
+                    put_u64(out, calc_ticks(r, k, op.size, tick)?);
                     if op.cpu != 0 {
                         out.extend_from_slice(b" cpu ");
                         put_u64(out, op.cpu as u64);
@@ -209,14 +257,19 @@ mod tests {
     use loggops_engine::{DepKind, Op, ANY};
 
     use crate::test_rng::SplitMix;
-    use crate::{first_difference, parse_str, read_binary_from, write_binary, ProgramBuilder};
+    use crate::{
+        first_difference, parse_str_with, read_binary_from_with, write_binary_with, ParseOptions,
+        ProgramBuilder,
+    };
 
     /// Random acyclic programs whose dependencies point in any id direction and whose
-    /// dependents lists are in arbitrary order.
+    /// dependents lists are in arbitrary order, with calc durations in ticks of 1 ps, 1 ns or
+    /// 1 us, written and read back with that tick.
     #[test]
     fn random_programs_roundtrip_through_text_and_binary() {
         let mut g = SplitMix(42);
         for case in 0..300 {
+            let tick = [1, 1_000, 1_000_000][case % 3];
             let ranks = 1 + g.below(4) as u32;
             let mut b = ProgramBuilder::new(ranks);
             for r in 0..ranks {
@@ -236,7 +289,7 @@ mod tests {
                             if g.below(4) == 0 { ANY } else { peer },
                             tag,
                         ),
-                        _ => Op::calc(g.below(1000)),
+                        _ => Op::calc(g.below(1000) * tick),
                     };
                     b.add_op(op.on_cpu(g.below(3) as u8));
                 }
@@ -262,15 +315,17 @@ mod tests {
                 b.end_rank().unwrap();
             }
             let p = b.finish();
+            let opts = ParseOptions::with_tick(tick);
             let mut text = Vec::new();
-            super::write_goal(&p, &mut text).unwrap();
+            super::write_goal_with(&p, &mut text, tick).unwrap();
             let text = String::from_utf8(text).unwrap();
-            let back =
-                parse_str("w.goal", &text).unwrap_or_else(|e| panic!("case {case}: {e}\n{text}"));
+            let back = parse_str_with("w.goal", &text, &opts)
+                .unwrap_or_else(|e| panic!("case {case}: {e}\n{text}"))
+                .program;
             assert_eq!(first_difference(&back, &p), None, "case {case}:\n{text}");
             let mut bin = Vec::new();
-            write_binary(&p, &mut bin).unwrap();
-            let back = read_binary_from("w.bin", std::io::Cursor::new(bin)).unwrap();
+            write_binary_with(&p, &mut bin, tick).unwrap();
+            let back = read_binary_from_with("w.bin", std::io::Cursor::new(bin), &opts).unwrap();
             assert_eq!(first_difference(&back, &p), None, "case {case}");
         }
     }
@@ -287,7 +342,7 @@ mod tests {
         b.add_dep(0, 2, DepKind::Start); // op 0 irequires a later op
         b.end_rank().unwrap();
         let mut out = Vec::new();
-        super::write_goal(&b.finish(), &mut out).unwrap();
+        super::write_goal_with(&b.finish(), &mut out, 1).unwrap();
         assert_eq!(
             String::from_utf8(out).unwrap(),
             "num_ranks 1\n\nrank 0 {\nl1: calc 1\nl2: calc 1\nl3: calc 1\nl1 irequires l3\nl4: calc 1\n\
@@ -306,5 +361,30 @@ mod tests {
             err.to_string(),
             "rank 0 op 0: a calc on nic 1 cannot be written as GOAL text"
         );
+    }
+
+    #[test]
+    fn calcs_are_written_in_ticks_and_must_be_whole_ticks() {
+        let mut b = ProgramBuilder::new(1);
+        b.start_rank(0);
+        b.add_op(Op::calc(18_883_000));
+        b.add_op(Op::calc(1_500));
+        b.end_rank().unwrap();
+        let p = b.finish();
+        let mut out = Vec::new();
+        super::write_goal_with(&p, &mut out, 1).unwrap();
+        assert!(String::from_utf8(out)
+            .unwrap()
+            .contains("l1: calc 18883000\nl2: calc 1500\n"));
+        for err in [
+            super::write_goal(&p, Vec::new()).unwrap_err(),
+            write_binary_with(&p, Vec::new(), 1_000).unwrap_err(),
+        ] {
+            assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
+            assert_eq!(
+                err.to_string(),
+                "rank 0 op 1: a calc of 1.5ns is not a whole number of ticks of 1ns: write with a finer tick"
+            );
+        }
     }
 }

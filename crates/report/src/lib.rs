@@ -79,7 +79,7 @@ pub use cell::{Cell, CellError, CellSamples, Labels};
 pub use cost::{CellCost, CostError, CostModel, PriceCost, SampleCost, PS_PER_HOUR};
 pub use csv::{to_csv_string, write_csv, write_samples_csv};
 pub use fmt::{fmt_bytes, fmt_pct, fmt_ratio, fmt_time_ps, fmt_time_ps_f64, fmt_usd};
-pub use json::{to_json_string, write_json, JSON_SCHEMA};
+pub use json::{to_json_string, to_json_string_with, write_json, write_json_with, JSON_SCHEMA};
 pub use record::CELL_COLUMNS;
 pub use stats::{precise, quantile_sorted, Interval, MedianCi, StatsError, Summary};
 pub use table::{render_table, write_table};

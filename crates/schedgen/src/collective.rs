@@ -124,7 +124,9 @@ pub struct GenOptions {
     /// passed (`--segmentsize bytes/P`); Schedgen's own default would be 1 byte.
     pub segment_size: Option<u64>,
     /// Duration of each reduction `calc` of `nwaydissemination`, in engine time units.
-    /// `None` = D, what Schedgen writes (`calc <datasize>`); the paper's runs used 0.
+    /// `None` = D units: Schedgen writes `calc <datasize>`, i.e. D ticks, which is D units when
+    /// the engine counts ticks as they are (`--compat loggopsim`); with picoseconds, pass D
+    /// ticks in ps (`loggops-sim gen` passes D × its `--tick`). The paper's runs used 0.
     pub reduce_calc: Option<u64>,
     /// Added to every tag Schedgen would write (0 keeps Schedgen's tags).
     pub tag_offset: u32,

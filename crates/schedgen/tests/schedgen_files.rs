@@ -29,8 +29,10 @@ fn check_file(path: &Path, g: &Generated) {
     if let Some(d) = first_difference(g, &explicit) {
         panic!("{}: generated vs file: {d}", path.display());
     }
-    // The GOAL crate's parser reads the same program.
-    let parsed = loggops_goal::parse_file(path).unwrap();
+    // The GOAL crate's parser reads the same program, in Schedgen's ticks (the generator's
+    // `calc <datasize>` is D engine units).
+    let ticks = loggops_goal::ParseOptions::ticks_as_is();
+    let parsed = loggops_goal::parse_file_with(path, &ticks).unwrap().program;
     if let Some(d) = first_difference(g, &parsed) {
         panic!(
             "{}: generated vs loggops_goal::parse_file: {d}",
@@ -41,7 +43,7 @@ fn check_file(path: &Path, g: &Generated) {
     // does everywhere except in nwaydissemination's reduction chain (whose lines Schedgen
     // writes after the chain's last calc); there the text differs but the program is equal.
     let mut written = Vec::new();
-    loggops_goal::write_goal(g, &mut written).unwrap();
+    loggops_goal::write_goal_with(g, &mut written, 1).unwrap();
     if g.pattern() != Collective::NwayDissemination || g.rounds() <= 1 {
         assert!(
             written == text.as_bytes(),
@@ -50,7 +52,9 @@ fn check_file(path: &Path, g: &Generated) {
         );
     } else {
         let reread =
-            loggops_goal::parse_str("written", std::str::from_utf8(&written).unwrap()).unwrap();
+            loggops_goal::parse_str_with("written", std::str::from_utf8(&written).unwrap(), &ticks)
+                .unwrap()
+                .program;
         assert_eq!(first_difference(g, &reread), None, "{}", path.display());
     }
     validate(g).unwrap();

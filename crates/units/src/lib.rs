@@ -9,7 +9,7 @@
 //! | where | sizes | durations |
 //! |---|---|---|
 //! | command line | [`SizeRules::COMMAND_LINE`]: bare = bytes, `KB`, `k`, `M`, … too | [`TimeRules::COMMAND_LINE`]: bare = ns, → ps, rounded within 1 ppm |
-//! | GOAL files | [`SizeRules::GOAL`]: `KB` refused (as LogGOPSim does) | [`TimeRules::exact`] in the simulator's unit |
+//! | GOAL files | [`SizeRules::GOAL`]: `KB` refused (as LogGOPSim does) | with a unit: exact in the simulator's unit; a plain number is a count of ticks (1 ns unless told otherwise), which `loggops-goal` scales |
 //! | schedule files | [`SizeRules::SCHEDULE`]: unit required | [`TimeRules::SCHEDULE`]: unit required, exact ps |
 //!
 //! Numbers are written `[+-]? digits [. digits] [e[+-]digits]` (a minus only with a zero value);

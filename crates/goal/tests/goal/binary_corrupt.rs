@@ -134,6 +134,27 @@ fn binary_cycle() {
     insta::assert_snapshot!("bin_cycle", e.to_string());
 }
 
+/// A binary calc duration is a count of ticks: 1 ns by default, another tick on request; one
+/// that does not fit u64 ps is an error at its offset.
+#[test]
+fn calc_durations_are_ticks() {
+    let bin = m6_bin();
+    assert_eq!(
+        u64::from_le_bytes(bin[NODE0 + 9..NODE0 + 17].try_into().unwrap()),
+        5000
+    );
+    let p = read(bin.clone()).unwrap();
+    assert_eq!(p.op(0, 0), Op::calc(5_000_000));
+    let ps = loggops_goal::ParseOptions::with_tick(1);
+    let p = loggops_goal::read_binary_from_with("m6.bin", Cursor::new(bin.clone()), &ps).unwrap();
+    assert_eq!(p.op(0, 0), Op::calc(5000));
+    let mut big = bin;
+    big[NODE0 + 9..NODE0 + 17].copy_from_slice(&(u64::MAX / 1000 + 1).to_le_bytes());
+    let e = read(big).unwrap_err();
+    assert!(matches!(e, GoalError::Binary { offset, .. } if offset == (NODE0 + 9) as u64));
+    insta::assert_snapshot!("bin_calc_ticks_overflow", e.to_string());
+}
+
 #[test]
 fn calc_peer_and_tag_are_ignored() {
     let mut b = m6_bin();
@@ -171,7 +192,7 @@ fn big_depcounts_and_ranks_roundtrip() {
                 .on_nic(2),
         );
         for i in 0..400 {
-            let c = b.add_op(Op::calc(i));
+            let c = b.add_op(Op::calc(i * 1_000));
             b.add_dep(
                 sink,
                 c,
@@ -191,4 +212,42 @@ fn big_depcounts_and_ranks_roundtrip() {
     assert_same(&back, &p);
     assert_eq!(back.depcount(2, 0), 400);
     assert_eq!((back.num_cpus(), back.num_nics()), (4, 3));
+}
+
+/// A ring whose ranks repeat the previous rank's section with every peer shifted by one are
+/// shared; a rank whose bytes differ only where the reader ignores them (a calc's peer and
+/// tag) or whose peers are not shifted alike is parsed, and shared only if it is the same
+/// program as an earlier rank.
+#[test]
+fn repeated_sections_share_ranks_exactly() {
+    let p = 6;
+    let mut b = ProgramBuilder::new(p);
+    for r in 0..p {
+        b.start_rank(r);
+        let c = b.add_op(Op::calc(10_000)); // 10 ns: whole ticks
+                                            // Rank 4 sends two ranks on: not the same rank data as its neighbours.
+        let hop = if r == 4 { 2 } else { 1 };
+        let s = b.add_op(Op::send(8, (r + hop) % p, 3));
+        let v = b.add_op(Op::recv(8, (r + p - 1) % p, 3));
+        b.add_dep(s, c, DepKind::Done);
+        b.add_dep(v, c, DepKind::Start);
+        b.end_rank().unwrap();
+    }
+    let want = b.finish();
+    assert_eq!(want.num_distinct_ranks(), 2);
+    let mut bin = Vec::new();
+    write_binary(&want, &mut bin).unwrap();
+    // Rank 2's calc gets a peer and a tag (bytes the reader ignores): its section no longer
+    // repeats rank 1's, but it is the same rank.
+    let sec2 = 8 + u64::from_le_bytes(bin[14 + 32..22 + 32].try_into().unwrap()) as usize;
+    let calc = sec2 + 8 + 4; // after n, nroots and the one root
+    assert_eq!(bin[calc + 4], 3);
+    put32(&mut bin, calc + 5, 1);
+    put32(&mut bin, calc + 17, 9);
+    let got = read(bin).unwrap();
+    assert_same(&got, &want);
+    assert_eq!(got.num_distinct_ranks(), 2);
+    assert_eq!(got.op(5, 1), Op::send(8, 0, 3));
+    assert_eq!(got.op(4, 1), Op::send(8, 0, 3));
+    assert_eq!(got.op(0, 2), Op::recv(8, 5, 3));
 }

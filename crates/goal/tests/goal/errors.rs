@@ -30,7 +30,7 @@ fn units_and_glued_tokens() {
     assert_eq!(p.op(0, 1), Op::send(1536, 1, 3));
     assert_eq!(p.op(0, 2), Op::send(2_000_000, 1, 0));
     assert_eq!(p.op(0, 3), Op::calc(2_500_000));
-    assert_eq!(p.op(0, 4), Op::calc(7));
+    assert_eq!(p.op(0, 4), Op::calc(7_000)); // 7 ticks of 1 ns
     assert_eq!(p.op(0, 5), Op::calc(1_000_000_000_000).on_cpu(2));
     assert_eq!(p.num_cpus(), 3);
 
@@ -55,8 +55,38 @@ fn units_and_glued_tokens() {
     )
     .unwrap();
     assert_eq!(p.op(0, 0), Op::send(16, 1, 2).on_cpu(1).on_nic(1));
-    assert_eq!(p.op(0, 1), Op::calc(5).on_cpu(1));
+    assert_eq!(p.op(0, 1), Op::calc(5_000).on_cpu(1));
     assert_eq!(p.depcount(0, 1), 1);
+}
+
+/// A plain calc number is a count of ticks (1 ns unless told otherwise); a unit keeps its
+/// meaning whatever the tick; scaling never wraps.
+#[test]
+fn plain_calc_numbers_are_ticks() {
+    let text = one_rank("calc 7\ncalc 2.5us\ncalc 0");
+    for (tick, plain) in [(1, 7), (1_000, 7_000), (1_000_000, 7_000_000)] {
+        let p = parse_str_with("t.goal", &text, &ParseOptions::with_tick(tick))
+            .unwrap()
+            .program;
+        assert_eq!(
+            [p.op(0, 0), p.op(0, 1), p.op(0, 2)],
+            [Op::calc(plain), Op::calc(2_500_000), Op::calc(0)],
+            "tick {tick} ps"
+        );
+    }
+    assert_eq!(ParseOptions::default(), ParseOptions::with_tick(1_000));
+    // The largest count of 1 ns ticks in u64 ps, and one more.
+    let most = u64::MAX / 1_000;
+    let p = parse_str("t.goal", &one_rank(&format!("calc {most}"))).unwrap();
+    assert_eq!(p.op(0, 0), Op::calc(most * 1_000));
+    insta::assert_snapshot!(
+        "calc_ticks_overflow",
+        err(&one_rank(&format!("l1: calc 5\nl2: calc {}", most + 1)))
+    );
+    let us = ParseOptions::with_tick(1_000_000);
+    let e = parse_str_with("t.goal", &one_rank("calc 18446744073710"), &us).unwrap_err();
+    assert!(matches!(&e, GoalError::Unit { loc, .. } if loc.line == 3 && loc.column == 6));
+    insta::assert_snapshot!("calc_ticks_overflow_us", e.to_string());
 }
 
 #[test]
@@ -64,7 +94,7 @@ fn layout_freedom() {
     let text = "\u{feff}// header\n  num_ranks 2 /* two */ rank 0 {   a: send 8b to 1 tag -1 // any tag\n\
                 \t b: recv 8b from -1 tag 4 cpu 1 nic 2\n  /* a\n  multi-line\n  comment */ c: calc 5\n\
                 c requires a\n\tc irequires b\r\n} rank 1 {\nrecv 8b from 0\n}\ntrailing junk ignored";
-    let parsed = parse_str_with("t.goal", text, &ParseOptions::default()).unwrap();
+    let parsed = parse_str_with("t.goal", text, &ParseOptions::ticks_as_is()).unwrap();
     assert_same(
         &parsed.program,
         &program(&[

@@ -134,7 +134,7 @@ fn ring_memory_per_op() {
     let p = parse_file(dir.join("ring_16MiB_P64.goal")).unwrap();
     assert_eq!(p.total_ops(), 64 * 4 * 63);
     assert_eq!(p.num_edges(), 64 * (2 * 63 - 1));
-    assert_eq!(p.num_shapes(), 2);
+    assert_eq!(p.num_distinct_ranks(), 1);
     let per_op = p.heap_bytes() as f64 / p.total_ops() as f64;
     eprintln!(
         "ring_16MiB_P64: {} bytes, {per_op:.2} bytes/op",
