@@ -20,7 +20,7 @@ use clap::ArgMatches;
 use loggops_noise::NoiseMode;
 use loggops_profile::Profile;
 
-use crate::cli::{CalibrateArgs, Cli, Command, FormatArg, GenArgs, RunArgs};
+use crate::cli::{CalibrateArgs, Cli, Command, FormatArg, GenArgs, ModelArg, RunArgs};
 
 /// A flag that applies only in some situations: `why_not` explains, for the parsed arguments,
 /// why it does not apply here (`None`: it applies).
@@ -65,6 +65,23 @@ pub const RUN_RULES: &[Rule<RunArgs>] = &[
                 a,
                 "prints LogGOPSim's own text output; leave out --compat for JSON or CSV",
             )
+        },
+    },
+    Rule {
+        id: "tick",
+        flag: "--tick",
+        why_not: |a| {
+            in_compat(a, "reads every number (calc, -L, -o, -g, ...) as one of LogGOPSim's unit-less ticks, as LogGOPSim does, so there is nothing to convert; drop --tick, or drop --compat to simulate in time units")
+        },
+    },
+    Rule {
+        id: "model",
+        flag: "--model queued",
+        why_not: |a| {
+            if a.model != Some(ModelArg::Queued) {
+                return None;
+            }
+            in_compat(a, "runs LogGOPSim's own rules exactly (--model loggopsim); drop --compat to run the queued model")
         },
     },
     Rule {

@@ -109,9 +109,9 @@ pub struct RunArgs {
     /// its users, Schedgen's trace conversion (--timemult 1000 per us) and this command line's
     /// bare numbers mean ns, hence the default. The paper's simulator wrote ps: read its files
     /// with --tick 1ps. Needs a unit (1ns, 1ps, 10ns). Durations with a unit (`calc 2.5us`)
-    /// and rank-parametric schedules are not affected. Not with --compat loggopsim, which
-    /// reads every number as a tick as it is [default: 1ns].
-    #[arg(long, value_name = "TIME")]
+    /// are not affected. Not with a rank-parametric schedule (every time in it has a unit) nor
+    /// with --compat loggopsim, which reads every number as a tick as it is [default: 1ns].
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
     pub tick: Option<String>,
     /// Latency L [default: 2.5us, or the profile's].
     #[arg(short = 'L', value_name = "TIME", allow_hyphen_values = true)]
@@ -234,7 +234,7 @@ pub struct GenArgs {
     /// form; read the file back with the same --tick (1ns is both defaults, so `calc 18.883us`
     /// becomes `calc 18883`). A duration that is not a whole number of ticks is an error: use
     /// a finer tick (e.g. 1ps) [default: 1ns].
-    #[arg(long, value_name = "TIME")]
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
     pub tick: Option<String>,
     /// Output file (written atomically) [default: stdout].
     #[arg(short = 'o', long, value_name = "FILE")]

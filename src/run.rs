@@ -146,18 +146,19 @@ pub fn simulate(args: RunArgs) -> Result<ExitCode> {
         bail!("--nodes 0: a schedule needs at least one rank");
     }
     let ov = overrides(&args.params)?;
+    // --tick and --model queued with --compat are refused by `checks::RUN_RULES`.
     if args.compat.is_some() {
-        if let Some(t) = &args.tick {
-            bail!(
-                "--tick {t} does not apply to --compat loggopsim: compat mode reads every number \
-                 (calc, -L, -o, -g, ...) as one of LogGOPSim's unit-less ticks, as LogGOPSim \
-                 does, so there is nothing to convert; drop --tick, or drop --compat to simulate \
-                 in time units"
-            );
-        }
         return compat_run(&args, &goal, &ov);
     }
     let goal_opts = goal_options(&args)?;
+    if args.tick.is_some() && schedule::is_parametric(&goal)? {
+        bail!(
+            "--tick does not apply to {}: a rank-parametric schedule gives every time with a unit, \
+             so it has no plain ticks to convert; drop --tick (`gen --tick` sets the tick of the \
+             explicit GOAL file it writes)",
+            goal.display()
+        );
+    }
     if args.noise.is_some() {
         return crate::mc::monte_carlo(&args, &goal, &ov, &goal_opts);
     }
@@ -411,9 +412,6 @@ fn describe_leftovers(goal: &Path, sched: &Schedule, out: &Outcome) -> String {
 }
 
 fn compat_run(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Result<ExitCode> {
-    if args.model == Some(ModelArg::Queued) {
-        bail!("--model queued does not apply with --compat loggopsim, which runs LogGOPSim's rules exactly");
-    }
     let params = compat_params(args)?;
     let cfg = Config {
         model: loggops_engine::Model::LogGOPSim,

@@ -549,6 +549,8 @@ fn flags_that_do_not_apply_are_errors() {
         format!("--compat loggopsim {g} --noise calibration/aws.h5"),
         format!("--compat loggopsim {g} --format json"),
         format!("--compat loggopsim {g} --rndv-3l true"),
+        format!("--compat loggopsim {g} --model queued"),
+        format!("{g} --tick 1ps"),
         format!("{gen} --root 9 --nway 3"),
         format!("{gen} --root 9"),
         "gen allreduce_ring --nodes 16 --size 16B --segmentsize 1B".to_string(),
@@ -562,6 +564,8 @@ fn flags_that_do_not_apply_are_errors() {
     // Defaults never count as given, and flags that apply pass.
     for ok in [
         format!("{g} --order stable --format csv"),
+        format!("{g} --model queued --format csv"),
+        format!("--compat loggopsim {g} --model loggopsim --output /dev/null"),
         "gen binomialtreebcast --nodes 16 --size 16B --root 9 -o /dev/null".to_string(),
     ] {
         let out = run_here(&ok.split_whitespace().collect::<Vec<_>>());
@@ -785,6 +789,8 @@ fn negative_numbers_get_a_plain_message() {
         format!("{g} --nodes -5"),
         format!("{g} --nodes 4 --noise calibration/aws.h5 --reps -1"),
         format!("{g} --nodes 4 -L -2us"),
+        format!("{g} --nodes 4 --tick -1ns"),
+        "gen dissemination --nodes 4 --size 5B --tick -1ns".to_string(),
         format!("{cal} --warmup -1"),
         format!("{cal} --price-on-demand -3"),
     ];

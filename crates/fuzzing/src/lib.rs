@@ -9,8 +9,8 @@
 //!
 //! | target | reader | input |
 //! |---|---|---|
-//! | `goal_text` | `loggops_goal::parse_reader_with` | GOAL text |
-//! | `goal_binary` | `loggops_goal::read_binary_from` | LogGOPSim binary GOAL |
+//! | `goal_text` | `loggops_goal::parse_reader_with` (ticks of 1 ps, 1 ns, 1 s) | GOAL text |
+//! | `goal_binary` | `loggops_goal::read_binary_from_with` (ticks of 1 ps, 1 ns, 1 s) | LogGOPSim binary GOAL |
 //! | `schedule` | `loggops_schedgen::parse_schedule_str` | first byte: ranks (1 + byte % 16), then a rank-parametric schedule |
 //! | `capture_pingpong` | `loggops_calibrate::read_pingpong_from` | Netgauge per-sample ping-pong (latency, bandwidth) |
 //! | `capture_os_noise` | `detect_reader`, then `read_selfish_from` / `read_quanta_from` as `calibrate --os-noise` does | selfish, FWQ, FTQ |
@@ -49,21 +49,35 @@ fn run_small<P: Program>(p: &P) {
     }
 }
 
-/// GOAL text, as `--goal FILE` reads it.
+/// The ticks a plain GOAL number is read in: 1 ps (`--compat loggopsim`, `--tick 1ps`), the
+/// default 1 ns, and 1 s, where large calc values overflow the clock when scaled (a located
+/// error, never a wrap).
+fn tick_options() -> [loggops_goal::ParseOptions; 3] {
+    [
+        loggops_goal::ParseOptions::ticks_as_is(),
+        loggops_goal::ParseOptions::default(),
+        loggops_goal::ParseOptions::with_tick(1_000_000_000_000),
+    ]
+}
+
+/// GOAL text, as `--goal FILE` reads it, in each tick of [`tick_options`].
 pub fn goal_text(data: &[u8]) {
-    let opts = loggops_goal::ParseOptions::default();
-    if let Ok(parsed) = loggops_goal::parse_reader_with("fuzz.goal", data, &opts) {
-        for w in &parsed.warnings {
-            let _ = w.to_string();
+    for opts in tick_options() {
+        if let Ok(parsed) = loggops_goal::parse_reader_with("fuzz.goal", data, &opts) {
+            for w in &parsed.warnings {
+                let _ = w.to_string();
+            }
+            run_small(&parsed.program);
         }
-        run_small(&parsed.program);
     }
 }
 
-/// LogGOPSim's binary GOAL, as `--goal FILE.bin` reads it.
+/// LogGOPSim's binary GOAL, as `--goal FILE.bin` reads it, in each tick of [`tick_options`].
 pub fn goal_binary(data: &[u8]) {
-    if let Ok(p) = loggops_goal::read_binary_from("fuzz.bin", Cursor::new(data)) {
-        run_small(&p);
+    for opts in tick_options() {
+        if let Ok(p) = loggops_goal::read_binary_from_with("fuzz.bin", Cursor::new(data), &opts) {
+            run_small(&p);
+        }
     }
 }
 
