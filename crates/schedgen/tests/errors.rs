@@ -183,6 +183,10 @@ fn nesting_beyond_the_limits_is_a_located_error_not_a_stack_overflow() {
     );
     let sum = format!("send 1B to rank{}\n", "+1".repeat(20_000));
     let minus = format!("send 1B to {}rank\n", "-".repeat(50_000));
+    // The 40,000-character line is shown as a window around the column, caret under the `+`
+    // that went too deep.
+    let e = err(&sum, 4);
+    insta::assert_snapshot!("nesting_limits_long_line", e);
     insta::assert_snapshot!(
         "nesting_limits",
         [parens, repeats, concurrent, sum, minus]
