@@ -292,6 +292,13 @@ pub fn flags(cli: &Cli, m: &ArgMatches) -> Result<()> {
             ];
             clashes(&inputs, &outputs)
         }
+        Some(Command::Validate(v)) => {
+            let noise = Some(v.noise.clone());
+            let measured: Vec<Option<PathBuf>> = v.measured.iter().cloned().map(Some).collect();
+            let mut inputs = vec![("--noise", &noise)];
+            inputs.extend(measured.iter().map(|p| ("MEASURED", p)));
+            clashes(&inputs, &[("--output", &v.output)])
+        }
     }
 }
 

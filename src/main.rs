@@ -13,6 +13,7 @@ mod out;
 mod run;
 mod schedule;
 mod units;
+mod validate;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -69,6 +70,7 @@ fn dispatch(cli: cli::Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Some(cli::Command::Gen(args)) => run::gen(args),
         Some(cli::Command::Calibrate(args)) => run::calibrate(*args),
+        Some(cli::Command::Validate(args)) => validate::validate(*args),
         None => run::simulate(cli.run),
     }
 }

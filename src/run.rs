@@ -9,7 +9,7 @@ use std::time::Instant;
 use anyhow::{anyhow, bail, Context, Result};
 use loggops_engine::{simulate as engine_run, Config, NoNoise, Order, Outcome, Params, Program};
 
-use crate::cli::{CalibrateArgs, FormatArg, GenArgs, ModelArg, OrderArg, RunArgs};
+use crate::cli::{CalibrateArgs, FormatArg, GenArgs, OrderArg, RunArgs};
 use crate::schedule::{self, with_program, Schedule};
 use crate::units::{
     fmt_bytes, fmt_ps, format_duration, format_size, parse_per_byte_ps, parse_size, parse_tick_ps,
@@ -20,8 +20,7 @@ use loggops_goal::{ParseOptions, DEFAULT_TICK_PS};
 /// The engine's sharing model: `--model`, else queued with `--noise` and LogGOPSim's without.
 pub fn model(args: &RunArgs) -> loggops_engine::Model {
     match args.model {
-        Some(ModelArg::Loggopsim) => loggops_engine::Model::LogGOPSim,
-        Some(ModelArg::Queued) => loggops_engine::Model::Queued,
+        Some(m) => m.into(),
         None if args.noise.is_some() => loggops_engine::Model::Queued,
         None => loggops_engine::Model::LogGOPSim,
     }
@@ -482,6 +481,7 @@ pub fn gen(args: GenArgs) -> Result<ExitCode> {
                 )
             })?);
         }
+        opts.chain_sends = args.chain_sends;
         let g = loggops_schedgen::Generated::with_options(coll, args.nodes, size, opts)?;
         Schedule::Generated(g)
     };

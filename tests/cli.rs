@@ -1,20 +1,7 @@
 //! Behaviour of the command line that users see: messages are pinned with insta snapshots.
 use std::path::Path;
 
-use crate::util::{run, stderr, stdout, write_file};
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// Runs from the repository root so paths in messages are stable.
-fn run_here(args: &[&str]) -> std::process::Output {
-    crate::util::bin()
-        .current_dir(root())
-        .args(args)
-        .output()
-        .unwrap()
-}
+use crate::util::{root, run, run_here, stderr, stdout, write_file};
 
 fn err_of(args: &[&str]) -> String {
     let out = run_here(args);
@@ -760,6 +747,9 @@ fn outputs_that_would_overwrite_inputs_or_each_other_are_refused() {
     let r = r.display();
     let missing = dir.path().join("no/such/dir/r.csv");
     let missing = missing.display();
+    let m = dir.path().join("pipelinedring_2_16.csv");
+    std::fs::write(&m, "#MessageSize Rank0Time(us) Rank1Time(us)\n16 1.5 2.5\n").unwrap();
+    let m = m.display();
     let cal = "calibrate --system x --latency calibration/example/lat.txt \
                --bandwidth calibration/example/bw.txt";
     let cases = [
@@ -769,6 +759,7 @@ fn outputs_that_would_overwrite_inputs_or_each_other_are_refused() {
         format!("gen --goal {g} --nodes 4 -o {g}"),
         format!("{cal} --set-S 1B -o calibration/example/lat.txt"),
         format!("{cal} -o {r} --report {r}"),
+        format!("validate {m} --noise calibration/aws.h5 --output {m}"),
     ];
     let report = errors_of(&cases).replace(dir.path().to_str().unwrap(), "[tmp]");
     insta::assert_snapshot!("clashing_files", report);
@@ -781,6 +772,7 @@ fn outputs_that_would_overwrite_inputs_or_each_other_are_refused() {
 #[test]
 fn negative_numbers_get_a_plain_message() {
     let g = "--goal goal/dissemination_16B.goal";
+    let val = "validate pipelinedring_2_16.csv --noise calibration/aws.h5";
     let cal = "calibrate --system x --latency a --bandwidth b -o x.h5";
     let cases = [
         "gen dissemination --nodes 4 --size -5B".to_string(),
@@ -791,6 +783,10 @@ fn negative_numbers_get_a_plain_message() {
         format!("{g} --nodes 4 -L -2us"),
         format!("{g} --nodes 4 --tick -1ns"),
         "gen dissemination --nodes 4 --size 5B --tick -1ns".to_string(),
+        format!("{val} --reps -1"),
+        format!("{val} --seed -1"),
+        format!("{val} --threads -2"),
+        format!("{val} --call-overhead -1us"),
         format!("{cal} --warmup -1"),
         format!("{cal} --price-on-demand -3"),
     ];

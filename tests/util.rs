@@ -37,8 +37,22 @@ pub fn write_file(dir: &Path, name: &str, text: &str) -> PathBuf {
     path
 }
 
+/// The repository root, where [`run_here`] runs the binary.
+pub fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
 pub fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_loggops-sim"))
+}
+
+/// Runs the binary from the repository root, so paths in its messages are stable.
+pub fn run_here(args: &[&str]) -> Output {
+    bin()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(args)
+        .output()
+        .expect("spawn loggops-sim")
 }
 
 pub fn run(args: &[&str]) -> Output {

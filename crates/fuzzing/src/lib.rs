@@ -15,6 +15,7 @@
 //! | `capture_pingpong` | `loggops_calibrate::read_pingpong_from` | Netgauge per-sample ping-pong (latency, bandwidth) |
 //! | `capture_os_noise` | `detect_reader`, then `read_selfish_from` / `read_quanta_from` as `calibrate --os-noise` does | selfish, FWQ, FTQ |
 //! | `capture_loggp` | `loggops_calibrate::read_loggp_from` | Netgauge `-x loggp` output |
+//! | `capture_measured` | `BenchmarkName::parse`, then `read_measured_from` as `validate` reads a file | first line: the file name (`pipelinedring_4_16.csv`), then the measured CSV |
 //! | `capture_tables` | `read_params_table`, `read_prices_table` (from a file) | the parameter and price CSV tables |
 //! | `profile` | `loggops_profile::read_profile_from_bytes`, then `NoiseModel::new` per mode and two noisy repetitions of a 16-rank ring | HDF5 noise profile |
 
@@ -36,6 +37,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("capture_pingpong", capture_pingpong),
     ("capture_os_noise", capture_os_noise),
     ("capture_loggp", capture_loggp),
+    ("capture_measured", capture_measured),
     ("capture_tables", capture_tables),
     ("profile", profile),
 ];
@@ -134,6 +136,21 @@ pub fn capture_os_noise(data: &[u8]) {
 pub fn capture_loggp(data: &[u8]) {
     if let Ok(fit) = loggops_calibrate::read_loggp_from(Cursor::new(data.to_vec()), "fuzz.out") {
         let _ = fit.summary();
+    }
+}
+
+/// A measured collective (`validate`): the first line names the file (its pattern, nodes and
+/// bytes, as a file name does), the rest is its content.
+pub fn capture_measured(data: &[u8]) {
+    let (name, text) = match data.iter().position(|&b| b == b'\n') {
+        Some(i) => (&data[..i], &data[i + 1..]),
+        None => (data, &[][..]),
+    };
+    let Ok(name) = loggops_calibrate::BenchmarkName::parse(&String::from_utf8_lossy(name)) else {
+        return;
+    };
+    if let Ok(m) = loggops_calibrate::read_measured_from(text, "fuzz.csv", name, None) {
+        let _ = m.iteration_max_ps();
     }
 }
 
