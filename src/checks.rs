@@ -90,6 +90,27 @@ pub const RUN_RULES: &[Rule<RunArgs>] = &[
         why_not: |a| in_compat(a, "charges rendezvous messages as LogGOPSim does"),
     },
     Rule {
+        id: "critical_path",
+        flag: "--critical-path",
+        why_not: |a| {
+            in_compat(a, "counts LogGOPSim's unit-less ticks, and the critical path is attributed in picoseconds; leave out --compat")
+        },
+    },
+    Rule {
+        id: "sensitivity",
+        flag: "--sensitivity",
+        why_not: |a| {
+            in_compat(a, "counts LogGOPSim's unit-less ticks, and the sensitivity is found in picoseconds; leave out --compat")
+        },
+    },
+    Rule {
+        id: "timeline",
+        flag: "--timeline",
+        why_not: |a| {
+            in_compat(a, "counts LogGOPSim's unit-less ticks, and the timeline is written in picoseconds; leave out --compat")
+        },
+    },
+    Rule {
         id: "batchmode",
         flag: "-b/--batchmode",
         why_not: |a| {
@@ -133,7 +154,46 @@ pub const RUN_RULES: &[Rule<RunArgs>] = &[
         flag: "--absolute-latency",
         why_not: |a| needs_noise(a, "changes how the profile's latencies are drawn"),
     },
+    Rule {
+        id: "critical_path_top",
+        flag: "--critical-path-top",
+        why_not: |a| {
+            (a.explain.critical_path.is_none() && !a.explain.sensitivity).then(|| {
+                "without --critical-path or --sensitivity: it sets how many ranks and messages a critical path lists".to_string()
+            })
+        },
+    },
+    Rule {
+        id: "timeline_rep",
+        flag: "--timeline-rep",
+        why_not: |a| {
+            needs_timeline(a, "picks the repetition the timeline shows")
+                .or_else(|| needs_noise(a, "picks which noisy repetition --timeline writes"))
+        },
+    },
+    Rule {
+        id: "timeline_ranks",
+        flag: "--timeline-ranks",
+        why_not: |a| needs_timeline(a, "picks the ranks the timeline shows"),
+    },
+    Rule {
+        id: "timeline_window",
+        flag: "--timeline-window",
+        why_not: |a| needs_timeline(a, "picks the stretch of time the timeline shows"),
+    },
+    Rule {
+        id: "timeline_max_size",
+        flag: "--timeline-max-size",
+        why_not: |a| needs_timeline(a, "limits the size of the timeline file"),
+    },
 ];
+
+fn needs_timeline(a: &RunArgs, what: &str) -> Option<String> {
+    a.explain
+        .timeline
+        .is_none()
+        .then(|| format!("without --timeline FILE.json: it {what}, and no timeline is written"))
+}
 
 /// The `gen` pattern, when it names a known collective (unknown names are reported by `gen`).
 fn pattern(a: &GenArgs) -> Option<loggops_schedgen::Collective> {
@@ -262,7 +322,13 @@ pub fn flags(cli: &Cli, m: &ArgMatches) -> Result<()> {
             apply(RUN_RULES, &cli.run, m)?;
             let a = &cli.run;
             let inputs = [("--goal", &a.goal), ("--noise", &a.noise)];
-            let outputs = [("--output", &a.output), ("--samples", &a.samples)];
+            let critical_path = a.explain.destination().map(Path::to_path_buf);
+            let outputs = [
+                ("--output", &a.output),
+                ("--samples", &a.samples),
+                ("--critical-path", &critical_path),
+                ("--timeline", &a.explain.timeline),
+            ];
             clashes(&inputs, &outputs)
         }
         Some(Command::Gen(g)) => {

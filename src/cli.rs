@@ -207,6 +207,11 @@ pub struct RunArgs {
     /// All ranks replay OS noise with the same phase (co-scheduled noise).
     #[arg(long)]
     pub cosched: bool,
+    /// With --noise: ranks r/N share a switch (their messages use the profile's near
+    /// parameters, the others its far ones), instead of the profile's own nodes per switch.
+    /// E.g. --nodes 5 --nodes-per-switch 4 puts rank 4 behind another switch.
+    #[arg(long, value_name = "N", requires = "noise", value_parser = clap::value_parser!(u32).range(1..))]
+    pub nodes_per_switch: Option<u32>,
     /// No progress bar.
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -214,6 +219,9 @@ pub struct RunArgs {
     /// has available or more than an hour per repetition (the estimate is printed).
     #[arg(long)]
     pub force_large: bool,
+    /// Issue 30: --critical-path, --sensitivity, --timeline (see src/explain.rs).
+    #[command(flatten)]
+    pub explain: crate::explain::ExplainArgs,
 }
 
 #[derive(Args, Debug)]

@@ -8,6 +8,7 @@ mod budget;
 mod checks;
 mod cli;
 mod compat;
+mod explain;
 mod mc;
 mod out;
 mod run;

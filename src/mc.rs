@@ -65,7 +65,13 @@ pub(crate) fn one_run<P: Program>(
     rep: u64,
     odds: &WindowOdds,
     engine_model: loggops_engine::Model,
+    explain: Option<&crate::explain::McPaths>,
 ) -> Result<u64> {
+    // Issue 30 hook: a repetition that --critical-path/--timeline record runs there (on the
+    // global engine, same answer).
+    if let Some(r) = explain.and_then(|x| x.run(prog, model, engine_model, seed, rep)) {
+        return r;
+    }
     Ok(one_outcome(prog, model, seed, rep, odds, engine_model)?
         .max()
         .0)
@@ -108,6 +114,7 @@ pub fn monte_carlo(
     let mut profile = loggops_profile::read_profile(path)?;
     override_params(args, &mut profile)?;
     let modes = crate::checks::noise_modes(&args.noise_mode, &profile, path)?;
+    let explain = crate::explain::McPaths::new(args, goal, &modes)?; // issue 30 hook
     let nodes: Vec<Option<u32>> = if args.nodes.is_empty() {
         vec![None]
     } else {
@@ -127,6 +134,7 @@ pub fn monte_carlo(
         },
         cosched: args.cosched,
         rndv_triple_latency: args.rndv_3l.unwrap_or(true),
+        nodes_per_switch: args.nodes_per_switch,
         ..NoiseConfig::default()
     };
     let noisy_cells = nodes.len() * modes.iter().filter(|m| **m != NoiseMode::None).count();
@@ -172,7 +180,8 @@ pub fn monte_carlo(
             args.seed,
             0,
             &WindowOdds::default(),
-            crate::run::model(args)
+            crate::run::model(args),
+            explain.as_ref()
         ))?;
         let mut cost = CostModel::new(ranks as u64);
         if let Some(p) = profile.prices.on_demand_usd_per_node_hour {
@@ -205,7 +214,8 @@ pub fn monte_carlo(
                                     args.seed,
                                     rep,
                                     &odds,
-                                    crate::run::model(args)
+                                    crate::run::model(args),
+                                    explain.as_ref()
                                 ));
                                 bar.inc(1);
                                 t
@@ -271,5 +281,8 @@ pub fn monte_carlo(
         _ => format.render_to_string(&only_cells),
     };
     crate::run::emit(args.output.as_deref(), &text)?;
+    if let Some(x) = explain {
+        x.finish(&profile.system)?; // issue 30 hook
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -146,6 +146,9 @@ pub fn simulate(args: RunArgs) -> Result<ExitCode> {
     }
     let ov = overrides(&args.params)?;
     // --tick and --model queued with --compat are refused by `checks::RUN_RULES`.
+    // Issue 30 hook: records the noiseless runs when --critical-path/--sensitivity/--timeline
+    // ask for it (and refuses these flags with --compat).
+    let mut explain = crate::explain::Noiseless::new(&args, &goal)?;
     if args.compat.is_some() {
         return compat_run(&args, &goal, &ov);
     }
@@ -182,8 +185,11 @@ pub fn simulate(args: RunArgs) -> Result<ExitCode> {
         crate::budget::check(&sched, &crate::budget::what(&goal, nodes), &plan)?;
         explicit = sched.is_explicit();
         let start = Instant::now();
-        let out = with_program!(&sched, |p| engine_run(p, &cfg, &mut NoNoise))
-            .with_context(|| format!("simulating {}", goal.display()))?;
+        let out = with_program!(&sched, |p| match &mut explain {
+            Some(x) => x.simulate(p, &cfg), // issue 30 hook
+            None => engine_run(p, &cfg, &mut NoNoise).map_err(Into::into),
+        })
+        .with_context(|| format!("simulating {}", goal.display()))?;
         let wall = start.elapsed().as_secs_f64();
         if !out.completed() {
             crate::out::err_text(&describe_leftovers(&goal, &sched, &out));
@@ -207,6 +213,9 @@ pub fn simulate(args: RunArgs) -> Result<ExitCode> {
         FormatArg::Csv => csv_summary(&runs),
     };
     emit(args.output.as_deref(), &text)?;
+    if let Some(x) = explain {
+        x.finish()?; // issue 30 hook
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -537,6 +537,10 @@ fn flags_that_do_not_apply_are_errors() {
         format!("--compat loggopsim {g} --format json"),
         format!("--compat loggopsim {g} --rndv-3l true"),
         format!("--compat loggopsim {g} --model queued"),
+        format!("--compat loggopsim {g} --timeline t.json"),
+        format!("{g} --critical-path-top 5"),
+        format!("{g} --timeline-ranks 0-3"),
+        format!("{g} --timeline t.json --timeline-rep 2"),
         format!("{g} --tick 1ps"),
         format!("{gen} --root 9 --nway 3"),
         format!("{gen} --root 9"),
@@ -760,6 +764,8 @@ fn outputs_that_would_overwrite_inputs_or_each_other_are_refused() {
         format!("{cal} --set-S 1B -o calibration/example/lat.txt"),
         format!("{cal} -o {r} --report {r}"),
         format!("validate {m} --noise calibration/aws.h5 --output {m}"),
+        format!("--goal {g} --nodes 4 --output {r} --timeline {r}"),
+        format!("--goal {g} --nodes 4 --critical-path={g}"),
     ];
     let report = errors_of(&cases).replace(dir.path().to_str().unwrap(), "[tmp]");
     insta::assert_snapshot!("clashing_files", report);

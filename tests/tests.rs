@@ -5,6 +5,7 @@ mod apps;
 mod cli;
 mod closed_forms;
 mod conformance;
+mod explain;
 mod generators;
 mod placement;
 mod roundtrip;

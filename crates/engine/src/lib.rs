@@ -3,7 +3,9 @@
 //! The engine runs any [`Program`] (a per-rank operation graph) under the LogGOPS model with
 //! LogGOPSim's exact event rules and ordering, optionally with [`Noise`]. [`simulate`] runs a
 //! noisy repetition with the windowed engine ([`window`]) when it can and with the global
-//! engine ([`simulate_global`]) otherwise; both give the same answer.
+//! engine ([`simulate_global`]) otherwise; both give the same answer. A caller that wants to
+//! know why a run took as long as it did passes a [`Recorder`] to
+//! [`simulate_global_recorded`] (see [`record`]).
 //!
 //! ```
 //! use loggops_engine::{simulate, Config, NoNoise, Params, testing::VecProgram, Op};
@@ -21,6 +23,7 @@ pub mod noise;
 pub mod params;
 pub mod program;
 mod queue;
+pub mod record;
 mod reduce;
 pub mod sim;
 pub mod stdsort;
@@ -31,6 +34,7 @@ pub mod window;
 pub use noise::*;
 pub use params::*;
 pub use program::*;
+pub use record::*;
 pub use sim::*;
 pub use window::{
     simulate_windowed, simulate_windowed_with, Ancestry, GiveUp, WindowOdds, FULL_RECORDS,

@@ -82,6 +82,19 @@ pub trait Noise {
     fn min_latency(&self) -> Time {
         0
     }
+    /// The costs of message `(src → dst, size bytes)` without network noise: what
+    /// [`Self::send_costs`] would return if nothing were drawn (a model with placements gives
+    /// the base parameters of the message's placement). Recorders compare the drawn costs
+    /// with these to attribute network noise. The default is the engine's parameters `p`
+    /// (`gap_bytes` = `G·(size−1)`, saturating); only asked when recording.
+    fn base_costs(&self, p: &Params, _src: u32, _dst: u32, size: u64) -> MsgCosts {
+        MsgCosts {
+            latency: p.l,
+            o: p.o,
+            g: p.g,
+            gap_bytes: p.big_g.cost(size.saturating_sub(1)).unwrap_or(Time::MAX),
+        }
+    }
 }
 
 /// No noise: the engine's default; every call is compiled away.

@@ -21,10 +21,13 @@ use std::cmp::Ordering;
 
 use crate::counters::Counters;
 use crate::matching::{Arrived, Lists, Posted, MIXED, NIL};
-use crate::noise::Noise;
+use crate::noise::{MsgCosts, Noise};
 use crate::params::{or_overflow, Params, Time};
 use crate::program::{DepKind, Op, OpKind, Program, Tabled};
 use crate::queue::{EventQueue, HeapQueue, QueueItem, RadixQueue};
+use crate::record::{
+    CalcRecord, MessageRecord, NoRecord, PostRecord, ReceivedRecord, Recorder, SendRecord,
+};
 use crate::stdsort;
 
 /// How ops freed by the same event are ordered before they are enqueued.
@@ -325,16 +328,28 @@ pub fn simulate_global<P: Program, N: Noise>(
     cfg: &Config,
     noise: &mut N,
 ) -> Result<Outcome, EngineError> {
-    match prog.op_table() {
-        Some(t) => run_global(&Tabled::new(prog, t), cfg, noise),
-        None => run_global(prog, cfg, noise),
-    }
+    simulate_global_recorded(prog, cfg, noise, &mut NoRecord)
 }
 
-fn run_global<P: Program, N: Noise>(
+/// [`simulate_global`], telling `rec` about every activity (see [`crate::record`]). The
+/// answer is the same as without recording, and as [`simulate`]'s.
+pub fn simulate_global_recorded<P: Program, N: Noise, R: Recorder>(
     prog: &P,
     cfg: &Config,
     noise: &mut N,
+    rec: &mut R,
+) -> Result<Outcome, EngineError> {
+    match prog.op_table() {
+        Some(t) => run_global(&Tabled::new(prog, t), cfg, noise, rec),
+        None => run_global(prog, cfg, noise, rec),
+    }
+}
+
+fn run_global<P: Program, N: Noise, R: Recorder>(
+    prog: &P,
+    cfg: &Config,
+    noise: &mut N,
+    rec: &mut R,
 ) -> Result<Outcome, EngineError> {
     // The radix heap needs a monotone queue: one CPU per rank (or the queued model, which
     // never schedules an op before the event that frees it) and no wrapping arithmetic. It
@@ -343,15 +358,20 @@ fn run_global<P: Program, N: Noise>(
     let queued = cfg.model == Model::Queued;
     let radix = prog.num_ranks() > FEW_RANKS;
     if cfg.compat {
-        Sim::<P, N, HeapQueue<Ev>, true, false>::new(prog, cfg, noise, HeapQueue::new())?.run()
+        Sim::<P, N, R, HeapQueue<Ev>, true, false>::new(prog, cfg, noise, rec, HeapQueue::new())?
+            .run()
     } else if queued && radix {
-        Sim::<P, N, RadixQueue<Ev>, false, true>::new(prog, cfg, noise, RadixQueue::new())?.run()
+        Sim::<P, N, R, RadixQueue<Ev>, false, true>::new(prog, cfg, noise, rec, RadixQueue::new())?
+            .run()
     } else if queued {
-        Sim::<P, N, HeapQueue<Ev>, false, true>::new(prog, cfg, noise, HeapQueue::new())?.run()
+        Sim::<P, N, R, HeapQueue<Ev>, false, true>::new(prog, cfg, noise, rec, HeapQueue::new())?
+            .run()
     } else if prog.num_cpus() <= 1 && radix {
-        Sim::<P, N, RadixQueue<Ev>, false, false>::new(prog, cfg, noise, RadixQueue::new())?.run()
+        Sim::<P, N, R, RadixQueue<Ev>, false, false>::new(prog, cfg, noise, rec, RadixQueue::new())?
+            .run()
     } else {
-        Sim::<P, N, HeapQueue<Ev>, false, false>::new(prog, cfg, noise, HeapQueue::new())?.run()
+        Sim::<P, N, R, HeapQueue<Ev>, false, false>::new(prog, cfg, noise, rec, HeapQueue::new())?
+            .run()
     }
 }
 
@@ -359,11 +379,21 @@ fn run_global<P: Program, N: Noise>(
 /// (both pop in the same order).
 const FEW_RANKS: u32 = 64;
 
-struct Sim<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool, const QUEUED: bool> {
+struct Sim<
+    'a,
+    P: Program,
+    N: Noise,
+    R: Recorder,
+    Q: EventQueue<Ev>,
+    const COMPAT: bool,
+    const QUEUED: bool,
+> {
     prog: &'a P,
     p: Params,
     order: Order,
     noise: &'a mut N,
+    /// Told about every activity when `R::ACTIVE` (see [`crate::record`]).
+    rec: &'a mut R,
     ranks: u32,
     ncpu: usize,
     nnic: usize,
@@ -410,10 +440,23 @@ struct Sim<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool, cons
     o_ticks: u64,
 }
 
-impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool, const QUEUED: bool>
-    Sim<'a, P, N, Q, COMPAT, QUEUED>
+impl<
+        'a,
+        P: Program,
+        N: Noise,
+        R: Recorder,
+        Q: EventQueue<Ev>,
+        const COMPAT: bool,
+        const QUEUED: bool,
+    > Sim<'a, P, N, R, Q, COMPAT, QUEUED>
 {
-    fn new(prog: &'a P, cfg: &Config, noise: &'a mut N, heap: Q) -> Result<Self, EngineError> {
+    fn new(
+        prog: &'a P,
+        cfg: &Config,
+        noise: &'a mut N,
+        rec: &'a mut R,
+        heap: Q,
+    ) -> Result<Self, EngineError> {
         let ranks = prog.num_ranks();
         if ranks > HOST_MASK {
             return Err(EngineError::TooLarge {
@@ -431,6 +474,7 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool, const QUEU
             p: cfg.params,
             order: cfg.order,
             noise,
+            rec,
             ranks,
             ncpu,
             nnic,
@@ -612,7 +656,11 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool, const QUEU
             let (host, op) = self.freed[0];
             self.freed.clear();
             self.enqueued[host as usize] += 1;
-            let t = self.start_time(host, &self.prog.op(host, op));
+            let o = self.prog.op(host, op);
+            let t = self.start_time(host, &o);
+            if R::ACTIVE {
+                self.rec.ready(host, op, &o, t, self.now);
+            }
             let ts = self.ts;
             self.ts += 1;
             if self.direct_ok && self.heap.all_after(t) {
@@ -663,6 +711,12 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool, const QUEU
             let mut j = i + 1;
             while j < n && self.start_time(host, &self.prog.op(host, ops[j])) == t {
                 j += 1;
+            }
+            if R::ACTIVE {
+                for &id in &ops[i..j] {
+                    let o = self.prog.op(host, id);
+                    self.rec.ready(host, id, &o, t, self.now);
+                }
             }
             let ts = self.ts;
             self.ts += (j - i) as u64;
@@ -829,6 +883,17 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool, const QUEU
                             } else {
                                 self.posted(h).post(op.peer, op.tag, id);
                             }
+                            if R::ACTIVE {
+                                let step = if run > 1 { stride } else { id_stride };
+                                for i in 0..done {
+                                    self.rec.post(&PostRecord {
+                                        rank: host,
+                                        op: id + i * step,
+                                        start: ev.time,
+                                        matched: None,
+                                    });
+                                }
+                            }
                         } else {
                             self.op_event(ev.time, ts, host, id)?;
                         }
@@ -894,6 +959,18 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool, const QUEU
                     };
                     let v = self.add(end, noise);
                     self.set_clock(h, Clock::Cpu, op.cpu, v);
+                    if R::ACTIVE {
+                        self.rec.calc(&CalcRecord {
+                            rank: host,
+                            op: id,
+                            cpu: op.cpu,
+                            start: t,
+                            cpu_free: o,
+                            duration: op.size,
+                            detour: noise,
+                            cpu_end: v,
+                        });
+                    }
                     self.mark(host, id, DepKind::Start);
                     self.mark(host, id, DepKind::Done);
                 } else {
@@ -913,9 +990,9 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool, const QUEU
                 if QUEUED {
                     return self.queued_send(t, ts, host, id, op);
                 }
-                let ready =
-                    self.clock(h, Clock::Cpu, op.cpu)
-                        .max(self.clock(h, Clock::Send, op.nic));
+                let cpu_free = self.clock(h, Clock::Cpu, op.cpu);
+                let nic_free = self.clock(h, Clock::Send, op.nic);
+                let ready = cpu_free.max(nic_free);
                 if ready <= t {
                     self.mark(host, id, DepKind::Start);
                     let (lat, o, g, gap) = if N::ACTIVE {
@@ -933,16 +1010,37 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool, const QUEU
                     };
                     let ob = self.overhead_bytes(op.size);
                     let v = self.add(t_o, ob);
-                    let v = self.add(v, noise);
-                    self.set_clock(h, Clock::Cpu, op.cpu, v);
+                    let cpu_end = self.add(v, noise);
+                    self.set_clock(h, Clock::Cpu, op.cpu, cpu_end);
                     let v = self.add(t, g);
-                    let v = self.add(v, gap);
-                    self.set_clock(h, Clock::Send, op.nic, v);
+                    let nic_end = self.add(v, gap);
+                    self.set_clock(h, Clock::Send, op.nic, nic_end);
                     let mut arrival = self.add(t_o, lat);
                     if op.size > self.p.s {
                         for _ in 0..self.p.rndv_extra_latencies {
                             arrival = self.add(arrival, lat);
                         }
+                    }
+                    if R::ACTIVE {
+                        let drawn = MsgCosts {
+                            latency: lat,
+                            o,
+                            g,
+                            gap_bytes: gap,
+                        };
+                        let r = SendRecord {
+                            start: t,
+                            cpu_free,
+                            nic_free,
+                            overhead_bytes: ob,
+                            detour: noise,
+                            cpu_end,
+                            nic_end,
+                            nic_start: t,
+                            arrival,
+                            ..self.send_record(host, id, &op, drawn)
+                        };
+                        self.rec.send(&r);
                     }
                     let mts = self.ts;
                     self.ts += 1;
@@ -957,7 +1055,16 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool, const QUEU
             }
             OpKind::Recv => {
                 self.mark(host, id, DepKind::Start);
-                if let Some(u) = self.arrived(h).take_match(op.peer, op.tag) {
+                let matched = self.arrived(h).take_match(op.peer, op.tag);
+                if R::ACTIVE {
+                    self.rec.post(&PostRecord {
+                        rank: host,
+                        op: id,
+                        start: t,
+                        matched: matched.map(|u| (u.src, u.send_op)),
+                    });
+                }
+                if let Some(u) = matched {
                     if op.size > self.p.s {
                         self.mark(u.src, u.send_op, DepKind::Done);
                         self.release_sender(u.src as usize, op.cpu, op.nic, t);
@@ -982,10 +1089,45 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool, const QUEU
             // The queued model holds nothing of the sender while it waits.
             return;
         }
-        let o = self.clock(s, Clock::Cpu, cpu).max(t);
-        self.set_clock(s, Clock::Cpu, cpu, o);
-        let g = self.clock(s, Clock::Send, nic).max(t);
-        self.set_clock(s, Clock::Send, nic, g);
+        let o0 = self.clock(s, Clock::Cpu, cpu);
+        self.set_clock(s, Clock::Cpu, cpu, o0.max(t));
+        let g0 = self.clock(s, Clock::Send, nic);
+        self.set_clock(s, Clock::Send, nic, g0.max(t));
+        if R::ACTIVE {
+            self.rec.raise(s as u32, cpu, nic, t, o0, g0);
+        }
+    }
+
+    /// A [`SendRecord`] of op `id` of `host` with its costs (`drawn`, and the noiseless ones)
+    /// and its times still 0, for the caller to fill in.
+    #[inline(never)]
+    fn send_record(&mut self, host: u32, id: u32, op: &Op, drawn: MsgCosts) -> SendRecord {
+        let base = if N::ACTIVE {
+            self.noise.base_costs(&self.p, host, op.peer, op.size)
+        } else {
+            drawn
+        };
+        let rndv = op.size > self.p.s;
+        SendRecord {
+            rank: host,
+            op: id,
+            dst: op.peer,
+            size: op.size,
+            cpu: op.cpu,
+            nic: op.nic,
+            start: 0,
+            cpu_free: 0,
+            nic_free: 0,
+            drawn,
+            base,
+            overhead_bytes: 0,
+            detour: 0,
+            cpu_end: 0,
+            nic_end: 0,
+            nic_start: 0,
+            arrival: 0,
+            latencies: 1 + if rndv { self.p.rndv_extra_latencies } else { 0 },
+        }
     }
 
     /// Rank `h`'s posted-receive list.
@@ -1014,9 +1156,9 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool, const QUEU
         let host = op.peer;
         let h = host as usize;
         // LogGOPSim charges the message to the receiver's CPU and NIC with the *sender's* indices.
-        let ready = self
-            .clock(h, Clock::Cpu, op.cpu)
-            .max(self.clock(h, Clock::Recv, op.nic));
+        let cpu_free = self.clock(h, Clock::Cpu, op.cpu);
+        let nic_free = self.clock(h, Clock::Recv, op.nic);
+        let ready = cpu_free.max(nic_free);
         if ready <= t {
             let (o, g, gap) = if N::ACTIVE {
                 let c = self
@@ -1035,13 +1177,45 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool, const QUEU
             };
             let ob = self.overhead_bytes(op.size);
             let v = self.add(t_o, noise);
-            let v = self.add(v, ob.max(gap));
-            self.set_clock(h, Clock::Cpu, op.cpu, v);
+            let cpu_end = self.add(v, ob.max(gap));
+            self.set_clock(h, Clock::Cpu, op.cpu, cpu_end);
             let v = self.add(t, g);
-            let v = self.add(v, gap);
-            self.set_clock(h, Clock::Recv, op.nic, v);
+            let nic_end = self.add(v, gap);
+            self.set_clock(h, Clock::Recv, op.nic, nic_end);
             let prog = self.prog;
-            if let Some(recv) = self.posted(h).take_match(prog, host, sender, op.tag) {
+            let matched = self.posted(h).take_match(prog, host, sender, op.tag);
+            if R::ACTIVE {
+                let drawn = MsgCosts {
+                    latency: self.p.l,
+                    o,
+                    g,
+                    gap_bytes: gap,
+                };
+                let base = if N::ACTIVE {
+                    self.noise.base_costs(&self.p, sender, host, op.size)
+                } else {
+                    drawn
+                };
+                self.rec.message(&MessageRecord {
+                    src: sender,
+                    send_op: send_id,
+                    dst: host,
+                    size: op.size,
+                    cpu: op.cpu,
+                    nic: op.nic,
+                    start: t,
+                    cpu_free,
+                    nic_free,
+                    drawn,
+                    base,
+                    overhead_bytes: ob,
+                    detour: noise,
+                    cpu_end,
+                    nic_end,
+                    matched,
+                });
+            }
+            if let Some(recv) = matched {
                 if op.size > self.p.s {
                     self.mark(sender, send_id, DepKind::Done);
                     self.release_sender(sender as usize, op.cpu, op.nic, t);
@@ -1124,18 +1298,41 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool, const QUEU
         };
         let ob = self.overhead_bytes(op.size);
         let v = self.add(t_o, ob);
-        let v = self.add(v, noise);
-        self.set_clock(h, Clock::Cpu, op.cpu, v);
-        let tn = t.max(self.clock(h, Clock::Send, op.nic));
+        let cpu_end = self.add(v, noise);
+        let cpu_free = self.clock(h, Clock::Cpu, op.cpu);
+        self.set_clock(h, Clock::Cpu, op.cpu, cpu_end);
+        let nic_free = self.clock(h, Clock::Send, op.nic);
+        let tn = t.max(nic_free);
         let v = self.add(tn, g);
-        let v = self.add(v, gap);
-        self.set_clock(h, Clock::Send, op.nic, v);
+        let nic_end = self.add(v, gap);
+        self.set_clock(h, Clock::Send, op.nic, nic_end);
         let mut arrival = self.add(tn, o);
         arrival = self.add(arrival, lat);
         if op.size > self.p.s {
             for _ in 0..self.p.rndv_extra_latencies {
                 arrival = self.add(arrival, lat);
             }
+        }
+        if R::ACTIVE {
+            let drawn = MsgCosts {
+                latency: lat,
+                o,
+                g,
+                gap_bytes: gap,
+            };
+            let r = SendRecord {
+                start: t,
+                cpu_free,
+                nic_free,
+                overhead_bytes: ob,
+                detour: noise,
+                cpu_end,
+                nic_end,
+                nic_start: tn,
+                arrival,
+                ..self.send_record(host, id, &op, drawn)
+            };
+            self.rec.send(&r);
         }
         // The message is received `o + (s-1)·max(O, G)` after it arrives.
         let received = self.add(arrival, o_r);
@@ -1174,13 +1371,45 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool, const QUEU
             let t_o = self.add(arrival, c.o);
             let d = self.noise.os_detour(host, arrival, t_o);
             if d > 0 {
+                if R::ACTIVE {
+                    self.rec.deferred(sender, send_id, d);
+                }
                 let later = self.add(t, d);
                 self.push(later, ts, K_MSG, sender, send_id | DETOURED);
                 return self.check(sender, send_id);
             }
         }
         let prog = self.prog;
-        if let Some(recv) = self.posted(h).take_match(prog, host, sender, op.tag) {
+        let matched = self.posted(h).take_match(prog, host, sender, op.tag);
+        if R::ACTIVE {
+            let (drawn, base) = if N::ACTIVE {
+                let c = self
+                    .noise
+                    .recv_costs(&self.p, sender, host, send_id, op.size);
+                (c, self.noise.base_costs(&self.p, sender, host, op.size))
+            } else {
+                let c = MsgCosts {
+                    latency: self.p.l,
+                    o: self.p.o,
+                    g: self.p.g,
+                    gap_bytes: self.gap_bytes(op.size),
+                };
+                (c, c)
+            };
+            let overhead_bytes = self.overhead_bytes(op.size);
+            self.rec.received(&ReceivedRecord {
+                src: sender,
+                send_op: send_id,
+                dst: host,
+                size: op.size,
+                time: t,
+                drawn,
+                base,
+                overhead_bytes,
+                matched,
+            });
+        }
+        if let Some(recv) = matched {
             if op.size > self.p.s {
                 self.mark(sender, send_id, DepKind::Done);
             }
@@ -1207,6 +1436,10 @@ impl<'a, P: Program, N: Noise, Q: EventQueue<Ev>, const COMPAT: bool, const QUEU
 
     /// Queues a send that stopped waiting at `t`, with a new `ts`.
     fn requeue(&mut self, t: Time, host: u32, id: u32) {
+        if R::ACTIVE {
+            let o = self.prog.op(host, id);
+            self.rec.ready(host, id, &o, t, t);
+        }
         let ts = self.ts;
         self.ts += 1;
         self.requeued += 1;

@@ -941,6 +941,17 @@ impl Noise for NoiseRun {
         self.costs(src, dst, send_op, size, 1, false, Some(gap_bytes))
     }
 
+    /// The base parameters of the message's placement (near or far), whatever the mode.
+    fn base_costs(&self, _p: &Params, src: u32, dst: u32, size: u64) -> MsgCosts {
+        let pl = self.place(src, dst);
+        MsgCosts {
+            latency: pl.base.l,
+            o: pl.base.o,
+            g: pl.base.g,
+            gap_bytes: Self::base_gap(pl, size.saturating_sub(1)),
+        }
+    }
+
     fn min_message_delay(&self) -> Time {
         self.m.min_delay
     }

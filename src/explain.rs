@@ -1,0 +1,674 @@
+//! Why is it slow, and what would help (issue 30): the command-line side of
+//! `--critical-path`, `--sensitivity` and `--timeline`. The work is done by `loggops-explain`;
+//! this module parses the flags, checks sizes before a run, records runs on the global engine
+//! (same answers) and writes the reports.
+//!
+//! Hooks: `run.rs` runs each noiseless simulation through [`Noiseless::simulate`], and
+//! `mc.rs` each Monte-Carlo repetition through [`McPaths::run`] (marked "issue 30 hook").
+
+use std::collections::{HashMap, HashSet};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use std::sync::Mutex;
+
+use anyhow::{anyhow, bail, Context, Result};
+use clap::Args;
+use loggops_engine::{simulate, Config, NoNoise, Noise, Outcome, Program, Time};
+use loggops_explain::render::{self, RunReport};
+use loggops_explain::{
+    critical_path, record, timeline, tolerance, ActivityLog, CellPaths, CriticalPath, PathSummary,
+    Shifted, TimelineOptions, Tolerance,
+};
+use loggops_noise::{NoiseMode, NoiseModel};
+
+use crate::cli::{FormatArg, RunArgs};
+use crate::units::{fmt_bytes, parse_size, parse_time_ps};
+
+/// Flags of issue 30 (flattened into the run flags).
+#[derive(Args, Debug, Default, Clone)]
+#[command(next_help_heading = "Why is it slow (critical path, sensitivity, timelines)")]
+pub struct ExplainArgs {
+    /// Show the critical path: the chain of ops, messages and waits that set the finishing
+    /// time, every picosecond of it attributed to compute, CPU overhead (o, O·size), NIC gap
+    /// (g, G·size), latency (L, rendezvous round trips included), waiting for a busy CPU or
+    /// NIC, OS detours and network noise (drawn minus noiseless L, G, o, g), with the ranks and
+    /// the top messages on it and dT/dL, dT/do, dT/dg, dT/dG read from it. With --noise: per
+    /// cell the mean, p50 and p95 of every part over the repetitions and which part the slow
+    /// repetitions (around the p95) spend their extra time on. Printed after the results, or
+    /// written to FILE (--critical-path=FILE) in --format. Runs are recorded on the exact
+    /// global engine (same answers, slower, about 140 bytes of memory per event).
+    #[arg(
+        long,
+        value_name = "FILE",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "-"
+    )]
+    pub critical_path: Option<PathBuf>,
+    /// Also find the latency tolerance of the noiseless run: the largest extra latency per
+    /// message for which the runtime grows by at most 1 % and 5 %, by bisection on exact runs
+    /// (about 20-40 more runs), next to the derivatives read from the critical path. Implies
+    /// --critical-path.
+    #[arg(long)]
+    pub sensitivity: bool,
+    /// Ranks and messages listed per critical path.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub critical_path_top: usize,
+    /// Write one run as a Chrome trace-event JSON timeline for ui.perfetto.dev or
+    /// chrome://tracing: per rank a CPU track with the ops, send/receive NIC tracks, the
+    /// receives posted and the critical path; messages as flow arrows, OS detours as slices.
+    /// With --noise: repetition --timeline-rep of the first node count and the first noisy
+    /// mode.
+    #[arg(long, value_name = "FILE.json")]
+    pub timeline: Option<PathBuf>,
+    /// Repetition written by --timeline (with --noise).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub timeline_rep: u64,
+    /// Only these ranks in the timeline, e.g. 0-15,100.
+    #[arg(long, value_name = "RANKS")]
+    pub timeline_ranks: Option<String>,
+    /// Only slices overlapping this window of simulated time, e.g. 1ms..2ms (either end may be
+    /// left open: ..2ms).
+    #[arg(long, value_name = "FROM..TO")]
+    pub timeline_window: Option<String>,
+    /// Refuse timelines larger than this (checked before the run from the op count of the
+    /// chosen ranks, and while writing: nothing is written when it is exceeded).
+    #[arg(long, value_name = "SIZE", default_value = "1GiB")]
+    pub timeline_max_size: String,
+}
+
+/// Memory the activity logs of the runs recorded at once may take.
+const LOG_BUDGET: u64 = 12 << 30;
+
+impl ExplainArgs {
+    fn wants_path(&self) -> bool {
+        self.critical_path.is_some() || self.sensitivity
+    }
+
+    /// Where the report goes: `None` for stdout.
+    pub(crate) fn destination(&self) -> Option<&Path> {
+        self.critical_path
+            .as_deref()
+            .filter(|p| p.as_os_str() != "-")
+    }
+
+    fn timeline_options(&self) -> Result<Option<TimelineOptions>> {
+        if self.timeline.is_none() {
+            return Ok(None);
+        }
+        let ranks = self
+            .timeline_ranks
+            .as_deref()
+            .map(parse_ranks)
+            .transpose()
+            .map_err(|e| anyhow!("--timeline-ranks: {e}"))?;
+        let window = self
+            .timeline_window
+            .as_deref()
+            .map(parse_window)
+            .transpose()
+            .map_err(|e| anyhow!("--timeline-window: {e}"))?;
+        let max_bytes = parse_size(&self.timeline_max_size)
+            .map_err(|e| anyhow!("--timeline-max-size {}: {e}", self.timeline_max_size))?;
+        Ok(Some(TimelineOptions {
+            ranks,
+            window,
+            max_bytes,
+        }))
+    }
+}
+
+/// `0-15,100` → sorted, merged inclusive ranges.
+fn parse_ranks(s: &str) -> Result<Vec<(u32, u32)>, String> {
+    let mut v = Vec::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let num = |x: &str| {
+            x.trim()
+                .parse::<u32>()
+                .map_err(|_| format!("`{x}` is not a rank (expected e.g. 0-15,100)"))
+        };
+        let (a, b) = match part.split_once('-') {
+            Some((a, b)) => (num(a)?, num(b)?),
+            None => (num(part)?, num(part)?),
+        };
+        if a > b {
+            return Err(format!("`{part}`: the range is empty"));
+        }
+        v.push((a, b));
+    }
+    if v.is_empty() {
+        return Err("no ranks given (expected e.g. 0-15,100)".into());
+    }
+    v.sort_unstable();
+    let mut merged: Vec<(u32, u32)> = Vec::new();
+    for (a, b) in v {
+        match merged.last_mut() {
+            Some(l) if a <= l.1.saturating_add(1) => l.1 = l.1.max(b),
+            _ => merged.push((a, b)),
+        }
+    }
+    Ok(merged)
+}
+
+/// `1ms..2ms`, `..2ms`, `1ms..` → ps.
+fn parse_window(s: &str) -> Result<(Time, Time), String> {
+    let Some((a, b)) = s.split_once("..") else {
+        return Err(format!("`{s}`: expected FROM..TO, e.g. 1ms..2ms"));
+    };
+    let t = |x: &str, open: Time| {
+        if x.trim().is_empty() {
+            Ok(open)
+        } else {
+            parse_time_ps(x.trim()).map_err(|e| format!("`{x}`: {e}"))
+        }
+    };
+    let (a, b) = (t(a, 0)?, t(b, Time::MAX)?);
+    if a > b {
+        return Err(format!("`{s}`: the window ends before it starts"));
+    }
+    Ok((a, b))
+}
+
+/// Refuses a run whose activity log would not fit in memory (`at_once` logs in parallel).
+fn check_log<P: Program>(prog: &P, at_once: u64) -> Result<()> {
+    let bytes = ActivityLog::estimate_bytes(prog).saturating_mul(at_once.max(1));
+    if bytes > LOG_BUDGET {
+        bail!(
+            "recording this run for --critical-path/--sensitivity/--timeline needs about {} of \
+             memory ({} ops{}), more than the {} allowed: simulate fewer --nodes, or use \
+             --threads 1 with --noise",
+            fmt_bytes(bytes),
+            prog.total_ops(),
+            if at_once > 1 {
+                format!(", {at_once} repetitions at once")
+            } else {
+                String::new()
+            },
+            fmt_bytes(LOG_BUDGET)
+        );
+    }
+    Ok(())
+}
+
+fn check_timeline<P: Program>(prog: &P, opts: &TimelineOptions) -> Result<()> {
+    let est = timeline::estimate_bytes(prog, opts);
+    if est > opts.max_bytes {
+        bail!(
+            "the timeline would take about {} ({} ops on the chosen ranks), more than \
+             --timeline-max-size {}: keep fewer ranks (--timeline-ranks 0-15,100), a time \
+             window (--timeline-window 1ms..2ms), or raise --timeline-max-size",
+            fmt_bytes(est),
+            match &opts.ranks {
+                None => prog.total_ops(),
+                Some(_) => est / timeline::BYTES_PER_OP,
+            },
+            fmt_bytes(opts.max_bytes)
+        );
+    }
+    Ok(())
+}
+
+fn write_timeline(
+    path: &Path,
+    log: &ActivityLog,
+    cp: &CriticalPath,
+    opts: &TimelineOptions,
+    title: &str,
+) -> Result<()> {
+    let mut stats = None;
+    loggops_report::write_atomic(path, |w| {
+        stats = Some(timeline::write(w, log, Some(cp), opts, title)?);
+        Ok(())
+    })
+    .map_err(|e| {
+        if e.get_ref().is_some_and(|i| i.is::<timeline::TooLarge>()) {
+            anyhow!(
+                "{e}: nothing was written to {}; keep fewer ranks (--timeline-ranks), a \
+                 shorter --timeline-window, or raise --timeline-max-size",
+                path.display()
+            )
+        } else {
+            anyhow!("cannot write {}: {e}", path.display())
+        }
+    })?;
+    if let Some(s) = stats {
+        eprintln!(
+            "wrote {} ({}: {} op slices, {} message slices, {} flows, {} critical-path steps)",
+            path.display(),
+            fmt_bytes(s.bytes),
+            s.op_slices,
+            s.message_slices,
+            s.flows,
+            s.path_slices
+        );
+    }
+    Ok(())
+}
+
+fn workload_name(goal: &Path) -> String {
+    goal.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// Records a run and reads its critical path; errors name what did not complete.
+fn recorded<P: Program, N: Noise>(
+    prog: &P,
+    cfg: &Config,
+    noise: &mut N,
+    keep_posts: bool,
+) -> Result<(Outcome, ActivityLog, Option<CriticalPath>)> {
+    let (out, log) = record(prog, cfg, noise, keep_posts)?;
+    if !out.completed() {
+        return Ok((out, log, None));
+    }
+    let cp = critical_path(&log, prog, &out.finish, cfg.params.big_o)?;
+    Ok((out, log, Some(cp)))
+}
+
+const TOLERANCES: [u32; 2] = [1, 5];
+
+/// Writes the report to its destination, or prints it.
+fn emit(args: &RunArgs, runs: &[RunReport], cells: &[CellPaths]) -> Result<()> {
+    let x = &args.explain;
+    let text = match args.format {
+        FormatArg::Human => {
+            let mut s = render::runs_table(runs, x.critical_path_top);
+            if !cells.is_empty() {
+                if !s.is_empty() {
+                    s.push('\n');
+                }
+                s.push_str(&render::cells_table(cells));
+            }
+            s
+        }
+        FormatArg::Json => render::report_json(runs, cells),
+        FormatArg::Csv if cells.is_empty() => render::runs_csv(runs),
+        FormatArg::Csv => render::cells_csv(cells),
+    };
+    match x.destination() {
+        Some(p) => loggops_report::write_atomic(p, |w| w.write_all(text.as_bytes()))
+            .with_context(|| format!("cannot write {}", p.display())),
+        None => {
+            let mut out = std::io::stdout().lock();
+            if args.format == FormatArg::Human {
+                out.write_all(b"\n")?;
+            }
+            out.write_all(text.as_bytes())?;
+            out.flush()?;
+            Ok(())
+        }
+    }
+}
+
+/// Common checks of the flags.
+fn validate(args: &RunArgs) -> Result<()> {
+    let x = &args.explain;
+    if !x.wants_path() && x.timeline.is_none() {
+        return Ok(());
+    }
+    if args.compat.is_some() {
+        bail!(
+            "--critical-path, --sensitivity and --timeline work in picoseconds: leave out \
+             --compat loggopsim"
+        );
+    }
+    if x.wants_path()
+        && x.destination().is_none()
+        && args.output.is_none()
+        && args.format != FormatArg::Human
+    {
+        bail!(
+            "--critical-path with --format json or csv needs a file of its own: \
+             --critical-path=FILE (the results go to stdout, or to --output)"
+        );
+    }
+    x.timeline_options()?;
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Noiseless runs
+
+/// Noiseless runs of `run.rs`, recorded when a flag asks for it.
+pub struct Noiseless {
+    args: RunArgs,
+    workload: String,
+    timeline: Option<TimelineOptions>,
+    runs: Vec<RunReport>,
+}
+
+impl Noiseless {
+    /// `None` without the flags (or with --noise, which [`McPaths`] handles).
+    pub fn new(args: &RunArgs, goal: &Path) -> Result<Option<Noiseless>> {
+        validate(args)?;
+        let x = &args.explain;
+        if args.noise.is_some() || (!x.wants_path() && x.timeline.is_none()) {
+            return Ok(None);
+        }
+        if x.timeline.is_some() && args.nodes.len() > 1 {
+            bail!("--timeline writes one run: give one --nodes value");
+        }
+        Ok(Some(Noiseless {
+            args: args.clone_flags(),
+            workload: workload_name(goal),
+            timeline: x.timeline_options()?,
+            runs: Vec::new(),
+        }))
+    }
+
+    /// Simulates `prog` (recording it), keeps its critical path and writes its timeline.
+    pub fn simulate<P: Program>(&mut self, prog: &P, cfg: &Config) -> Result<Outcome> {
+        if let Some(t) = &self.timeline {
+            check_timeline(prog, t)?;
+        }
+        check_log(prog, 1)?;
+        let (out, log, cp) = recorded(prog, cfg, &mut NoNoise, self.timeline.is_some())?;
+        let Some(cp) = cp else { return Ok(out) };
+        if let (Some(t), Some(path)) = (&self.timeline, &self.args.explain.timeline) {
+            let title = format!("{} at {} ranks", self.workload, prog.num_ranks());
+            write_timeline(path, &log, &cp, t, &title)?;
+        }
+        drop(log);
+        let mut tol = Vec::new();
+        if self.args.explain.sensitivity {
+            for pct in TOLERANCES {
+                tol.push(tolerance(cp.finish, cp.counts.latency, pct, |x| {
+                    let p = loggops_engine::Params {
+                        l: cfg.params.l.saturating_add(x),
+                        ..cfg.params
+                    };
+                    simulate(prog, &Config { params: p, ..*cfg }, &mut NoNoise).map(|o| o.max().0)
+                })?);
+            }
+        }
+        self.runs.push(RunReport {
+            workload: self.workload.clone(),
+            nodes: prog.num_ranks(),
+            system: None,
+            path: cp,
+            latency_ps: cfg.params.l,
+            tolerance: tol,
+        });
+        Ok(out)
+    }
+
+    /// Prints or writes the report.
+    pub fn finish(self) -> Result<()> {
+        if self.args.explain.wants_path() {
+            emit(&self.args, &self.runs, &[])?;
+        }
+        Ok(())
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Monte-Carlo runs
+
+#[derive(Default)]
+struct McState {
+    /// Cells in the order they ran: (ranks, mode).
+    order: Vec<(u32, NoiseMode)>,
+    reps: HashMap<(u32, NoiseMode), Vec<PathSummary>>,
+    /// The noiseless run of each rank count.
+    baselines: HashMap<u32, (PathSummary, RunReport)>,
+    timeline_written: bool,
+    /// Rank counts whose memory need was checked.
+    checked: HashSet<u32>,
+}
+
+/// Records the repetitions of `mc.rs` when a flag asks for it.
+pub struct McPaths {
+    args: RunArgs,
+    workload: String,
+    timeline: Option<TimelineOptions>,
+    /// The cell whose repetition --timeline writes: (first node count, first noisy mode).
+    timeline_cell: (Option<u32>, Option<NoiseMode>),
+    threads: u64,
+    state: Mutex<McState>,
+}
+
+impl McPaths {
+    /// `None` without the flags.
+    pub fn new(args: &RunArgs, goal: &Path, modes: &[NoiseMode]) -> Result<Option<McPaths>> {
+        validate(args)?;
+        let x = &args.explain;
+        if !x.wants_path() && x.timeline.is_none() {
+            return Ok(None);
+        }
+        let mode = modes
+            .iter()
+            .copied()
+            .find(|&m| m != NoiseMode::None)
+            .or(modes.first().copied());
+        Ok(Some(McPaths {
+            args: args.clone_flags(),
+            workload: workload_name(goal),
+            timeline: x.timeline_options()?,
+            timeline_cell: (args.nodes.first().copied(), mode),
+            threads: args
+                .threads
+                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+                as u64,
+            state: Mutex::new(McState::default()),
+        }))
+    }
+
+    /// One repetition (`rep` of the model's mode; the noiseless baseline is mode `none`,
+    /// repetition 0), recorded when the flags need it: `None` to run it as usual.
+    pub fn run<P: Program>(
+        &self,
+        prog: &P,
+        model: &NoiseModel,
+        engine_model: loggops_engine::Model,
+        seed: u64,
+        rep: u64,
+    ) -> Option<Result<u64>> {
+        let ranks = prog.num_ranks();
+        let mode = model.mode();
+        let timeline = self.timeline.as_ref().filter(|_| {
+            let (nodes, m) = self.timeline_cell;
+            nodes.is_none_or(|n| n == ranks)
+                && m == Some(mode)
+                && rep == self.args.explain.timeline_rep
+        });
+        if !self.args.explain.wants_path() && timeline.is_none() {
+            return None;
+        }
+        Some(self.record_rep(prog, model, engine_model, seed, rep, timeline))
+    }
+
+    fn record_rep<P: Program>(
+        &self,
+        prog: &P,
+        model: &NoiseModel,
+        engine_model: loggops_engine::Model,
+        seed: u64,
+        rep: u64,
+        timeline: Option<&TimelineOptions>,
+    ) -> Result<u64> {
+        let ranks = prog.num_ranks();
+        let mode = model.mode();
+        if let Some(t) = timeline {
+            check_timeline(prog, t)?;
+        }
+        let first = self.state.lock().expect("no panics").checked.insert(ranks);
+        if first {
+            check_log(prog, self.threads)?;
+        }
+        let cfg = Config {
+            model: engine_model,
+            ..Config::new(model.engine_params())
+        };
+        let keep = timeline.is_some();
+        let (out, log, cp) = if model.needs_noise_run() {
+            recorded(prog, &cfg, &mut model.instance(seed, rep, ranks), keep)?
+        } else {
+            recorded(prog, &cfg, &mut NoNoise, keep)?
+        };
+        let Some(cp) = cp else {
+            bail!(
+                "the schedule did not complete (repetition {rep}): {} rank(s) have unmatched \
+                 messages or ops that never ran; run it without --noise for details",
+                out.leftovers.len()
+            );
+        };
+        if let (Some(t), Some(path)) = (timeline, &self.args.explain.timeline) {
+            let title = format!(
+                "{} at {ranks} ranks, noise {mode}, repetition {rep}",
+                self.workload
+            );
+            write_timeline(path, &log, &cp, t, &title)?;
+            self.state.lock().expect("no panics").timeline_written = true;
+        }
+        drop(log);
+        let summary = PathSummary::of(rep, &cp);
+        let baseline = mode == NoiseMode::None && rep == 0;
+        let mut tol = Vec::new();
+        if baseline && self.args.explain.sensitivity {
+            for pct in TOLERANCES {
+                tol.push(self.tolerance(prog, model, &cfg, seed, &cp, pct)?);
+            }
+        }
+        let mut st = self.state.lock().expect("no panics");
+        if baseline {
+            st.baselines.insert(
+                ranks,
+                (
+                    summary,
+                    RunReport {
+                        workload: self.workload.clone(),
+                        nodes: ranks,
+                        system: None,
+                        path: cp,
+                        latency_ps: cfg.params.l,
+                        tolerance: tol,
+                    },
+                ),
+            );
+        }
+        if !st.order.contains(&(ranks, mode)) {
+            st.order.push((ranks, mode));
+        }
+        st.reps.entry((ranks, mode)).or_default().push(summary);
+        Ok(out.max().0)
+    }
+
+    fn tolerance<P: Program>(
+        &self,
+        prog: &P,
+        model: &NoiseModel,
+        cfg: &Config,
+        seed: u64,
+        cp: &CriticalPath,
+        pct: u32,
+    ) -> Result<Tolerance> {
+        let ranks = prog.num_ranks();
+        let t = tolerance(cp.finish, cp.counts.latency, pct, |x| {
+            let out = if model.needs_noise_run() {
+                let mut n = Shifted {
+                    inner: model.instance(seed, 0, ranks),
+                    extra: x,
+                };
+                simulate(prog, cfg, &mut n)
+            } else {
+                let mut n = Shifted {
+                    inner: NoNoise,
+                    extra: x,
+                };
+                simulate(prog, cfg, &mut n)
+            };
+            out.map(|o| o.max().0)
+        })?;
+        Ok(t)
+    }
+
+    /// Prints or writes the report once every cell has run; `system` labels the cells.
+    pub fn finish(self, system: &str) -> Result<()> {
+        let st = self.state.into_inner().expect("no panics");
+        let x = &self.args.explain;
+        if x.timeline.is_some() && !st.timeline_written {
+            bail!(
+                "--timeline-rep {}: that repetition did not run (the cell ran fewer; see --reps)",
+                x.timeline_rep
+            );
+        }
+        if !x.wants_path() {
+            return Ok(());
+        }
+        let mut cells = Vec::new();
+        let mut runs = Vec::new();
+        let mut seen = Vec::new();
+        for &(ranks, mode) in &st.order {
+            let Some((base, report)) = st.baselines.get(&ranks) else {
+                continue;
+            };
+            if !seen.contains(&ranks) {
+                seen.push(ranks);
+                runs.push(RunReport {
+                    system: Some(system.to_string()),
+                    ..report.clone()
+                });
+            }
+            let reps = &st.reps[&(ranks, mode)];
+            // The noiseless cell's only sample is the baseline itself.
+            let reps: Vec<PathSummary> = if mode == NoiseMode::None {
+                vec![*base]
+            } else {
+                reps.clone()
+            };
+            let mut c = CellPaths::new(
+                self.workload.clone(),
+                system.to_string(),
+                ranks as u64,
+                mode.as_str(),
+                *base,
+                &reps,
+            );
+            c.tolerance = report.tolerance.clone();
+            // The noiseless cell is listed when the sweep asked for mode none.
+            if mode != NoiseMode::None || self.args.noise_mode.iter().any(|m| m == "none") {
+                cells.push(c);
+            }
+        }
+        emit(&self.args, &runs, &cells)
+    }
+}
+
+impl RunArgs {
+    /// The flags an explain report needs later (RunArgs holds no large data).
+    fn clone_flags(&self) -> RunArgs {
+        RunArgs {
+            goal: self.goal.clone(),
+            nodes: self.nodes.clone(),
+            format: self.format,
+            output: self.output.clone(),
+            noise: self.noise.clone(),
+            noise_mode: self.noise_mode.clone(),
+            threads: self.threads,
+            explain: self.explain.clone(),
+            ..RunArgs::default()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranks_and_windows() {
+        assert_eq!(
+            parse_ranks("0-15,100, 3-4,16"),
+            Ok(vec![(0, 16), (100, 100)])
+        );
+        assert!(parse_ranks("5-2").is_err());
+        assert!(parse_ranks("x").is_err());
+        assert_eq!(parse_window("1ms..2ms"), Ok((1_000_000_000, 2_000_000_000)));
+        assert_eq!(parse_window("..2us"), Ok((0, 2_000_000)));
+        assert_eq!(parse_window("3us.."), Ok((3_000_000, Time::MAX)));
+        assert!(parse_window("2us..1us").is_err());
+        assert!(parse_window("2us").is_err());
+    }
+}
