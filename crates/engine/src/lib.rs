@@ -33,5 +33,6 @@ pub use params::*;
 pub use program::*;
 pub use sim::*;
 pub use window::{
-    simulate_windowed, simulate_windowed_with, Ancestry, GiveUp, WindowOdds, FULL_RECORDS,
+    simulate_windowed, simulate_windowed_on, simulate_windowed_with, Ancestry, GiveUp, WindowOdds,
+    FULL_RECORDS,
 };
