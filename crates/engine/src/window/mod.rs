@@ -13,7 +13,8 @@
 //! earlier events and on messages sent in earlier windows (a message sent sooner makes the run
 //! give up). The engine takes the events of one window (messages and deferred ops, kept in a
 //! ring of per-window buffers), groups them by rank and runs each rank's events in order with
-//! a per-rank heap (a conservative parallel discrete-event simulation, run sequentially).
+//! a per-rank heap (a conservative parallel discrete-event simulation, run on one thread or,
+//! with `threads` above 1, its ranks split between threads: `parallel.rs`).
 //!
 //! # Same answers as the global engine, or none
 //! The event rules are the global engine's ([`crate::sim`]); only the order in which events of
@@ -44,6 +45,9 @@
 //! - `driver.rs`: the run: the roots, then window by window and rank by rank, and the outcome;
 //! - `events.rs`: the event rules: ops, sends, messages, and the ops an event frees;
 //! - `rendezvous.rs`: rendezvous sends, released when a receive matches their message;
+//! - `parallel.rs`: one run's ranks split between threads, messages handed over at each
+//!   window's end ([`simulate_windowed_on`], [`WindowOdds::simulate_on`]); the same answer
+//!   for any thread count;
 //! - `odds.rs`: [`WindowOdds`], which engine and ancestry to try first;
 //! - `tests.rs`: randomized comparisons with the global engine.
 //!
@@ -234,8 +238,7 @@ fn run_windowed<P: Program, N: Noise>(
     ) -> Result<(Outcome, bool), GiveUp> {
         let scratch = SCRATCH.with(|s| s.take()).unwrap_or_default();
         let part = Part::whole(prog.num_ranks());
-        let mut win =
-            Win::<P, N, FULL, QUEUED>::new(prog, cfg.params, noise, width, scratch, part);
+        let mut win = Win::<P, N, FULL, QUEUED>::new(prog, cfg.params, noise, width, scratch, part);
         win.written_order = written_order;
         let out = win.run();
         let deep = win.deep_tie;

@@ -118,8 +118,7 @@ impl Barrier {
         let g = self.generation.load(Ordering::Acquire);
         if self.arrived.fetch_add(1, Ordering::AcqRel) + 1 == self.n {
             self.arrived.store(0, Ordering::Relaxed);
-            self.generation
-                .store(g.wrapping_add(1), Ordering::Release);
+            self.generation.store(g.wrapping_add(1), Ordering::Release);
             return;
         }
         let mut spins = 0;
@@ -280,7 +279,10 @@ impl<'a, P: Program, N: Noise, const FULL: bool, const QUEUED: bool> Win<'a, P, 
                     continue;
                 }
                 // The mailbox was emptied two windows ago; its buffer is reused here.
-                let mut m = sh.mailbox(parity, me, to).lock().expect("no thread panicked");
+                let mut m = sh
+                    .mailbox(parity, me, to)
+                    .lock()
+                    .expect("no thread panicked");
                 std::mem::swap(&mut *m, &mut self.out[to]);
             }
             self.out_min = NONE;
@@ -296,12 +298,19 @@ impl<'a, P: Program, N: Noise, const FULL: bool, const QUEUED: bool> Win<'a, P, 
             }
             self.enter(w);
             for from in (0..t).filter(|&from| from != me) {
-                let mut m = sh.mailbox(parity, from, me).lock().expect("no thread panicked");
+                let mut m = sh
+                    .mailbox(parity, from, me)
+                    .lock()
+                    .expect("no thread panicked");
                 for e in m.drain(..) {
                     self.take_over(e);
                 }
             }
-            if res.is_ok() && !self.ring[(w % super::buffers::RING) as usize].ents.is_empty() {
+            if res.is_ok()
+                && !self.ring[(w % super::buffers::RING) as usize]
+                    .ents
+                    .is_empty()
+            {
                 res = self.run_at(w);
             }
             parity ^= 1;

@@ -287,8 +287,16 @@ fn windowed_engine_gives_the_global_answer_or_gives_up() {
         let global = simulate_global(&p, &cfg, &mut noise.clone());
         let windowed = simulate_windowed(&p, &cfg, &mut noise.clone());
         let width = lookahead(&p, &cfg.params, &noise);
-        let written = run_windowed(&p, &cfg, &mut noise.clone(), width, true, Ancestry::Recent, 1)
-            .map(|(out, _)| out);
+        let written = run_windowed(
+            &p,
+            &cfg,
+            &mut noise.clone(),
+            width,
+            true,
+            Ancestry::Recent,
+            1,
+        )
+        .map(|(out, _)| out);
         assert_eq!(
             written, windowed,
             "case {case}: visiting ranks in written order"
@@ -777,7 +785,15 @@ fn parallel_windows_give_the_one_thread_answer() {
         }
         let width = lookahead(&p, &cfg.params, &noise);
         let written = rnd(2) == 0;
-        let one = run_windowed(&p, &cfg, &mut noise.clone(), width, written, Ancestry::Recent, 1);
+        let one = run_windowed(
+            &p,
+            &cfg,
+            &mut noise.clone(),
+            width,
+            written,
+            Ancestry::Recent,
+            1,
+        );
         for threads in [2, 3, 8] {
             let many = run_windowed(
                 &p,
