@@ -126,7 +126,7 @@ thread_local! {
     pub(super) static SCRATCH: Cell<Option<Box<Scratch>>> = const { Cell::new(None) };
     /// The allocations of the threads a parallel run starts (`parallel.rs`), kept by the
     /// thread that starts them for its next run.
-    pub(super) static HELPERS_SCRATCH: Cell<Vec<Box<Scratch>>> = const { Cell::new(Vec::new()) };
+    pub(super) static HELPERS_SCRATCH: Cell<Vec<Scratch>> = const { Cell::new(Vec::new()) };
 }
 
 /// `floor(t / width)` by a multiplication: `recip = floor(2^64 / width)` gives the quotient or

@@ -200,7 +200,7 @@ pub(super) fn run<P: Program, N: Noise, const QUEUED: bool>(
     let t = parts.len();
     let shared = Shared::new(t);
     let mut helpers = HELPERS_SCRATCH.with(|s| s.take());
-    helpers.resize_with(t - 1, Box::default);
+    helpers.resize_with(t - 1, Scratch::default);
     let mut noises: Vec<N> = (1..t).map(|_| noise.clone()).collect();
     let scratch = SCRATCH.with(|s| s.take()).unwrap_or_default();
     let p = cfg.params;
@@ -215,14 +215,14 @@ pub(super) fn run<P: Program, N: Noise, const QUEUED: bool>(
         let others: Vec<_> = (parts[1..].iter())
             .zip(noises.iter_mut())
             .zip(helpers.drain(..))
-            .map(|((&part, noise), scratch)| s.spawn(move || one(noise, part, scratch)))
+            .map(|((&part, noise), scratch)| s.spawn(move || one(noise, part, Box::new(scratch))))
             .collect();
         let (first, scratch) = one(noise, parts[0], scratch);
         SCRATCH.with(|s| s.set(Some(scratch)));
         done.push(first);
         for h in others {
             let (d, scratch) = h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
-            helpers.push(scratch);
+            helpers.push(*scratch);
             done.push(d);
         }
     });
