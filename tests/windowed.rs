@@ -24,14 +24,7 @@ fn dissemination(ranks: u32, size: u64) -> Generated {
 
 #[test]
 fn windowed_engine_answers_the_dissemination_exactly_on_every_shipped_profile() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("calibration");
-    let mut profiles: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "h5"))
-        .collect();
-    profiles.sort();
-    assert!(profiles.len() >= 8, "{profiles:?}");
+    let profiles = shipped_profiles();
     let prog = dissemination(1024, 16);
     let mut gave_up = Vec::new();
     for path in &profiles {
@@ -119,14 +112,7 @@ fn windowed_engine_runs_rendezvous_sends_that_free_nothing() {
 /// same answer, or the same reason to give up), and the answers are the global engine's.
 #[test]
 fn parallel_windows_answer_as_one_thread_on_every_shipped_profile() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("calibration");
-    let mut profiles: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "h5"))
-        .collect();
-    profiles.sort();
-    assert!(profiles.len() >= 8, "{profiles:?}");
+    let profiles = shipped_profiles();
     let progs = shipped_collectives();
     let (mut answered, mut runs) = (0, 0);
     for path in &profiles {
@@ -172,6 +158,19 @@ fn parallel_windows_answer_as_one_thread_on_every_shipped_profile() {
     assert!(answered * 2 > runs, "{answered} of {runs}");
 }
 
+/// The shipped noise profiles (`calibration/*.h5`, at least eight), sorted.
+fn shipped_profiles() -> Vec<std::path::PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("calibration");
+    let mut profiles: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "h5"))
+        .collect();
+    profiles.sort();
+    assert!(profiles.len() >= 8, "{profiles:?}");
+    profiles
+}
+
 /// The collectives the profile tests run: disseminations (small and rendezvous messages),
 /// rings, recursive doubling, all-to-all and a reduction tree.
 fn shipped_collectives() -> [Generated; 7] {
@@ -197,13 +196,7 @@ fn shipped_collectives() -> [Generated; 7] {
 /// whenever it answers, and it answers the paper's dissemination and rings.
 #[test]
 fn queued_model_windowed_engine_answers_as_the_global_engine_on_every_shipped_profile() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("calibration");
-    let mut profiles: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "h5"))
-        .collect();
-    profiles.sort();
+    let profiles = shipped_profiles();
     let progs = shipped_collectives();
     let (mut answered, mut runs) = (0, 0);
     for path in &profiles {
