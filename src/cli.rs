@@ -53,6 +53,9 @@ pub enum Command {
     Gen(GenArgs),
     /// Turn Netgauge captures into an HDF5 noise profile, with a fit report.
     Calibrate(Box<CalibrateArgs>),
+    /// Compare the model with measured collectives: simulate the schedule each measured file
+    /// names, with a noise profile, and print measured vs simulated mean, p50, p95 and p99.
+    Validate(Box<ValidateArgs>),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, ValueEnum)]
@@ -77,6 +80,15 @@ pub enum ModelArg {
     /// o), receiving does not hold the CPU or NIC from other work, a rendezvous send completes
     /// when its data is received. Answers sit between all-near and all-far placement.
     Queued,
+}
+
+impl From<ModelArg> for loggops_engine::Model {
+    fn from(m: ModelArg) -> Self {
+        match m {
+            ModelArg::Loggopsim => loggops_engine::Model::LogGOPSim,
+            ModelArg::Queued => loggops_engine::Model::Queued,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -198,7 +210,8 @@ pub struct RunArgs {
 #[derive(Args, Debug)]
 pub struct GenArgs {
     /// Collective: dissemination, nwaydissemination, allreduce_ring, pipelinedring,
-    /// allreduce_recdoub, binomialtreebcast, binomialtreereduce, linear_alltoall.
+    /// allreduce_recdoub, binomialtreebcast, binarytreebcast, binomialtreereduce,
+    /// linear_alltoall.
     pub pattern: Option<String>,
     /// A rank-parametric schedule to expand instead of a pattern.
     #[arg(long, value_name = "FILE", conflicts_with = "pattern")]
@@ -218,6 +231,10 @@ pub struct GenArgs {
     /// Root rank of tree collectives.
     #[arg(long, value_name = "RANK")]
     pub root: Option<u32>,
+    /// binomialtreebcast as the paper's Schedgen writes it: each send also requires the rank's
+    /// previous send (what the measured benchmarks ran).
+    #[arg(long)]
+    pub chain_sends: bool,
     /// Set a parameter of a rank-parametric schedule.
     #[arg(long = "param", value_name = "NAME=VALUE")]
     pub params: Vec<String>,
@@ -334,6 +351,99 @@ pub struct CalibrateArgs {
     /// Output profile.
     #[arg(short = 'o', long = "output", value_name = "FILE.h5")]
     pub output: PathBuf,
+}
+
+#[derive(Args, Debug)]
+#[command(after_help = "Examples:
+  loggops-sim validate ../shared/measured/azure_hc44rs_2022_04_01_11_12_04 --noise calibration/azure.h5
+      Every measured benchmark of the Azure run against the Azure profile, 1000 repetitions each.
+  loggops-sim validate nwaydissemination_nocompute_16_16.csv pipelinedring_16_16777216.csv \\
+              --noise calibration/daint.h5 --format csv --output daint.csv
+      Two files, as CSV.
+
+Measured files are named <pattern>_<nodes>_<bytes>.csv (optionally with the paper's _test or
+_nbsend variant after the pattern, simulated with the same schedule): a header
+`#MessageSize Rank0Time(us) ... Rank<P-1>Time(us)` and one row per iteration, as the paper's
+benchmark programs print them. Patterns: nwaydissemination (Schedgen's, its reduction calcs
+busy-waiting D ns as the programs did), nwaydissemination_nocompute (no calcs),
+pipelinedring (segments of bytes/nodes), binomialtreebcast (the paper's Schedgen: sends in
+sequence), binarytreebcast, linear_alltoall. An iteration's time is the maximum over ranks;
+a repetition's the maximum over ranks of the time from leaving the simulated barrier to
+finishing (--measure barrier) or of the finishing time (--measure collective). Ratios are
+simulated / measured; the mean error is the paper's metric, |mean sim - mean meas| / mean
+meas; a `*` marks a mean or p50 off by more than 10 % or a p95 off by more than 20 %. The
+summary line counts them; VALIDATION.md explains the misses on the shipped measurements.")]
+pub struct ValidateArgs {
+    /// Measured CSV files, or directories of them (their *.csv files).
+    #[arg(value_name = "MEASURED", required = true)]
+    pub measured: Vec<PathBuf>,
+    /// Noise profile (HDF5) of the measured system, e.g. calibration/azure.h5.
+    #[arg(long, value_name = "FILE.h5")]
+    pub noise: PathBuf,
+    /// Latency L [default: the profile's].
+    #[arg(short = 'L', value_name = "TIME", allow_hyphen_values = true)]
+    pub l: Option<String>,
+    /// CPU overhead per message o [default: the profile's].
+    #[arg(short = 'o', value_name = "TIME", allow_hyphen_values = true)]
+    pub o: Option<String>,
+    /// NIC gap per message g [default: the profile's].
+    #[arg(short = 'g', value_name = "TIME", allow_hyphen_values = true)]
+    pub g: Option<String>,
+    /// Gap per byte G [default: the profile's].
+    #[arg(short = 'G', value_name = "TIME/B", allow_hyphen_values = true)]
+    pub big_g: Option<String>,
+    /// CPU overhead per byte O [default: the profile's].
+    #[arg(short = 'O', value_name = "TIME/B", allow_hyphen_values = true)]
+    pub big_o: Option<String>,
+    /// Eager threshold S [default: the profile's].
+    #[arg(short = 'S', value_name = "SIZE", allow_hyphen_values = true)]
+    pub s: Option<String>,
+    /// Noise variant: none, os, net or os+net.
+    #[arg(long, value_name = "MODE", default_value = "os+net")]
+    pub noise_mode: String,
+    /// What a simulated iteration is. `barrier` (the default): as the benchmark programs
+    /// measured: the MPI_Barrier before each iteration is simulated too (a dissemination
+    /// barrier of 1-byte messages under the same noise), each rank's clock starts when it
+    /// leaves it, and the time is the maximum over ranks of its own finish minus its own
+    /// start. `collective`: every rank starts at 0 and the time is the latest finish (the
+    /// paper's comparison).
+    #[arg(long, value_enum, default_value = "barrier")]
+    pub measure: MeasureArg,
+    /// Software overhead of entering the collective: CPU time each rank spends before its
+    /// first op (OS noise can hit it) [default: 0].
+    #[arg(long, value_name = "TIME")]
+    pub call_overhead: Option<String>,
+    /// How a rank's CPU and NIC are shared (see `loggops-sim --help`).
+    #[arg(long, value_enum, default_value = "queued")]
+    pub model: ModelArg,
+    /// Monte-Carlo repetitions per benchmark (the measured files have 1000 iterations).
+    #[arg(long, value_name = "N", default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
+    pub reps: u32,
+    /// Master seed.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub seed: u64,
+    /// Worker threads (results do not depend on it) [default: all cores].
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "human")]
+    pub format: FormatArg,
+    /// Write the result to FILE (atomically) instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// No progress bar.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+/// What `validate` simulates per iteration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, ValueEnum)]
+pub enum MeasureArg {
+    /// The barrier before the collective too, each rank timed from its own barrier exit.
+    #[default]
+    Barrier,
+    /// The collective alone, all ranks starting at 0 (the paper's comparison).
+    Collective,
 }
 
 /// How many repetitions a Monte-Carlo cell runs.

@@ -7,6 +7,7 @@ mod mc;
 mod run;
 mod schedule;
 mod units;
+mod validate;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -59,6 +60,7 @@ fn dispatch(cli: cli::Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Some(cli::Command::Gen(args)) => run::gen(args),
         Some(cli::Command::Calibrate(args)) => run::calibrate(*args),
+        Some(cli::Command::Validate(args)) => validate::validate(*args),
         None => run::simulate(cli.run),
     }
 }

@@ -25,7 +25,7 @@ use crate::schedule::{self, with_program};
 use loggops_goal::ParseOptions;
 
 /// Applies explicit `-L -o -g -G -O -S` flags to both placements of the profile.
-fn override_params(args: &RunArgs, profile: &mut Profile) -> Result<()> {
+pub(crate) fn override_params(args: &RunArgs, profile: &mut Profile) -> Result<()> {
     let near = profile.near.params.clone();
     let as_engine = |b: &BaseParams| Params {
         l: b.l_ps.round() as u64,
@@ -64,7 +64,7 @@ fn override_params(args: &RunArgs, profile: &mut Profile) -> Result<()> {
     Ok(())
 }
 
-fn modes(raw: &[String]) -> Result<Vec<NoiseMode>> {
+pub(crate) fn modes(raw: &[String]) -> Result<Vec<NoiseMode>> {
     if raw.is_empty() {
         return Ok(vec![NoiseMode::OsNet]);
     }
@@ -77,7 +77,7 @@ fn modes(raw: &[String]) -> Result<Vec<NoiseMode>> {
 }
 
 /// One simulated time (max over ranks), ps, or an error naming what did not complete.
-fn one_run<P: Program>(
+pub(crate) fn one_run<P: Program>(
     prog: &P,
     model: &NoiseModel,
     seed: u64,
@@ -86,6 +86,21 @@ fn one_run<P: Program>(
     engine_model: loggops_engine::Model,
     threads: usize,
 ) -> Result<u64> {
+    Ok(one_outcome(prog, model, seed, rep, odds, engine_model)?
+        .max()
+        .0)
+}
+
+/// One simulated repetition's outcome (every rank's finishing time), or an error naming what
+/// did not complete.
+pub(crate) fn one_outcome<P: Program>(
+    prog: &P,
+    model: &NoiseModel,
+    seed: u64,
+    rep: u64,
+    odds: &WindowOdds,
+    engine_model: loggops_engine::Model,
+) -> Result<loggops_engine::Outcome> {
     let mut cfg = Config::new(model.engine_params());
     cfg.model = engine_model;
     let out = if model.needs_noise_run() {
@@ -100,7 +115,7 @@ fn one_run<P: Program>(
             out.leftovers.len()
         );
     }
-    Ok(out.max().0)
+    Ok(out)
 }
 
 /// Threads per repetition when `reps` repetitions share `threads` threads, one of them kept

@@ -20,8 +20,7 @@ use loggops_goal::{ParseOptions, DEFAULT_TICK_PS};
 /// The engine's sharing model: `--model`, else queued with `--noise` and LogGOPSim's without.
 pub fn model(args: &RunArgs) -> loggops_engine::Model {
     match args.model {
-        Some(ModelArg::Loggopsim) => loggops_engine::Model::LogGOPSim,
-        Some(ModelArg::Queued) => loggops_engine::Model::Queued,
+        Some(m) => m.into(),
         None if args.noise.is_some() => loggops_engine::Model::Queued,
         None => loggops_engine::Model::LogGOPSim,
     }
@@ -476,6 +475,7 @@ pub fn gen(args: GenArgs) -> Result<ExitCode> {
                 )
             })?);
         }
+        opts.chain_sends = args.chain_sends;
         let g = loggops_schedgen::Generated::with_options(coll, args.nodes, size, opts)?;
         Schedule::Generated(g)
     };

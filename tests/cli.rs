@@ -1,20 +1,5 @@
 //! Behaviour of the command line that users see: messages are pinned with insta snapshots.
-use std::path::Path;
-
-use crate::util::{run, stderr, stdout, write_file};
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// Runs from the repository root so paths in messages are stable.
-fn run_here(args: &[&str]) -> std::process::Output {
-    crate::util::bin()
-        .current_dir(root())
-        .args(args)
-        .output()
-        .unwrap()
-}
+use crate::util::{run, run_here, stderr, stdout, write_file};
 
 fn err_of(args: &[&str]) -> String {
     let out = run_here(args);

@@ -8,6 +8,7 @@ mod conformance;
 mod generators;
 mod placement;
 mod roundtrip;
+mod validate;
 #[allow(clippy::type_complexity)]
 mod validation;
 mod windowed;

@@ -41,6 +41,15 @@ pub fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_loggops-sim"))
 }
 
+/// Runs the binary from the repository root, so paths in its messages are stable.
+pub fn run_here(args: &[&str]) -> Output {
+    bin()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(args)
+        .output()
+        .expect("spawn loggops-sim")
+}
+
 pub fn run(args: &[&str]) -> Output {
     bin().args(args).output().expect("spawn loggops-sim")
 }

@@ -639,6 +639,8 @@ pub struct DistReport {
     pub ks_monte_carlo: f64,
     pub mc_draws: usize,
     pub mc_seed: u64,
+    /// How much consecutive samples depend on each other (the model draws them independently).
+    pub time_correlation: crate::stats::TimeCorrelation,
     pub warnings: Vec<String>,
 }
 
@@ -1002,6 +1004,20 @@ fn text_dist(o: &mut String, placement: &str, d: &DistReport) {
         d.mc_seed,
         u = d.unit
     );
+    let c = &d.time_correlation;
+    if c.measurable() {
+        let _ = writeln!(
+            o,
+            "  in capture order: autocorrelation of log values {:.3} (lag 1), {:.3} (lag 10); P(next above p95 | above p95) {:.3} (0.05 if independent)",
+            c.lag1, c.lag10, c.tail_after_tail
+        );
+    } else {
+        let _ = writeln!(
+            o,
+            "  in capture order: too few samples ({}) to measure their correlation in time",
+            c.samples
+        );
+    }
     for w in &d.warnings {
         let _ = writeln!(o, "  warning: {w}");
     }
@@ -1183,6 +1199,15 @@ fn capture_fit(
         Quantiles::of_sorted(&g)
     });
     let mean = rep_sorted.iter().sum::<f64>() / rep_sorted.len() as f64;
+    let time_correlation = crate::stats::TimeCorrelation::of(&samples);
+    let mut warnings = warning_strings(&pp.warnings);
+    if time_correlation.correlated() {
+        warnings.push(format!(
+            "consecutive samples are correlated in time (lag-1 autocorrelation {:.2}, a sample above the p95 is followed by another {:.0} % of the time instead of 5 %): the simulator draws every message independently, so simulated runs may spread less than real ones",
+            time_correlation.lag1,
+            100.0 * time_correlation.tail_after_tail
+        ));
+    }
     let report = DistReport {
         quantity: quantity.into(),
         source: absolute(path),
@@ -1207,7 +1232,8 @@ fn capture_fit(
         ks_monte_carlo: f.ks_mc,
         mc_draws: MC_DRAWS,
         mc_seed: MC_SEED,
-        warnings: warning_strings(&pp.warnings),
+        time_correlation,
+        warnings,
     };
     Ok(CaptureFit {
         dist: to_dist(f.table),

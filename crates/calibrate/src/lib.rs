@@ -71,6 +71,7 @@ mod error;
 mod format;
 mod input;
 mod loggp;
+pub mod measured;
 mod pingpong;
 mod selfish;
 pub mod stats;
@@ -92,6 +93,10 @@ pub use error::{CalibError, SizeCount, Warning, WarningKind};
 pub use format::{detect, detect_reader, Format, UnknownFormatName, SNIFF_LINES};
 pub use input::{open_capture, wrap_reader};
 pub use loggp::{read_loggp, read_loggp_from, GapFit, LogGpFit, LogGpRow, LogGpSummary};
+pub use measured::{
+    measured_files, read_measured, read_measured_from, BenchmarkName, MeasuredCollective,
+    MeasuredError, MeasuredPattern, Variant,
+};
 pub use pingpong::{
     read_pingpong, read_pingpong_from, PingPong, PingPongKind, PingPongOptions,
     BANDWIDTH_MIN_BYTES, LATENCY_MAX_BYTES,

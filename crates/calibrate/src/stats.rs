@@ -520,3 +520,127 @@ mod tests {
         assert!(mid > 1.4 * second && mid < 0.6 * 300_000.0, "{mid}");
     }
 }
+
+/// How much consecutive samples of a capture depend on each other. The noise model draws every
+/// message's latency and bandwidth independently; these numbers say whether a capture supports
+/// that (VALIDATION.md, "Model changes tried").
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct TimeCorrelation {
+    /// Samples the figures come from.
+    pub samples: usize,
+    /// Lag-1 autocorrelation of the logarithm of the samples in capture order (0 when they are
+    /// independent; NaN for fewer than 3 samples or constant ones).
+    pub lag1: f64,
+    /// Lag-10 autocorrelation, the same way: persistent slow phases show here.
+    pub lag10: f64,
+    /// P(sample i+1 above the p95 | sample i above it); 0.05 when the samples are independent.
+    pub tail_after_tail: f64,
+}
+
+/// Fewer samples than this are not judged (20 tail samples at the p95).
+pub const MIN_CORRELATION_SAMPLES: usize = 400;
+/// The lag-1 autocorrelation above which a capture is reported as correlated in time.
+pub const CORRELATED_LAG1: f64 = 0.1;
+/// The tail-after-tail probability above which a capture is reported as correlated in time
+/// (three times its value for independent samples).
+pub const CORRELATED_TAIL_AFTER_TAIL: f64 = 0.15;
+
+impl TimeCorrelation {
+    /// Of positive samples in capture order (non-positive ones are left out of the logarithms).
+    pub fn of(samples: &[f64]) -> Self {
+        let logs: Vec<f64> = samples
+            .iter()
+            .map(|&x| if x > 0.0 { x.ln() } else { f64::NAN })
+            .collect();
+        let p95 = quantile_sorted(&sorted(samples), 0.95);
+        let (mut tails, mut tail_tail) = (0u64, 0u64);
+        for w in samples.windows(2) {
+            if w[0] > p95 {
+                tails += 1;
+                tail_tail += u64::from(w[1] > p95);
+            }
+        }
+        TimeCorrelation {
+            samples: samples.len(),
+            lag1: autocorrelation(&logs, 1),
+            lag10: autocorrelation(&logs, 10),
+            tail_after_tail: if tails == 0 {
+                f64::NAN
+            } else {
+                tail_tail as f64 / tails as f64
+            },
+        }
+    }
+
+    /// True when the capture is correlated enough for the independent draws to matter (never
+    /// below [`MIN_CORRELATION_SAMPLES`] samples, too few to tell).
+    pub fn correlated(&self) -> bool {
+        self.measurable()
+            && (self.lag1 > CORRELATED_LAG1 || self.tail_after_tail > CORRELATED_TAIL_AFTER_TAIL)
+    }
+
+    /// Enough samples for the figures to mean something.
+    pub fn measurable(&self) -> bool {
+        self.samples >= MIN_CORRELATION_SAMPLES
+    }
+}
+
+/// Sample autocorrelation at `lag` of the finite values' series (pairs with a NaN are left
+/// out); NaN when fewer than 3 pairs remain or the series is constant.
+pub fn autocorrelation(x: &[f64], lag: usize) -> f64 {
+    let finite: Vec<f64> = x.iter().copied().filter(|v| v.is_finite()).collect();
+    if finite.len() < 3 || lag >= x.len() {
+        return f64::NAN;
+    }
+    let mean = finite.iter().sum::<f64>() / finite.len() as f64;
+    let var = finite.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / finite.len() as f64;
+    let pairs: Vec<f64> = x
+        .iter()
+        .zip(&x[lag..])
+        .filter(|(a, b)| a.is_finite() && b.is_finite())
+        .map(|(a, b)| (a - mean) * (b - mean))
+        .collect();
+    if pairs.len() < 3 || var <= 0.0 {
+        return f64::NAN;
+    }
+    pairs.iter().sum::<f64>() / pairs.len() as f64 / var
+}
+
+#[cfg(test)]
+mod correlation_tests {
+    use super::*;
+
+    #[test]
+    fn independent_samples_have_no_correlation_and_a_persistent_series_has() {
+        // SplitMix64 uniforms: independent.
+        let iid: Vec<f64> = (0..20_000)
+            .map(|i| 1.0 + crate::build::uniform(7, i))
+            .collect();
+        let c = TimeCorrelation::of(&iid);
+        assert!(c.lag1.abs() < 0.03 && c.lag10.abs() < 0.03, "{c:?}");
+        // 1000 tail samples: standard error 0.007.
+        assert!((c.tail_after_tail - 0.05).abs() < 0.03, "{c:?}");
+        assert!(!c.correlated());
+        // Slow phases of 50 samples (1 in 7): every sample of a phase is 3x; the top 5 % are a third
+        // of the slow samples, so a tail sample is followed by another about 35 % of the time.
+        let phased: Vec<f64> = iid
+            .iter()
+            .enumerate()
+            .map(|(i, &u)| if (i / 50) % 7 == 0 { 3.0 * u } else { u })
+            .collect();
+        let c = TimeCorrelation::of(&phased);
+        assert!(c.lag1 > 0.5 && c.lag10 > 0.4, "{c:?}");
+        assert!(c.tail_after_tail > 0.25, "{c:?}");
+        assert!(c.correlated());
+    }
+
+    #[test]
+    fn alternating_series_is_negatively_correlated() {
+        let x: Vec<f64> = (0..100)
+            .map(|i| if i % 2 == 0 { 1.0 } else { 2.0 })
+            .collect();
+        assert!((autocorrelation(&x, 1) + 1.0).abs() < 0.02);
+        assert!((autocorrelation(&x, 10) - 1.0).abs() < 0.02);
+        assert!(autocorrelation(&[1.0, 1.0, 1.0, 1.0], 1).is_nan());
+    }
+}

@@ -7,6 +7,26 @@
 //! The trait is built so that a schedule never has to be materialised: a generated collective can
 //! compute every op, its dependents and its roots from `(rank, index)`. Explicit schedules (parsed
 //! GOAL) store compact arrays. The engine only ever asks for one op at a time.
+//!
+//! **Nothing is materialised per message or per posted receive at scale.** The engine keeps
+//! dependency counters sparse for generated schedules (`dense_counters() == false`: an op with
+//! one dependency needs no counter, a partially satisfied one takes one of its rank's two slots
+//! or an overflow map), roots as lazy batches (or, when [`Program::roots_in_type_order`] says
+//! the program lists them in LogGOPSim's type order already, one queue entry holding the next
+//! root's index; a run of receive roots that `root_recv_run()` or `root_recv_ids()` reports is
+//! posted at once) and posted receives as runs (consecutive posts of an arithmetic progression
+//! of op ids; equal (src, tag) stored once). The hints (`roots_in_type_order`,
+//! `root_recv_run`, `root_recv_ids`, `depcount_bytes`, `op_table`) are optional and must be
+//! exact: their defaults are always correct, `loggops_schedgen::check::validate` checks the
+//! claims, and the engine tests run programs with and without them to the same outcome.
+//! [`Program::op_table`] hands the engine a generated template (one rank-relative record per op
+//! for all ranks: the op, its dependency count, where its dependents are, each dependent with
+//! its own count); both engines then read the program through `Tabled`, and releasing an op's
+//! dependents reads their counts there too ([`Program::for_each_dependent_counted`], whose
+//! default asks `depcount`). Explicit programs store peers relative to the rank and keep one
+//! copy of each distinct rank (shared only after an exact comparison), so a collective read
+//! from a GOAL file costs about one rank's data; they keep dense counters (one byte per op) so
+//! that a stalled run can name every op that never ran.
 
 /// Wildcard peer (`recv ... from -1`) and wildcard tag (`tag -1`), as LogGOPSim stores them.
 pub const ANY: u32 = u32::MAX;

@@ -602,7 +602,7 @@ mod tests {
                     r.push(e);
                     h.push(e);
                 }
-                if rnd() % 16 == 0 {
+                if rnd().is_multiple_of(16) {
                     let e = Item(a.0, a.1 + 1);
                     if !r.has_before(a.0, a.1 + 1) {
                         r.push(e);

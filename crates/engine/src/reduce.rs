@@ -236,7 +236,7 @@ mod tests {
     /// same place among the ops it frees, with and without the dropped dependencies.
     #[test]
     fn frees_every_op_at_the_same_completion_in_the_same_place() {
-        let mut next = xorshift(0x5EED_0F_DA6);
+        let mut next = xorshift(0x0005_EED0_FDA6);
         let mut rnd = |n: u64| next() % n;
         let mut dropped = 0;
         for _ in 0..2000 {

@@ -4,6 +4,11 @@ use crate::cell::{Cell, CellSamples};
 use crate::record::{cell_values, Value, CELL_COLUMNS};
 use std::io::{self, Write};
 
+/// A text field as CSV writes it (see [`field`]).
+pub(crate) fn field_text(s: &str) -> String {
+    field(s).into_owned()
+}
+
 /// Quotes a field if it contains a comma, quote, CR or LF (quotes doubled).
 fn field(s: &str) -> std::borrow::Cow<'_, str> {
     if s.contains([',', '"', '\n', '\r']) {

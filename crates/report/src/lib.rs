@@ -73,6 +73,7 @@ mod record;
 pub mod special;
 pub mod stats;
 pub mod table;
+pub mod validation;
 
 pub use atomic::write_atomic;
 pub use cell::{Cell, CellError, CellSamples, Labels};
@@ -83,6 +84,9 @@ pub use json::{to_json_string, to_json_string_with, write_json, write_json_with,
 pub use record::CELL_COLUMNS;
 pub use stats::{precise, quantile_sorted, Interval, MedianCi, StatsError, Summary};
 pub use table::{render_table, write_table};
+pub use validation::{
+    render_validation_table, tally, validation_csv, validation_json, Comparison, Stat, Tally,
+};
 
 use std::io::{self, Write};
 use std::path::Path;

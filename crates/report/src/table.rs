@@ -11,19 +11,20 @@ use crate::fmt::{fmt_pct, fmt_ratio, fmt_time_ps, fmt_time_ps_f64, fmt_usd};
 use std::io::{self, Write};
 
 #[derive(Clone, Copy, PartialEq)]
-enum Align {
+pub(crate) enum Align {
     Left,
     Right,
 }
 
-struct Column {
-    title: &'static str,
-    align: Align,
-    cells: Vec<Option<String>>,
+/// One column of an aligned table: a title and one optional text per row (`-` when absent).
+pub(crate) struct Column {
+    pub(crate) title: &'static str,
+    pub(crate) align: Align,
+    pub(crate) cells: Vec<Option<String>>,
 }
 
 impl Column {
-    fn new(title: &'static str, align: Align, cells: Vec<Option<String>>) -> Column {
+    pub(crate) fn new(title: &'static str, align: Align, cells: Vec<Option<String>>) -> Column {
         Column {
             title,
             align,
@@ -93,7 +94,11 @@ pub fn render_table(cells: &[Cell]) -> String {
         .into_iter()
         .filter(|c| ALWAYS.contains(&c.title) || c.cells.iter().any(Option::is_some))
         .collect();
+    layout(&columns, cells.len())
+}
 
+/// The columns as aligned text: the titles, a rule, then `rows` lines.
+pub(crate) fn layout(columns: &[Column], rows: usize) -> String {
     let widths: Vec<usize> = columns
         .iter()
         .map(|c| {
@@ -109,7 +114,7 @@ pub fn render_table(cells: &[Cell]) -> String {
     let mut out = String::new();
     let line = |out: &mut String, texts: &mut dyn Iterator<Item = &str>| {
         let mut parts = Vec::new();
-        for ((text, col), &w) in texts.zip(&columns).zip(&widths) {
+        for ((text, col), &w) in texts.zip(columns).zip(&widths) {
             let pad = w - text.chars().count();
             parts.push(match col.align {
                 Align::Left => format!("{text}{}", " ".repeat(pad)),
@@ -122,7 +127,7 @@ pub fn render_table(cells: &[Cell]) -> String {
     line(&mut out, &mut columns.iter().map(|c| c.title));
     let rules: Vec<String> = widths.iter().map(|&w| "-".repeat(w)).collect();
     line(&mut out, &mut rules.iter().map(String::as_str));
-    for row in 0..cells.len() {
+    for row in 0..rows {
         line(
             &mut out,
             &mut columns

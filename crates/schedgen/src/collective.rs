@@ -39,6 +39,10 @@ pub enum Collective {
     AllreduceRecdoub,
     /// `binomialtreebcast` from `root`.
     BinomialTreeBcast,
+    /// `binarytreebcast` (root 0): a binary heap, rank `c` receives from `(c−1)/2` and then
+    /// sends to `2c+1` and `2c+2` (those below P), both sends requiring the receive. Schedgen
+    /// compares real ranks with virtual ones in this pattern, so only root 0 is generated.
+    BinaryTreeBcast,
     /// `binomialtreereduce` to `root`.
     BinomialTreeReduce,
     /// `linear_alltoall`: P−1 steps, send to `r+k`, receive from `r−k`, no dependencies.
@@ -47,13 +51,14 @@ pub enum Collective {
 
 impl Collective {
     /// Every pattern, in the order they are listed in messages.
-    pub const ALL: [Collective; 8] = [
+    pub const ALL: [Collective; 9] = [
         Collective::Dissemination,
         Collective::NwayDissemination,
         Collective::AllreduceRing,
         Collective::PipelinedRing,
         Collective::AllreduceRecdoub,
         Collective::BinomialTreeBcast,
+        Collective::BinaryTreeBcast,
         Collective::BinomialTreeReduce,
         Collective::LinearAlltoall,
     ];
@@ -67,6 +72,7 @@ impl Collective {
             Collective::PipelinedRing => "pipelinedring",
             Collective::AllreduceRecdoub => "allreduce_recdoub",
             Collective::BinomialTreeBcast => "binomialtreebcast",
+            Collective::BinaryTreeBcast => "binarytreebcast",
             Collective::BinomialTreeReduce => "binomialtreereduce",
             Collective::LinearAlltoall => "linear_alltoall",
         }
@@ -86,6 +92,7 @@ impl Collective {
         matches!(
             self,
             Collective::BinomialTreeBcast
+                | Collective::BinaryTreeBcast
                 | Collective::BinomialTreeReduce
                 | Collective::PipelinedRing
         )
@@ -130,6 +137,12 @@ pub struct GenOptions {
     pub reduce_calc: Option<u64>,
     /// Added to every tag Schedgen would write (0 keeps Schedgen's tags).
     pub tag_offset: u32,
+    /// `binomialtreebcast` as the paper's Schedgen (the cloud_noise fork) writes it: every send
+    /// of a rank also requires the rank's previous send ("serialize the sends"), so a
+    /// rendezvous send waits until the previous one has been matched, as the blocking
+    /// `MPI_Send`s of the measured programs do. Other patterns ignore it (the fork writes them
+    /// as upstream Schedgen does, apart from `pipelinedring`, which follows the fork anyway).
+    pub chain_sends: bool,
 }
 
 impl Default for GenOptions {
@@ -140,6 +153,7 @@ impl Default for GenOptions {
             segment_size: None,
             reduce_calc: None,
             tag_offset: 0,
+            chain_sends: false,
         }
     }
 }
@@ -155,6 +169,8 @@ pub struct Generated {
     segment: u64,
     reduce_calc: u64,
     tag_offset: u32,
+    /// binomialtreebcast: each send requires the previous one (see [`GenOptions::chain_sends`]).
+    chain: bool,
     /// Rounds (dissemination, nway, binomial trees: ⌈log⌉; recdoub: log2 P), segments
     /// (pipelinedring) or steps (ring: 2(P−1), alltoall: P−1).
     rounds: u32,
@@ -288,11 +304,19 @@ impl Generated {
                 p,
             });
         }
+        if pattern == Collective::BinaryTreeBcast && opts.root != 0 {
+            return Err(GenError::RootUnsupported {
+                pattern,
+                root: opts.root,
+            });
+        }
         let mut segment = 0;
         let rounds: u64 = match pattern {
             Collective::Dissemination
             | Collective::BinomialTreeBcast
             | Collective::BinomialTreeReduce => ceil_log2(p) as u64,
+            // The depth of the heap: rank P−1 is ⌊log2 P⌋ levels below the root.
+            Collective::BinaryTreeBcast => floor_log2(p) as u64,
             Collective::NwayDissemination => {
                 if opts.nway == 0 {
                     return Err(GenError::ZeroNway);
@@ -337,6 +361,8 @@ impl Generated {
             Collective::NwayDissemination => 0,
             // Binomial trees: at most one receive plus ⌈log2 P⌉ sends (or the reverse).
             Collective::BinomialTreeBcast | Collective::BinomialTreeReduce => rounds as u128 + 1,
+            // One receive and at most two sends.
+            Collective::BinaryTreeBcast => 3,
             Collective::AllreduceRecdoub => 4 * rounds as u128,
             _ => 2 * rounds as u128,
         };
@@ -395,6 +421,7 @@ impl Generated {
             segment,
             reduce_calc: opts.reduce_calc.unwrap_or(size),
             tag_offset: opts.tag_offset,
+            chain: opts.chain_sends && pattern == Collective::BinomialTreeBcast,
             rounds: rounds as u32,
         };
         if pattern == Collective::NwayDissemination && ops_per_rank <= TEMPLATE_MAX_OPS as u128 {
@@ -432,6 +459,10 @@ impl Generated {
     pub fn tag_offset(&self) -> u32 {
         self.tag_offset
     }
+    /// Whether a binomialtreebcast chains its sends (see [`GenOptions::chain_sends`]).
+    pub fn chain_sends(&self) -> bool {
+        self.chain
+    }
     /// Rounds, steps or segments, depending on the pattern (see the field notes).
     pub fn rounds(&self) -> u32 {
         self.rounds
@@ -462,7 +493,10 @@ impl Generated {
             }
             Collective::BinomialTreeBcast => {
                 let t = self.tree(rank);
-                if t.v == 0 {
+                if self.chain {
+                    // The last send (or a leaf's receive).
+                    (t.v != 0 || t.count > 0) as u32
+                } else if t.v == 0 {
                     t.count
                 } else if t.count == 0 {
                     1
@@ -476,6 +510,14 @@ impl Generated {
                     t.count
                 } else {
                     1
+                }
+            }
+            Collective::BinaryTreeBcast => {
+                let kids = self.heap_children(rank);
+                if rank > 0 && kids == 0 {
+                    1 // a leaf's receive
+                } else {
+                    kids
                 }
             }
         }
@@ -498,13 +540,27 @@ impl Generated {
             }
             Collective::BinomialTreeBcast => {
                 let t = self.tree(rank);
-                t.v == 0 || id >= 1 || t.count == 0
+                if self.chain {
+                    id + 1 == self.num_ops(rank)
+                } else {
+                    t.v == 0 || id >= 1 || t.count == 0
+                }
             }
             Collective::BinomialTreeReduce => {
                 let t = self.tree(rank);
                 t.v == 0 || id == 0
             }
+            // Every send; the receive only of a leaf.
+            Collective::BinaryTreeBcast => rank == 0 || id >= 1 || self.heap_children(rank) == 0,
         }
+    }
+
+    /// Binary tree: how many of `2c+1`, `2c+2` are ranks.
+    #[inline]
+    fn heap_children(&self, c: u32) -> u32 {
+        let first = 2 * c as u64 + 1;
+        let p = self.p as u64;
+        (first < p) as u32 + (first + 1 < p) as u32
     }
 
     /// Send/receive steps of the chain patterns (dissemination, ring, recdoub, pipelinedring,
@@ -720,6 +776,7 @@ impl Program for Generated {
                     t.count + 1
                 }
             }
+            Collective::BinaryTreeBcast => (rank > 0) as u32 + self.heap_children(rank),
             _ => 2 * m,
         }
     }
@@ -821,6 +878,7 @@ impl Program for Generated {
                 | Collective::AllreduceRing
                 | Collective::AllreduceRecdoub
                 | Collective::BinomialTreeBcast
+                | Collective::BinaryTreeBcast
                 | Collective::BinomialTreeReduce
         )
     }
@@ -917,6 +975,8 @@ impl Program for Generated {
             Collective::BinomialTreeBcast | Collective::BinomialTreeReduce => {
                 (0..self.p).map(|r| self.num_ops(r) as u64).sum()
             }
+            // Every rank but the root receives once, and each receive has one send.
+            Collective::BinaryTreeBcast => 2 * (self.p as u64 - 1),
             _ => self.p as u64 * self.num_ops(0) as u64,
         }
     }
@@ -999,6 +1059,15 @@ impl Generated {
                     Op::recv(d, self.swap_root(t.v + (1 << (t.r0 + id))), self.tag(0))
                 }
             }
+            // Root 0 only, so real and virtual ranks coincide.
+            Collective::BinaryTreeBcast => {
+                if rank > 0 && id == 0 {
+                    Op::recv(d, (rank - 1) / 2, self.tag(0))
+                } else {
+                    let k = id - (rank > 0) as u32;
+                    Op::send(d, 2 * rank + 1 + k, self.tag(0))
+                }
+            }
         }
     }
 
@@ -1030,13 +1099,16 @@ impl Generated {
             }
             Collective::BinomialTreeBcast => {
                 let t = self.tree(rank);
-                if t.v == 0 || id == 0 {
+                // The fork's chain: a send after the rank's first send requires its predecessor.
+                let chained = self.chain && id > (t.v != 0) as u32;
+                let own = if t.v == 0 || id == 0 {
                     0
                 } else if id == t.count {
                     1 + t.dup
                 } else {
                     1
-                }
+                };
+                own + chained as u32
             }
             Collective::BinomialTreeReduce => {
                 let t = self.tree(rank);
@@ -1046,6 +1118,8 @@ impl Generated {
                     t.count + t.dup
                 }
             }
+            // A non-root rank's sends require its receive.
+            Collective::BinaryTreeBcast => (rank > 0 && id > 0) as u32,
         }
     }
 
@@ -1072,10 +1146,12 @@ impl Generated {
             }
             Collective::BinomialTreeBcast => {
                 let t = self.tree(rank);
-                if t.v == 0 {
-                    t.count
-                } else {
+                if t.v != 0 {
                     1
+                } else if self.chain {
+                    t.count.min(1)
+                } else {
+                    t.count
                 }
             }
             Collective::BinomialTreeReduce => {
@@ -1086,6 +1162,14 @@ impl Generated {
                     1
                 } else {
                     t.count
+                }
+            }
+            // The root's sends; elsewhere the receive.
+            Collective::BinaryTreeBcast => {
+                if rank == 0 {
+                    self.heap_children(0)
+                } else {
+                    1
                 }
             }
         }
@@ -1138,6 +1222,7 @@ impl Generated {
                     k + 1
                 }
             }
+            Collective::BinaryTreeBcast => k,
         }
     }
 
@@ -1202,6 +1287,8 @@ impl Generated {
                     for _ in 0..t.dup {
                         f(t.count);
                     }
+                } else if self.chain && id + 1 < self.num_ops(rank) {
+                    f(id + 1); // a send frees the next send
                 }
             }
             Collective::BinomialTreeReduce => {
@@ -1212,6 +1299,14 @@ impl Generated {
                         for _ in 0..t.dup {
                             f(0);
                         }
+                    }
+                }
+            }
+            // A non-root rank's receive frees its sends, in Schedgen's `requires` order.
+            Collective::BinaryTreeBcast => {
+                if rank > 0 && id == 0 {
+                    for s in 1..=self.heap_children(rank) {
+                        f(s);
                     }
                 }
             }

@@ -23,6 +23,8 @@ pub enum GenError {
         root: u32,
         p: u32,
     },
+    #[error("{pattern} root {root}: Schedgen's {pattern} compares real ranks with virtual ones, which only agree for root 0 (rank 0 would send to itself); give root 0")]
+    RootUnsupported { pattern: Collective, root: u32 },
     #[error("nwaydissemination needs a fan-out (nway) of at least 1, got 0")]
     ZeroNway,
     #[error("{}", zero_segment_message(*size, *p, *derived))]

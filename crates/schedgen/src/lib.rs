@@ -2,7 +2,7 @@
 //! rank-parametric schedule files.
 //!
 //! * [`Generated`] — a collective ([`Collective`]: `dissemination`, `nwaydissemination`,
-//!   `allreduce_ring`, `pipelinedring`, `allreduce_recdoub`, `binomialtreebcast`,
+//!   `allreduce_ring`, `pipelinedring`, `allreduce_recdoub`, `binomialtreebcast`, `binarytreebcast`,
 //!   `binomialtreereduce`, `linear_alltoall`) on P ranks. Every op, its dependents and the
 //!   roots are computed from `(rank, index)` in O(1) (binomial trees: O(log P)), so a 512 MiB
 //!   ring allreduce on 16,384 ranks (1.07 G ops) costs a few dozen bytes. The structure is op for

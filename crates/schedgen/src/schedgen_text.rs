@@ -163,11 +163,46 @@ pub fn emit_rank(g: &Generated, rank: u32, f: &mut dyn FnMut(Line)) {
                 pw *= g.nway() as i128 + 1;
             }
         }
+        Collective::BinaryTreeBcast => {
+            // Schedgen's breadth-first loop: `src` pops from a queue, the next two counters
+            // are its children; real ranks are compared with the counters (root 0).
+            let mut queue = std::collections::VecDeque::from([0i64]);
+            let mut cnt = 0i64;
+            let mut recv = -1i64;
+            let mut send = [-1i64; 2];
+            while cnt < pi {
+                let src = queue
+                    .pop_front()
+                    .expect("the queue never empties before cnt = P");
+                for _child in 0..2 {
+                    cnt += 1;
+                    let tgt = cnt;
+                    if tgt < pi {
+                        if r == src {
+                            let slot = if send[0] == -1 { 0 } else { 1 };
+                            send[slot] = e.op(Op::send(d, swap(tgt) as u32, t0));
+                        }
+                        if r == tgt {
+                            recv = e.op(Op::recv(d, swap(src) as u32, t0));
+                        }
+                        queue.push_back(tgt);
+                    }
+                }
+            }
+            if r > 0 && recv != -1 {
+                for s in send {
+                    if s != -1 {
+                        e.requires(s, recv);
+                    }
+                }
+            }
+        }
         Collective::BinomialTreeBcast | Collective::BinomialTreeReduce => {
             let bcast = g.pattern() == Collective::BinomialTreeBcast;
             let v = swap(r);
             let rounds = g.rounds();
             let (mut send, mut recv) = (-1i64, -1i64);
+            let mut last_send = -1i64;
             for round in 0..rounds {
                 let pw = 1i64 << round;
                 // Towards the children (v + 2^round) …
@@ -175,6 +210,13 @@ pub fn emit_rank(g: &Generated, rank: u32, f: &mut dyn FnMut(Line)) {
                     let child = swap(v + pw) as u32;
                     if bcast {
                         send = e.op(Op::send(d, child, t0));
+                        // The cloud_noise fork serialises the sends.
+                        if g.chain_sends() {
+                            if last_send != -1 {
+                                e.requires(send, last_send);
+                            }
+                            last_send = send;
+                        }
                     } else {
                         recv = e.op(Op::recv(d, child, t0));
                     }

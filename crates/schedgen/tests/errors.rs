@@ -148,6 +148,12 @@ fn generator_errors() {
                 GenOptions { root: 16, ..d }
             ),
             e(
+                Collective::BinaryTreeBcast,
+                16,
+                16,
+                GenOptions { root: 3, ..d }
+            ),
+            e(
                 Collective::PipelinedRing,
                 4,
                 1 << 20,

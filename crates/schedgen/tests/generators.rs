@@ -65,6 +65,7 @@ proptest! {
         nway in 1u32..6,
         seg_frac in prop::option::of(0.0f64..1.0),
         tag_offset in prop_oneof![Just(0u32), 0u32..1000],
+        chain_sends in any::<bool>(),
     ) {
         let opts = GenOptions {
             nway,
@@ -72,11 +73,13 @@ proptest! {
             segment_size: seg_frac.map(|f| 1 + (size as f64 * f) as u64 / 4),
             reduce_calc: None,
             tag_offset,
+            chain_sends,
         };
         let g = match Generated::with_options(pattern, p, size, opts) {
             Ok(g) => g,
             Err(GenError::NotPowerOfTwo { .. }) => { prop_assert!(!p.is_power_of_two()); return Ok(()); }
             Err(GenError::ZeroSegment { .. }) => { prop_assert!(size / p as u64 == 0); return Ok(()); }
+            Err(GenError::RootUnsupported { pattern: Collective::BinaryTreeBcast, root }) => { prop_assert!(root != 0); return Ok(()); }
             Err(e) => return Err(TestCaseError::fail(format!("unexpected error {e}"))),
         };
         let reference = g.schedgen_reference();

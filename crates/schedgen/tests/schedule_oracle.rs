@@ -50,9 +50,9 @@ fn render(ph: &Ph, out: &mut String, indent: usize) {
                     format!(" nway {} calc {}ns", 1 + opt % 3, opt % 2)
                 }
                 Collective::PipelinedRing => format!(" segment {}B root 0", 1 + opt),
-                Collective::BinomialTreeBcast | Collective::BinomialTreeReduce => {
-                    " root 0".to_string()
-                }
+                Collective::BinomialTreeBcast
+                | Collective::BinomialTreeReduce
+                | Collective::BinaryTreeBcast => " root 0".to_string(),
                 _ => String::new(),
             };
             out.push_str(&format!(
@@ -259,6 +259,7 @@ fn arb_leaf() -> impl Strategy<Value = Ph> {
         Collective::AllreduceRing,
         Collective::PipelinedRing,
         Collective::BinomialTreeBcast,
+        Collective::BinaryTreeBcast,
         Collective::BinomialTreeReduce,
         Collective::LinearAlltoall,
     ];

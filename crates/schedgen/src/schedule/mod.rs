@@ -499,6 +499,7 @@ impl Builder<'_> {
                             o.root = r as u32;
                         }
                         "calc" => o.reduce_calc = Some(self.duration(v)?),
+                        "chain" => o.chain_sends = self.int(v, "chain", 0, 1)? == 1,
                         "tag" => o.tag_offset = self.tag(&Some(v.clone()))?,
                         _ => unreachable!("options are checked by the parser"),
                     }

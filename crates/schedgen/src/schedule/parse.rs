@@ -144,6 +144,7 @@ pub(crate) const ALGORITHMS: &[(&str, &str, Collective)] = &[
     ),
     ("allreduce", "pipelinedring", Collective::PipelinedRing),
     ("bcast", "binomial", Collective::BinomialTreeBcast),
+    ("bcast", "binary", Collective::BinaryTreeBcast),
     ("reduce", "binomial", Collective::BinomialTreeReduce),
     ("alltoall", "linear", Collective::LinearAlltoall),
 ];
@@ -163,6 +164,7 @@ pub(crate) fn options_of(p: Collective) -> Vec<&'static str> {
     match p {
         Collective::PipelinedRing => v.push("segment"),
         Collective::NwayDissemination => v.extend(["nway", "calc"]),
+        Collective::BinomialTreeBcast => v.push("chain"),
         _ => {}
     }
     if p.has_root() {

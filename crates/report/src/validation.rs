@@ -1,0 +1,469 @@
+//! Measured against simulated: one [`Comparison`] per benchmark and a [`Tally`] over all.
+//!
+//! # Definitions
+//! * Both sides are summarised with [`Summary`] (type-7 quantiles, see [`crate::stats`]): the
+//!   measured side over the benchmark's iterations (each the maximum over ranks), the simulated
+//!   side over the repetitions (each the maximum finishing time over ranks).
+//! * **Ratio** of a statistic: simulated / measured (`1.00x` is a perfect prediction).
+//! * **Error of the means** (the paper's metric, its Sec. V-A): `|mean_sim − mean_meas| /
+//!   mean_meas`.
+//! * **Within tolerance**: mean and median within ±10 % ([`MEAN_TOL`], [`P50_TOL`]), p95 within
+//!   ±20 % ([`P95_TOL`]) of the measured value, i.e. `|ratio − 1| <= tol` (p99 is reported,
+//!   not judged).
+//! * **Spread**: p95 / p50 of each side; a simulated spread narrower than the measured one means
+//!   the model's noise averages out where the system's does not.
+//! * **Paper cells**: the benchmarks the paper validated (its Fig. 14: the dissemination
+//!   allreduce of 16 B and the pipelined ring of 16 MiB). The caller marks them; the paper
+//!   claims an error of the means below 10 % at 16 nodes.
+//!
+//! # Output
+//! * Human ([`render_validation_table`]): one aligned line per benchmark, times with units,
+//!   ratios as `1.02x`, errors as `+3.1%` (signed: simulated above measured is positive), then
+//!   the [`Tally`] line.
+//! * JSON ([`validation_json`]): `{"schema": "loggops-report/validation/1", "benchmarks":
+//!   [...], "summary": {...}}`; times are integer picoseconds in keys ending `_ps`.
+//! * CSV ([`validation_csv`]): a header of [`VALIDATION_COLUMNS`], one row per benchmark.
+
+use std::fmt::Write as _;
+
+use serde_json::{json, Value};
+
+use crate::fmt::{fmt_pct, fmt_ratio, fmt_time_ps_f64};
+use crate::stats::{StatsError, Summary};
+use crate::table::{layout, Align, Column};
+
+/// Tolerance of the mean (relative).
+pub const MEAN_TOL: f64 = 0.10;
+/// Tolerance of the median (relative).
+pub const P50_TOL: f64 = 0.10;
+/// Tolerance of the 95th percentile (relative).
+pub const P95_TOL: f64 = 0.20;
+
+/// A statistic compared between the two sides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stat {
+    Mean,
+    P50,
+    P95,
+    P99,
+}
+
+impl Stat {
+    pub const ALL: [Stat; 4] = [Stat::Mean, Stat::P50, Stat::P95, Stat::P99];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Stat::Mean => "mean",
+            Stat::P50 => "p50",
+            Stat::P95 => "p95",
+            Stat::P99 => "p99",
+        }
+    }
+
+    /// The relative tolerance a prediction of this statistic is judged by (`None`: not judged).
+    pub fn tolerance(self) -> Option<f64> {
+        match self {
+            Stat::Mean => Some(MEAN_TOL),
+            Stat::P50 => Some(P50_TOL),
+            Stat::P95 => Some(P95_TOL),
+            Stat::P99 => None,
+        }
+    }
+
+    fn of(self, s: &Summary) -> f64 {
+        match self {
+            Stat::Mean => s.mean,
+            Stat::P50 => s.median,
+            Stat::P95 => s.p95,
+            Stat::P99 => s.p99,
+        }
+    }
+}
+
+/// One benchmark: what was measured and what the model predicts.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Comparison {
+    /// Benchmark name, e.g. `nwaydissemination_16_16`.
+    pub benchmark: String,
+    /// Its pattern, e.g. `nwaydissemination`.
+    pub pattern: String,
+    pub nodes: u64,
+    pub bytes: u64,
+    /// One of the paper's validation cells (see the module docs).
+    pub paper_cell: bool,
+    /// How the simulator shared each rank's CPU and NIC (`queued` or `loggopsim`, `--model`).
+    pub model: String,
+    /// Summary of the measured iterations (ps).
+    pub measured: Summary,
+    /// Summary of the simulated repetitions (ps).
+    pub simulated: Summary,
+    /// The model's noiseless time, ps.
+    pub noiseless_ps: Option<u64>,
+}
+
+impl Comparison {
+    /// Summarises both sides; fails if either is empty.
+    pub fn new(
+        benchmark: impl Into<String>,
+        pattern: impl Into<String>,
+        nodes: u64,
+        bytes: u64,
+        measured_ps: &[u64],
+        simulated_ps: &[u64],
+    ) -> Result<Comparison, StatsError> {
+        Ok(Comparison {
+            benchmark: benchmark.into(),
+            pattern: pattern.into(),
+            nodes,
+            bytes,
+            paper_cell: false,
+            model: "queued".into(),
+            measured: Summary::try_from_samples(measured_ps)?,
+            simulated: Summary::try_from_samples(simulated_ps)?,
+            noiseless_ps: None,
+        })
+    }
+
+    /// Simulated / measured of `stat`.
+    pub fn ratio(&self, stat: Stat) -> f64 {
+        stat.of(&self.simulated) / stat.of(&self.measured)
+    }
+
+    /// The paper's metric: `|mean_sim − mean_meas| / mean_meas`.
+    pub fn mean_error(&self) -> f64 {
+        (self.simulated.mean - self.measured.mean).abs() / self.measured.mean
+    }
+
+    /// Whether `stat` is within its tolerance (`None` for statistics not judged).
+    pub fn within(&self, stat: Stat) -> Option<bool> {
+        stat.tolerance()
+            .map(|tol| (self.ratio(stat) - 1.0).abs() <= tol + 1e-12)
+    }
+
+    /// p95 / p50 of the measured and of the simulated side.
+    pub fn spreads(&self) -> (f64, f64) {
+        (
+            self.measured.p95 / self.measured.median,
+            self.simulated.p95 / self.simulated.median,
+        )
+    }
+}
+
+/// Counts over a set of comparisons.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tally {
+    pub benchmarks: usize,
+    pub mean_within: usize,
+    pub p50_within: usize,
+    pub p95_within: usize,
+    /// Median over benchmarks of the error of the means.
+    pub median_mean_error: f64,
+    /// Paper cells, and how many of them have an error of the means below 10 %.
+    pub paper_cells: usize,
+    pub paper_within: usize,
+    /// The same at 16 nodes (the paper's claim).
+    pub paper_cells_16: usize,
+    pub paper_within_16: usize,
+}
+
+/// Counts what is within tolerance.
+pub fn tally(rows: &[Comparison]) -> Tally {
+    let count = |f: &dyn Fn(&Comparison) -> bool| rows.iter().filter(|c| f(c)).count();
+    let mut errs: Vec<f64> = rows.iter().map(Comparison::mean_error).collect();
+    errs.sort_by(f64::total_cmp);
+    let median_mean_error = match errs.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => errs[n / 2],
+        n => (errs[n / 2 - 1] + errs[n / 2]) / 2.0,
+    };
+    let paper_ok = |c: &Comparison| c.paper_cell && c.mean_error() < MEAN_TOL;
+    Tally {
+        benchmarks: rows.len(),
+        mean_within: count(&|c| c.within(Stat::Mean) == Some(true)),
+        p50_within: count(&|c| c.within(Stat::P50) == Some(true)),
+        p95_within: count(&|c| c.within(Stat::P95) == Some(true)),
+        median_mean_error,
+        paper_cells: count(&|c| c.paper_cell),
+        paper_within: count(&paper_ok),
+        paper_cells_16: count(&|c| c.paper_cell && c.nodes == 16),
+        paper_within_16: count(&|c| paper_ok(c) && c.nodes == 16),
+    }
+}
+
+impl Tally {
+    /// The summary line, e.g. `54 benchmarks: mean within 10%: 20/54, ...`.
+    pub fn line(&self) -> String {
+        let n = self.benchmarks;
+        let mut s = format!(
+            "{n} benchmarks: mean within 10%: {}/{n}, p50 within 10%: {}/{n}, p95 within 20%: {}/{n}; median error of the means {:.1}%",
+            self.mean_within,
+            self.p50_within,
+            self.p95_within,
+            100.0 * self.median_mean_error
+        );
+        if self.paper_cells > 0 {
+            let _ = write!(
+                s,
+                "; the paper's cells (16B dissemination, 16MiB pipelined ring) with an error of the means below 10%: {}/{}",
+                self.paper_within, self.paper_cells
+            );
+            if self.paper_cells_16 > 0 {
+                let _ = write!(
+                    s,
+                    ", at 16 nodes {}/{}",
+                    self.paper_within_16, self.paper_cells_16
+                );
+            }
+        }
+        s
+    }
+}
+
+fn signed_pct(c: &Comparison) -> String {
+    fmt_pct(100.0 * (c.simulated.mean - c.measured.mean) / c.measured.mean)
+}
+
+fn mark(ok: Option<bool>) -> &'static str {
+    match ok {
+        Some(false) => "*",
+        _ => "",
+    }
+}
+
+/// The human table: one line per benchmark, then the tally line. A `*` after a ratio marks a
+/// statistic outside its tolerance.
+pub fn render_validation_table(rows: &[Comparison]) -> String {
+    use Align::{Left, Right};
+    let col = |title, align, f: &dyn Fn(&Comparison) -> String| {
+        Column::new(title, align, rows.iter().map(|c| Some(f(c))).collect())
+    };
+    let t = fmt_time_ps_f64;
+    let mut columns = vec![
+        col("benchmark", Left, &|c| c.benchmark.clone()),
+        col("n meas/sim", Right, &|c| {
+            format!("{}/{}", c.measured.n, c.simulated.n)
+        }),
+        col("noiseless", Right, &|c| {
+            c.noiseless_ps
+                .map(|x| t(x as f64))
+                .unwrap_or_else(|| "-".into())
+        }),
+    ];
+    for stat in Stat::ALL {
+        let (m, s, r): (&'static str, &'static str, &'static str) = match stat {
+            Stat::Mean => ("mean meas", "mean sim", "x mean"),
+            Stat::P50 => ("p50 meas", "p50 sim", "x p50"),
+            Stat::P95 => ("p95 meas", "p95 sim", "x p95"),
+            Stat::P99 => ("p99 meas", "p99 sim", "x p99"),
+        };
+        columns.push(col(m, Right, &|c| t(stat.of(&c.measured))));
+        columns.push(col(s, Right, &|c| t(stat.of(&c.simulated))));
+        columns.push(col(r, Right, &|c| {
+            format!("{}{}", fmt_ratio(c.ratio(stat)), mark(c.within(stat)))
+        }));
+    }
+    columns.push(col("p95/p50 meas/sim", Right, &|c| {
+        let (m, s) = c.spreads();
+        format!("{m:.2}/{s:.2}")
+    }));
+    columns.push(col("mean error", Right, &signed_pct));
+    let mut out = layout(&columns, rows.len());
+    out.push_str(&tally(rows).line());
+    out.push('\n');
+    out
+}
+
+/// The CSV columns of [`validation_csv`].
+pub const VALIDATION_COLUMNS: [&str; 27] = [
+    "benchmark",
+    "pattern",
+    "nodes",
+    "bytes",
+    "paper_cell",
+    "model",
+    "measured_n",
+    "measured_mean_ps",
+    "measured_p50_ps",
+    "measured_p95_ps",
+    "measured_p99_ps",
+    "measured_max_ps",
+    "simulated_n",
+    "simulated_mean_ps",
+    "simulated_p50_ps",
+    "simulated_p95_ps",
+    "simulated_p99_ps",
+    "simulated_max_ps",
+    "noiseless_ps",
+    "ratio_mean",
+    "ratio_p50",
+    "ratio_p95",
+    "ratio_p99",
+    "mean_error",
+    "mean_within_10pct",
+    "p50_within_10pct",
+    "p95_within_20pct",
+];
+
+fn ps(x: f64) -> i64 {
+    x.round() as i64
+}
+
+fn row_values(c: &Comparison) -> Vec<Value> {
+    let side = |s: &Summary| {
+        vec![
+            json!(s.n),
+            json!(ps(s.mean)),
+            json!(ps(s.median)),
+            json!(ps(s.p95)),
+            json!(ps(s.p99)),
+            json!(s.max),
+        ]
+    };
+    let mut v = vec![
+        json!(c.benchmark),
+        json!(c.pattern),
+        json!(c.nodes),
+        json!(c.bytes),
+        json!(c.paper_cell),
+        json!(c.model),
+    ];
+    v.extend(side(&c.measured));
+    v.extend(side(&c.simulated));
+    v.push(json!(c.noiseless_ps));
+    v.extend(Stat::ALL.map(|s| json!(c.ratio(s))));
+    v.push(json!(c.mean_error()));
+    v.extend([Stat::Mean, Stat::P50, Stat::P95].map(|s| json!(c.within(s))));
+    v
+}
+
+/// The JSON document (see the module docs), pretty-printed with a final newline.
+pub fn validation_json(rows: &[Comparison]) -> String {
+    let items: Vec<Value> = rows
+        .iter()
+        .map(|c| {
+            let obj: serde_json::Map<String, Value> = VALIDATION_COLUMNS
+                .iter()
+                .map(|k| k.to_string())
+                .zip(row_values(c))
+                .collect();
+            Value::Object(obj)
+        })
+        .collect();
+    let t = tally(rows);
+    let doc = json!({
+        "schema": "loggops-report/validation/1",
+        "benchmarks": items,
+        "summary": {
+            "benchmarks": t.benchmarks,
+            "mean_within_10pct": t.mean_within,
+            "p50_within_10pct": t.p50_within,
+            "p95_within_20pct": t.p95_within,
+            "median_mean_error": if t.median_mean_error.is_finite() { json!(t.median_mean_error) } else { Value::Null },
+            "paper_cells": t.paper_cells,
+            "paper_cells_mean_error_below_10pct": t.paper_within,
+            "paper_cells_16_nodes": t.paper_cells_16,
+            "paper_cells_16_nodes_mean_error_below_10pct": t.paper_within_16,
+            "line": t.line(),
+        }
+    });
+    let mut s = serde_json::to_string_pretty(&doc).expect("JSON values serialise");
+    s.push('\n');
+    s
+}
+
+/// The CSV table: a header of [`VALIDATION_COLUMNS`] and one row per benchmark.
+pub fn validation_csv(rows: &[Comparison]) -> String {
+    let mut s = VALIDATION_COLUMNS.join(",");
+    s.push('\n');
+    for c in rows {
+        let fields: Vec<String> = row_values(c)
+            .into_iter()
+            .map(|v| match v {
+                Value::Null => String::new(),
+                Value::String(x) => crate::csv::field_text(&x),
+                other => other.to_string(),
+            })
+            .collect();
+        s.push_str(&fields.join(","));
+        s.push('\n');
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cmp(meas: &[u64], sim: &[u64]) -> Comparison {
+        Comparison::new(
+            "nwaydissemination_16_16",
+            "nwaydissemination",
+            16,
+            16,
+            meas,
+            sim,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn ratios_and_the_papers_metric() {
+        // Measured mean 20, median 20; simulated mean 21, median 19.
+        let c = cmp(&[10, 20, 30], &[19, 19, 25]);
+        assert_eq!(c.measured.mean, 20.0);
+        assert_eq!(c.simulated.mean, 21.0);
+        assert_eq!(c.ratio(Stat::Mean), 1.05);
+        assert_eq!(c.ratio(Stat::P50), 0.95);
+        assert!((c.mean_error() - 0.05).abs() < 1e-15);
+        assert_eq!(c.within(Stat::Mean), Some(true));
+        assert_eq!(c.within(Stat::P99), None);
+        // p95: type 7 of [10,20,30] is 29, of [19,19,25] 24.4.
+        assert_eq!(c.measured.p95, 29.0);
+        assert!((c.ratio(Stat::P95) - 24.4 / 29.0).abs() < 1e-12);
+        assert_eq!(c.within(Stat::P95), Some(true)); // 0.841: within 20 %
+    }
+
+    #[test]
+    fn tolerance_edges_count_as_within() {
+        // Exactly +10 % on the mean and the median.
+        let c = cmp(&[100, 100], &[110, 110]);
+        assert_eq!(c.within(Stat::Mean), Some(true));
+        let c = cmp(&[100, 100], &[111, 111]);
+        assert_eq!(c.within(Stat::Mean), Some(false));
+        assert_eq!(c.within(Stat::P95), Some(true));
+    }
+
+    #[test]
+    fn tally_counts_and_the_paper_claim() {
+        let mut a = cmp(&[100; 3], &[105; 3]);
+        a.paper_cell = true;
+        let mut b = cmp(&[100; 3], &[150; 3]);
+        b.paper_cell = true;
+        b.nodes = 8;
+        let c = cmp(&[100; 3], &[91; 3]);
+        let t = tally(&[a.clone(), b, c]);
+        assert_eq!((t.benchmarks, t.mean_within, t.p50_within), (3, 2, 2));
+        assert_eq!((t.paper_cells, t.paper_within), (2, 1));
+        assert_eq!((t.paper_cells_16, t.paper_within_16), (1, 1));
+        assert!((t.median_mean_error - 0.09).abs() < 1e-12);
+        assert!(t.line().starts_with("3 benchmarks: mean within 10%: 2/3"));
+        let table = render_validation_table(&[a]);
+        assert!(table.contains("1.05x"), "{table}");
+        assert!(table.contains("+5.0%"), "{table}");
+    }
+
+    #[test]
+    fn json_and_csv_have_the_same_columns() {
+        let c = cmp(&[1_000_000, 3_000_000], &[2_000_000, 2_000_000]);
+        let csv = validation_csv(std::slice::from_ref(&c));
+        let mut lines = csv.lines();
+        assert_eq!(lines.next().unwrap(), VALIDATION_COLUMNS.join(","));
+        let row: Vec<&str> = lines.next().unwrap().split(',').collect();
+        assert_eq!(row.len(), VALIDATION_COLUMNS.len());
+        assert_eq!(row[7], "2000000"); // measured_mean_ps
+        assert_eq!(row[18], ""); // noiseless_ps: unknown
+        let v: Value = serde_json::from_str(&validation_json(&[c])).unwrap();
+        assert_eq!(v["benchmarks"][0]["ratio_mean"], json!(1.0));
+        assert_eq!(v["summary"]["mean_within_10pct"], json!(1));
+    }
+}

@@ -1,0 +1,258 @@
+//! `loggops-sim validate`: measured collectives against the model.
+//!
+//! Wiring only: `loggops_calibrate::measured` reads the files, `loggops_schedgen` generates the
+//! schedule each file name describes, [`crate::mc::one_outcome`] simulates it with the profile's
+//! noise, and `loggops_report::validation` compares and renders. Repetitions run in parallel and
+//! are collected in order, so the answer never depends on `--threads`.
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+use anyhow::{anyhow, Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use loggops_calibrate::{BenchmarkName, MeasuredPattern};
+use loggops_engine::WindowOdds;
+use loggops_noise::{NoiseConfig, NoiseMode, NoiseModel};
+use loggops_report::validation::{
+    render_validation_table, validation_csv, validation_json, Comparison,
+};
+use rayon::prelude::*;
+
+use crate::cli::{FormatArg, MeasureArg, RunArgs, ValidateArgs};
+use crate::mc::one_outcome;
+use crate::schedule::{with_program, Schedule};
+
+/// The schedule statement of a measured benchmark, in the rank-parametric schedule language
+/// (goal/README.md): what the paper's programs ran (`goal2mpi.py` over the cloud_noise fork's
+/// Schedgen).
+pub fn pattern_statement(name: &BenchmarkName) -> String {
+    let d = name.bytes;
+    match name.pattern {
+        // The programs busy-wait each `calc D` for D ns.
+        MeasuredPattern::NwayDissemination => format!("nwaydissemination {d}B nway 1 calc {d}ns"),
+        MeasuredPattern::NwayDisseminationNocompute => {
+            format!("nwaydissemination {d}B nway 1 calc 0ns")
+        }
+        // Segments of ⌊D/P⌋ bytes (the default).
+        MeasuredPattern::PipelinedRing => format!("pipelinedring {d}B"),
+        MeasuredPattern::BinomialTreeBcast => format!("binomialtreebcast {d}B chain 1"),
+        MeasuredPattern::BinaryTreeBcast => format!("binarytreebcast {d}B"),
+        MeasuredPattern::LinearAlltoall => format!("linear_alltoall {d}B"),
+    }
+}
+
+/// The programs' `MPI_Barrier`: a dissemination barrier of 1-byte messages, on tags of its own.
+const BARRIER: &str = "dissemination 1B tag 1000000";
+
+/// What one simulated iteration includes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Iteration {
+    /// Simulate the barrier before the collective and time each rank from its own exit.
+    pub barrier: bool,
+    /// CPU time each rank spends entering the collective before its first op, ps.
+    pub call_overhead_ps: u64,
+}
+
+/// A benchmark's schedules: the iteration as simulated, and the barrier alone (whose per-rank
+/// finishing times are the ranks' start times).
+pub struct Bench {
+    pub iteration: Schedule,
+    pub barrier: Option<Schedule>,
+}
+
+fn parse(text: &str, name: &BenchmarkName) -> Result<Schedule> {
+    let none: &[(&str, &str)] = &[];
+    let s = loggops_schedgen::parse_schedule_str(text, &name.to_string(), name.nodes, none)
+        .map_err(|e| anyhow!("{e}"))?;
+    Ok(match s.single_collective() {
+        Some(g) => Schedule::Generated(g.clone()),
+        None => Schedule::Parametric(s),
+    })
+}
+
+/// The schedules of benchmark `name` under `it`.
+pub fn bench_for(name: &BenchmarkName, it: Iteration) -> Result<Bench> {
+    let mut text = String::from("loggops-schedule 1\n");
+    if it.barrier {
+        text += BARRIER;
+        text.push('\n');
+    }
+    if it.call_overhead_ps > 0 {
+        text += &format!("calc {}ps\n", it.call_overhead_ps);
+    }
+    text += &pattern_statement(name);
+    text.push('\n');
+    let barrier = if it.barrier {
+        Some(parse(&format!("loggops-schedule 1\n{BARRIER}\n"), name)?)
+    } else {
+        None
+    };
+    Ok(Bench {
+        iteration: parse(&text, name)?,
+        barrier,
+    })
+}
+
+/// One iteration's time: the maximum over ranks of finish minus start (start 0 without the
+/// barrier, the rank's barrier exit with it), ps.
+fn iteration_time(
+    b: &Bench,
+    model: &NoiseModel,
+    seed: u64,
+    rep: u64,
+    odds: &WindowOdds,
+    engine: loggops_engine::Model,
+) -> Result<u64> {
+    let run = |s: &crate::schedule::Schedule| {
+        with_program!(s, |p| one_outcome(p, model, seed, rep, odds, engine))
+    };
+    let fin = run(&b.iteration)?.finish;
+    let Some(barrier) = &b.barrier else {
+        return Ok(fin.iter().copied().max().unwrap_or(0));
+    };
+    // The same (seed, rep) draws the barrier's messages and OS noise identically: its ops come
+    // first in both programs.
+    let start = run(barrier)?.finish;
+    Ok(fin
+        .iter()
+        .zip(&start)
+        .map(|(f, s)| f.saturating_sub(*s))
+        .max()
+        .unwrap_or(0))
+}
+
+/// One of the paper's validation cells (its Fig. 14)?
+fn paper_cell(name: &BenchmarkName) -> bool {
+    match name.pattern {
+        MeasuredPattern::NwayDisseminationNocompute => name.bytes == 16,
+        MeasuredPattern::PipelinedRing => name.bytes == 16 << 20,
+        _ => false,
+    }
+}
+
+pub fn validate(args: ValidateArgs) -> Result<ExitCode> {
+    let mut profile = loggops_profile::read_profile(&args.noise)?;
+    let flags = RunArgs {
+        l: args.l.clone(),
+        o: args.o.clone(),
+        g: args.g.clone(),
+        big_g: args.big_g.clone(),
+        big_o: args.big_o.clone(),
+        s: args.s.clone(),
+        ..RunArgs::default()
+    };
+    crate::mc::override_params(&flags, &mut profile)?;
+    let mode: NoiseMode = args
+        .noise_mode
+        .parse()
+        .map_err(|e| anyhow!("--noise-mode {}: {e}", args.noise_mode))?;
+    let files = loggops_calibrate::measured_files(&args.measured)?;
+    // Read everything first: a bad file fails before any simulation runs.
+    let measured = files
+        .iter()
+        .map(|f| loggops_calibrate::read_measured(f))
+        .collect::<Result<Vec<_>, _>>()?;
+    let call_overhead_ps = match &args.call_overhead {
+        Some(t) => {
+            crate::units::parse_time_ps(t).map_err(|e| anyhow!("--call-overhead {t}: {e}"))?
+        }
+        None => 0,
+    };
+    let it = Iteration {
+        barrier: args.measure == MeasureArg::Barrier,
+        call_overhead_ps,
+    };
+    let benches = measured
+        .iter()
+        .map(|m| bench_for(&m.name, it).with_context(|| m.path.clone()))
+        .collect::<Result<Vec<_>>>()?;
+
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.threads.unwrap_or(0))
+        .build()
+        .context("cannot start worker threads")?;
+    let base = NoiseConfig {
+        rndv_triple_latency: true,
+        ..NoiseConfig::default()
+    };
+    let model = NoiseModel::new(
+        &profile,
+        &NoiseConfig {
+            mode,
+            ..base.clone()
+        },
+    )?;
+    let quiet_model = NoiseModel::new(
+        &profile,
+        &NoiseConfig {
+            mode: NoiseMode::None,
+            ..base
+        },
+    )?;
+    let bar = if args.quiet || !std::io::stderr().is_terminal() {
+        ProgressBar::hidden()
+    } else {
+        let b = ProgressBar::new(measured.len() as u64 * args.reps as u64);
+        b.set_style(
+            ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} reps (eta {eta}) {msg}",
+            )
+            .expect("valid template"),
+        );
+        b
+    };
+    let engine = args.model.into();
+    let mut rows = Vec::with_capacity(measured.len());
+    for (m, b) in measured.iter().zip(&benches) {
+        bar.set_message(m.name.to_string());
+        let noiseless = iteration_time(
+            b,
+            &quiet_model,
+            args.seed,
+            0,
+            &WindowOdds::default(),
+            engine,
+        )
+        .with_context(|| format!("{}: simulating {}", m.path, m.name))?;
+        let odds = WindowOdds::default();
+        let samples: Vec<u64> = pool
+            .install(|| {
+                (0..args.reps as u64)
+                    .into_par_iter()
+                    .map(|rep| {
+                        let t = iteration_time(b, &model, args.seed, rep, &odds, engine);
+                        bar.inc(1);
+                        t
+                    })
+                    .collect::<Result<Vec<u64>>>()
+            })
+            .with_context(|| format!("{}: simulating {}", m.path, m.name))?;
+        let mut c = Comparison::new(
+            m.name.to_string(),
+            m.name.pattern.name(),
+            m.name.nodes as u64,
+            m.name.bytes,
+            &m.iteration_max_ps(),
+            &samples,
+        )?;
+        c.paper_cell = paper_cell(&m.name);
+        c.model = crate::run::model_name(engine).into();
+        c.noiseless_ps = Some(noiseless);
+        rows.push(c);
+    }
+    bar.finish_and_clear();
+    let text = match args.format {
+        FormatArg::Human => format!(
+            "{} model, noise mode {}, {} repetitions per benchmark, seed {}\n{}",
+            crate::run::model_name(engine),
+            args.noise_mode,
+            args.reps,
+            args.seed,
+            render_validation_table(&rows)
+        ),
+        FormatArg::Json => validation_json(&rows),
+        FormatArg::Csv => validation_csv(&rows),
+    };
+    crate::run::emit(args.output.as_deref(), &text)?;
+    Ok(ExitCode::SUCCESS)
+}
