@@ -86,13 +86,15 @@ pub(crate) fn one_run<P: Program>(
     engine_model: loggops_engine::Model,
     threads: usize,
 ) -> Result<u64> {
-    Ok(one_outcome(prog, model, seed, rep, odds, engine_model)?
-        .max()
-        .0)
+    Ok(
+        one_outcome(prog, model, seed, rep, odds, engine_model, threads)?
+            .max()
+            .0,
+    )
 }
 
 /// One simulated repetition's outcome (every rank's finishing time), or an error naming what
-/// did not complete.
+/// did not complete; a noisy windowed run uses up to `threads` threads (the same answer).
 pub(crate) fn one_outcome<P: Program>(
     prog: &P,
     model: &NoiseModel,
@@ -100,6 +102,7 @@ pub(crate) fn one_outcome<P: Program>(
     rep: u64,
     odds: &WindowOdds,
     engine_model: loggops_engine::Model,
+    threads: usize,
 ) -> Result<loggops_engine::Outcome> {
     let mut cfg = Config::new(model.engine_params());
     cfg.model = engine_model;
