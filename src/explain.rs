@@ -233,7 +233,7 @@ fn write_timeline(
         }
     })?;
     if let Some(s) = stats {
-        eprintln!(
+        crate::out::errln!(
             "wrote {} ({}: {} op slices, {} message slices, {} flows, {} critical-path steps)",
             path.display(),
             fmt_bytes(s.bytes),

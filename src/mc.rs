@@ -1,5 +1,12 @@
 //! Monte-Carlo runs with a noise profile: repetitions in parallel (rayon), collected in
 //! repetition order, so the result never depends on the thread count.
+//!
+//! The threads are shared between repetitions and windows ([`threads_per_rep`]): while a
+//! batch has at least as many repetitions as threads each repetition runs on one thread;
+//! fewer repetitions (one huge one) split their ranks between the threads left
+//! (`WindowOdds::simulate_on`, the windowed engine's parallel windows). The noiseless
+//! baseline (global engine, one thread) runs alongside the first batch of repetitions of
+//! each rank count, never alone before them.
 
 use std::io::IsTerminal;
 use std::path::Path;
@@ -66,19 +73,22 @@ pub(crate) fn one_run<P: Program>(
     odds: &WindowOdds,
     engine_model: loggops_engine::Model,
     explain: Option<&crate::explain::McPaths>,
+    threads: usize,
 ) -> Result<u64> {
     // Issue 30 hook: a repetition that --critical-path/--timeline record runs there (on the
     // global engine, same answer).
     if let Some(r) = explain.and_then(|x| x.run(prog, model, engine_model, seed, rep)) {
         return r;
     }
-    Ok(one_outcome(prog, model, seed, rep, odds, engine_model)?
-        .max()
-        .0)
+    Ok(
+        one_outcome(prog, model, seed, rep, odds, engine_model, threads)?
+            .max()
+            .0,
+    )
 }
 
 /// One simulated repetition's outcome (every rank's finishing time), or an error naming what
-/// did not complete.
+/// did not complete; a noisy windowed run uses up to `threads` threads (the same answer).
 pub(crate) fn one_outcome<P: Program>(
     prog: &P,
     model: &NoiseModel,
@@ -86,12 +96,13 @@ pub(crate) fn one_outcome<P: Program>(
     rep: u64,
     odds: &WindowOdds,
     engine_model: loggops_engine::Model,
+    threads: usize,
 ) -> Result<loggops_engine::Outcome> {
     let mut cfg = Config::new(model.engine_params());
     cfg.model = engine_model;
     let out = if model.needs_noise_run() {
         let mut n = model.instance(seed, rep, prog.num_ranks());
-        odds.simulate(prog, &cfg, &mut n)?
+        odds.simulate_on(prog, &cfg, &mut n, threads)?
     } else {
         simulate(prog, &cfg, &mut NoNoise)?
     };
@@ -102,6 +113,15 @@ pub(crate) fn one_outcome<P: Program>(
         );
     }
     Ok(out)
+}
+
+/// Threads per repetition when `reps` repetitions share `threads` threads, one of them kept
+/// for the noiseless baseline when `baseline`: one each while there are at least as many
+/// repetitions as threads, else the free threads split evenly (never more in all than
+/// `threads`: a batch of `reps` runs at most `reps` repetitions at once).
+fn threads_per_rep(threads: usize, reps: usize, baseline: bool) -> usize {
+    let free = threads.saturating_sub(baseline as usize).max(1);
+    (free / reps.max(1)).max(1)
 }
 
 pub fn monte_carlo(
@@ -173,16 +193,21 @@ pub fn monte_carlo(
                 ..base_cfg.clone()
             },
         )?;
-        // The noiseless baseline, computed once per rank count.
-        let baseline = with_program!(&sched, |p| one_run(
-            p,
-            &none_model,
-            args.seed,
-            0,
-            &WindowOdds::default(),
-            crate::run::model(args),
-            explain.as_ref()
-        ))?;
+        // The noiseless baseline, computed once per rank count: alongside the first batch
+        // of the first noisy mode, or alone when every mode is `none`.
+        let baseline_run = || {
+            with_program!(&sched, |p| one_run(
+                p,
+                &none_model,
+                args.seed,
+                0,
+                &WindowOdds::default(),
+                crate::run::model(args),
+                explain.as_ref(),
+                1
+            ))
+        };
+        let mut baseline: Option<u64> = None;
         let mut cost = CostModel::new(ranks as u64);
         if let Some(p) = profile.prices.on_demand_usd_per_node_hour {
             cost = cost.with_on_demand(p);
@@ -190,10 +215,13 @@ pub fn monte_carlo(
         if let Some(p) = profile.prices.committed_usd_per_node_hour {
             cost = cost.with_committed(p);
         }
-        for &mode in &modes {
-            let samples: Vec<u64> = if mode == NoiseMode::None {
-                vec![baseline]
-            } else {
+        // Noisy modes first (the baseline runs with the first), then the cells in order.
+        let mut noisy: Vec<Option<Vec<u64>>> = vec![None; modes.len()];
+        for (i, &mode) in modes.iter().enumerate() {
+            if mode == NoiseMode::None {
+                continue;
+            }
+            noisy[i] = Some({
                 let model = NoiseModel::new(
                     &profile,
                     &NoiseConfig {
@@ -203,8 +231,15 @@ pub fn monte_carlo(
                 )?;
                 bar.set_message(format!("{ranks} nodes, {mode}"));
                 let odds = WindowOdds::default();
-                let run = |range: std::ops::Range<u64>| {
-                    pool.install(|| {
+                // Repetitions `range`, with the baseline alongside when it is still missing.
+                let run = |range: std::ops::Range<u64>, baseline: &mut Option<u64>| {
+                    let with_baseline = baseline.is_none();
+                    let per_rep = threads_per_rep(
+                        pool.current_num_threads(),
+                        (range.end - range.start) as usize,
+                        with_baseline,
+                    );
+                    let reps = || {
                         range
                             .into_par_iter()
                             .map(|rep| {
@@ -215,31 +250,48 @@ pub fn monte_carlo(
                                     rep,
                                     &odds,
                                     crate::run::model(args),
-                                    explain.as_ref()
+                                    explain.as_ref(),
+                                    per_rep
                                 ));
                                 bar.inc(1);
                                 t
                             })
                             .collect::<Result<Vec<u64>>>()
+                    };
+                    pool.install(|| {
+                        if with_baseline {
+                            let (b, samples) = rayon::join(baseline_run, reps);
+                            *baseline = Some(b?);
+                            samples
+                        } else {
+                            reps()
+                        }
                     })
                 };
                 match args.reps {
-                    Reps::Fixed(n) => run(0..n as u64)?,
+                    Reps::Fixed(n) => run(0..n as u64, &mut baseline)?,
                     Reps::Auto => {
                         // Checkpoints 32, 64, ..., 1000: the same repetitions whatever the
                         // thread count, so the stopping point is reproducible.
-                        let mut samples = run(0..Reps::AUTO_FIRST as u64)?;
+                        let mut samples = run(0..Reps::AUTO_FIRST as u64, &mut baseline)?;
                         while samples.len() < Reps::AUTO_MAX as usize
                             && !loggops_report::precise(&samples, Reps::AUTO_PRECISION)
                         {
                             let next = (2 * samples.len()).min(Reps::AUTO_MAX as usize);
                             bar.inc_length((next - samples.len()) as u64);
-                            samples.extend(run(samples.len() as u64..next as u64)?);
+                            samples.extend(run(samples.len() as u64..next as u64, &mut baseline)?);
                         }
                         samples
                     }
                 }
-            };
+            });
+        }
+        let baseline = match baseline {
+            Some(b) => b,
+            None => baseline_run()?,
+        };
+        for (&mode, samples) in modes.iter().zip(noisy) {
+            let samples = samples.unwrap_or_else(|| vec![baseline]);
             let labels = Labels::new(
                 workload.clone(),
                 profile.system.clone(),

@@ -104,7 +104,7 @@ fn iteration_time(
     engine: loggops_engine::Model,
 ) -> Result<u64> {
     let run = |s: &crate::schedule::Schedule| {
-        with_program!(s, |p| one_outcome(p, model, seed, rep, odds, engine))
+        with_program!(s, |p| one_outcome(p, model, seed, rep, odds, engine, 1))
     };
     let fin = run(&b.iteration)?.finish;
     let Some(barrier) = &b.barrier else {
