@@ -209,16 +209,17 @@ pub struct RunArgs {
     pub goal: Vec<PathBuf>,
     /// Rank counts: binds a rank-parametric schedule; must equal num_ranks of an explicit file.
     /// A comma list sweeps (4,64,1024,16384).
-    #[arg(long, value_name = "N[,N...]", value_delimiter = ',')]
+    #[arg(long, value_name = "N[,N...]", value_delimiter = ',', allow_hyphen_values = true,
+          value_parser = rank_count)]
     pub nodes: Vec<u32>,
     /// How long one tick is: plain numbers in GOAL files (text `calc 1500`, every calc of
     /// binary GOAL) are ticks. LogGOPSim has no time unit (calc, L, o and g are all ticks);
     /// its users, Schedgen's trace conversion (--timemult 1000 per us) and this command line's
     /// bare numbers mean ns, hence the default. The paper's simulator wrote ps: read its files
     /// with --tick 1ps. Needs a unit (1ns, 1ps, 10ns). Durations with a unit (`calc 2.5us`)
-    /// and rank-parametric schedules are not affected. Not with --compat loggopsim, which
-    /// reads every number as a tick as it is [default: 1ns].
-    #[arg(long, value_name = "TIME")]
+    /// are not affected. Not with a rank-parametric schedule (every time in it has a unit) nor
+    /// with --compat loggopsim, which reads every number as a tick as it is [default: 1ns].
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
     pub tick: Option<String>,
     /// Latency L [default: 2.5us, or the profile's].
     #[arg(short = 'L', value_name = "TIME", allow_hyphen_values = true)]
@@ -266,7 +267,9 @@ pub struct RunArgs {
     /// ('calibration/*.h5') or a directory (every *.h5 in it, sorted).
     #[arg(long, value_name = "FILE.h5", value_delimiter = ',')]
     pub noise: Vec<PathBuf>,
-    /// Noise variants to run: none, os, net, os+net (comma list sweeps) [default: os+net].
+    /// Noise variants to run: none, os, net, os+net (comma list sweeps) [default: what each
+    /// profile holds: os+net; net for a profile without OS noise (calibrated without
+    /// --os-noise); os for one without network distributions].
     #[arg(long, value_name = "MODE[,MODE...]", value_delimiter = ',')]
     pub noise_mode: Vec<String>,
     /// Monte-Carlo repetitions per cell: a number, or `auto` (the default): 32 repetitions,
@@ -274,14 +277,16 @@ pub struct RunArgs {
     /// of the mean, the median and the p95 are all within ±0.5% of the median. A quiet system
     /// stops at 32; a heavy-tailed one runs to 1000. Which repetitions run depends only on
     /// their results, never on --threads. Use a number (e.g. 1000) for stable p99s.
-    #[arg(long, value_name = "N|auto", default_value = "auto", value_parser = parse_reps)]
+    #[arg(long, value_name = "N|auto", default_value = "auto", value_parser = parse_reps,
+          allow_hyphen_values = true)]
     pub reps: Reps,
     /// Master seed; a repetition's result depends only on (schedule, parameters, profile, seed,
     /// repetition).
-    #[arg(long, value_name = "N", default_value_t = 1)]
+    #[arg(long, value_name = "N", default_value_t = 1, allow_hyphen_values = true,
+          value_parser = seed)]
     pub seed: u64,
     /// Worker threads (results do not depend on it) [default: all cores].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = thread_count)]
     pub threads: Option<usize>,
     /// Draw one-way latencies as the profile's samples are, in absolute time, instead of
     /// scaling each draw by L / median (the paper's convention, the default: the profile gives
@@ -311,6 +316,10 @@ pub struct RunArgs {
     /// many tasks. --samples, --plot, --report and --format csv belong to the merge.
     #[arg(long, value_name = "I/N", value_parser = parse_shard)]
     pub shard: Option<loggops_report::Shard>,
+    /// Run even when the up-front estimate says the run needs more memory than this machine
+    /// has available or more than an hour per repetition (the estimate is printed).
+    #[arg(long)]
+    pub force_large: bool,
     /// Issue 30: --critical-path, --sensitivity, --timeline (see src/explain.rs).
     #[command(flatten)]
     pub explain: crate::explain::ExplainArgs,
@@ -330,19 +339,19 @@ pub struct GenArgs {
     #[arg(long, value_name = "FILE", conflicts_with = "pattern")]
     pub goal: Option<PathBuf>,
     /// Number of ranks.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = rank_count)]
     pub nodes: u32,
     /// Data size per rank (e.g. 16MiB).
-    #[arg(long, value_name = "SIZE")]
+    #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
     pub size: Option<String>,
     /// Segment size for pipelinedring.
-    #[arg(long, value_name = "SIZE")]
+    #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
     pub segmentsize: Option<String>,
     /// Fan-out of nwaydissemination.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = fan_out)]
     pub nway: Option<u32>,
-    /// Root rank of tree collectives.
-    #[arg(long, value_name = "RANK")]
+    /// Root rank of binomialtreebcast, binomialtreereduce and pipelinedring.
+    #[arg(long, value_name = "RANK", allow_hyphen_values = true, value_parser = rank)]
     pub root: Option<u32>,
     /// binomialtreebcast as the paper's Schedgen writes it: each send also requires the rank's
     /// previous send (what the measured benchmarks ran).
@@ -355,7 +364,7 @@ pub struct GenArgs {
     /// form; read the file back with the same --tick (1ns is both defaults, so `calc 18.883us`
     /// becomes `calc 18883`). A duration that is not a whole number of ticks is an error: use
     /// a finer tick (e.g. 1ps) [default: 1ns].
-    #[arg(long, value_name = "TIME")]
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
     pub tick: Option<String>,
     /// Output file (written atomically) [default: stdout].
     #[arg(short = 'o', long, value_name = "FILE")]
@@ -364,17 +373,21 @@ pub struct GenArgs {
 
 #[derive(Args, Debug)]
 #[command(
-    after_help = "Example (the shipped AWS profile; see calibration/README.md for all systems):
-  loggops-sim calibrate --system aws --description 'AWS c5n.metal (EFA 100G)' \\
-    --latency ../shared/captures/cloud_noise/aws_hpcmetal_c5n_SRnight/ng_netnoise_mpi_lat.out.xz \\
-    --bandwidth ../shared/captures/cloud_noise/aws_hpcmetal_c5n_SRnight/ng_netnoise_mpi_bw.out.xz \\
-    --os-noise ../shared/captures/cloud_noise/aws_hpcmetal_c5n_SRnight/ng_osnoise.out.xz \\
-    --params-table ../shared/reference/paper/loggp_params.csv --provider AWS --instance 'HPC (Metal)' \\
-    --prices-table ../shared/paper/systems.csv --price-system aws --price-class hpc-metal -o calibration/aws.h5
+    after_help = "Example (the small synthetic captures in calibration/example; run it from the
+repository root):
+  loggops-sim calibrate --system demo \\
+    --latency calibration/example/lat.txt \\
+    --bandwidth calibration/example/bw.txt \\
+    --os-noise calibration/example/osnoise.txt \\
+    --set-L 2us --set-o 1us --set-g 1us --set-G 0.1ns \\
+    --set-S 64KiB -o demo.h5
+calibration/README.md has the commands that made the shipped profiles from
+the paper's captures (with --params-table and --prices-table).
 
-Base parameters come, per parameter, from the --set-* flags (--set-L 28us --set-G 0.17ns ...), then the table row, then the LogGP fit.
-A 'Different Racks' row uses the 'Same Rack' row of the same system for near messages and the
-'Different Racks' row for messages across switches (as the paper's simulator did)."
+Base parameters come, per parameter, from the --set-* flags (e.g. --set-L
+28us), then the table row, then the LogGP fit. A 'Different Racks' row uses
+the 'Same Rack' row of the same system for near messages and the 'Different
+Racks' row for messages across switches (as the paper's simulator did)."
 )]
 pub struct CalibrateArgs {
     /// Short system name stored in the profile (e.g. aws).
@@ -389,7 +402,8 @@ pub struct CalibrateArgs {
     /// Bandwidth-saturating ping-pong capture, same switch.
     #[arg(long, value_name = "FILE")]
     pub bandwidth: PathBuf,
-    /// Selfish-detour (or FWQ/FTQ) OS-noise capture.
+    /// Selfish-detour (or FWQ/FTQ) OS-noise capture. Without it the profile has no OS noise
+    /// and runs default to --noise-mode net.
     #[arg(long, value_name = "FILE")]
     pub os_noise: Option<PathBuf>,
     /// Netgauge LogGP fit (-x loggp) for base parameters.
@@ -414,25 +428,25 @@ pub struct CalibrateArgs {
     #[arg(long, default_value = "Different Racks")]
     pub placement: String,
     /// Latency L (e.g. 28us).
-    #[arg(long = "set-L", value_name = "TIME")]
+    #[arg(long = "set-L", allow_hyphen_values = true, value_name = "TIME")]
     pub l: Option<String>,
     /// CPU overhead o.
-    #[arg(long = "set-o", value_name = "TIME")]
+    #[arg(long = "set-o", allow_hyphen_values = true, value_name = "TIME")]
     pub o: Option<String>,
     /// NIC gap g.
-    #[arg(long = "set-g", value_name = "TIME")]
+    #[arg(long = "set-g", allow_hyphen_values = true, value_name = "TIME")]
     pub g: Option<String>,
     /// Gap per byte G (e.g. 0.17ns, per byte).
-    #[arg(long = "set-G", value_name = "TIME/B")]
+    #[arg(long = "set-G", allow_hyphen_values = true, value_name = "TIME/B")]
     pub big_g: Option<String>,
     /// CPU overhead per byte O.
-    #[arg(long = "set-O", value_name = "TIME/B")]
+    #[arg(long = "set-O", allow_hyphen_values = true, value_name = "TIME/B")]
     pub big_o: Option<String>,
     /// Eager threshold S (e.g. 64KiB).
-    #[arg(long = "set-S", value_name = "SIZE")]
+    #[arg(long = "set-S", allow_hyphen_values = true, value_name = "SIZE")]
     pub s: Option<String>,
     /// Nodes per switch (ranks r/N share a switch).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = per_switch)]
     pub nodes_per_switch: Option<u32>,
     /// Price table in the format of the paper's systems.csv.
     #[arg(long, value_name = "CSV")]
@@ -444,14 +458,32 @@ pub struct CalibrateArgs {
     #[arg(long)]
     pub price_class: Option<String>,
     /// On-demand price, USD per node-hour.
-    #[arg(long, value_name = "USD")]
+    #[arg(long, value_name = "USD", allow_hyphen_values = true, value_parser = price)]
     pub price_on_demand: Option<f64>,
     /// Committed (reserved) price, USD per node-hour.
-    #[arg(long, value_name = "USD")]
+    #[arg(long, value_name = "USD", allow_hyphen_values = true, value_parser = price)]
     pub price_committed: Option<f64>,
-    /// Warm-up samples dropped at the start of every 1000-sample block (the paper: 21).
-    #[arg(long, value_name = "N", default_value_t = 21)]
+    /// Warm-up samples dropped at the start of every block (the paper: 21).
+    #[arg(long, value_name = "N", default_value_t = 21, allow_hyphen_values = true,
+          value_parser = row_count)]
     pub warmup: usize,
+    /// Rows per Netgauge run (its -c): a run longer than this without a header is cut into
+    /// blocks of this many rows, each losing its warm-up; `none` for a file that is one long
+    /// run.
+    #[arg(long, value_name = "N|none", default_value = "1000", allow_hyphen_values = true,
+          value_parser = block_len)]
+    pub block_len: BlockLen,
+    /// Keep only rows of this message size from the latency captures (for size sweeps).
+    #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
+    pub latency_size: Option<String>,
+    /// Keep only rows of this message size from the bandwidth captures.
+    #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
+    pub bandwidth_size: Option<String>,
+    /// Fewest samples (after warm-up) a latency or bandwidth distribution is built from: with
+    /// 500 the empirical distribution is within 0.061 of the true one (95 % DKW bound).
+    #[arg(long, value_name = "N", default_value_t = loggops_calibrate::DEFAULT_MIN_SAMPLES,
+          allow_hyphen_values = true, value_parser = row_count)]
+    pub min_samples: usize,
     /// A note recorded in the provenance (repeatable).
     #[arg(long = "note", value_name = "TEXT")]
     pub notes: Vec<String>,
@@ -524,19 +556,21 @@ pub struct ValidateArgs {
     pub measure: MeasureArg,
     /// Software overhead of entering the collective: CPU time each rank spends before its
     /// first op (OS noise can hit it) [default: 0].
-    #[arg(long, value_name = "TIME")]
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
     pub call_overhead: Option<String>,
     /// How a rank's CPU and NIC are shared (see `loggops-sim --help`).
     #[arg(long, value_enum, default_value = "queued")]
     pub model: ModelArg,
     /// Monte-Carlo repetitions per benchmark (the measured files have 1000 iterations).
-    #[arg(long, value_name = "N", default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_name = "N", default_value_t = 1000, allow_hyphen_values = true,
+          value_parser = repetition_count)]
     pub reps: u32,
     /// Master seed.
-    #[arg(long, value_name = "N", default_value_t = 1)]
+    #[arg(long, value_name = "N", default_value_t = 1, allow_hyphen_values = true,
+          value_parser = seed)]
     pub seed: u64,
     /// Worker threads (results do not depend on it) [default: all cores].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = thread_count)]
     pub threads: Option<usize>,
     /// Output format.
     #[arg(long, value_enum, default_value = "human")]
@@ -579,9 +613,93 @@ fn parse_plot(s: &str) -> Result<(loggops_report::plot::PlotKind, PathBuf), Stri
     loggops_report::plot::parse_plot_arg(s)
 }
 
+/// `--block-len`: rows per run, or none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockLen(pub Option<usize>);
+
+fn block_len(s: &str) -> Result<BlockLen, String> {
+    if s == "none" {
+        return Ok(BlockLen(None));
+    }
+    match whole(s, "block lengths")? {
+        0 => Err("a block needs at least one row (or `none`)".into()),
+        n => Ok(BlockLen(Some(n as usize))),
+    }
+}
+
+/// A whole number; a negative one gets a message naming what cannot be negative instead of
+/// clap's `-- -5` tip (the flags that use it take hyphen values).
+fn whole(s: &str, what: &str) -> Result<u64, String> {
+    let t = s.trim();
+    if t.starts_with('-') {
+        return Err(format!("{what} cannot be negative"));
+    }
+    t.parse::<u64>()
+        .map_err(|_| format!("`{s}` is not a whole number"))
+}
+
+/// A whole number that fits 32 bits; `plural` names what cannot be negative.
+fn whole_u32(s: &str, plural: &str) -> Result<u32, String> {
+    let n = whole(s, plural)?;
+    u32::try_from(n).map_err(|_| format!("{n} is too large (at most {})", u32::MAX))
+}
+
+fn rank_count(s: &str) -> Result<u32, String> {
+    whole_u32(s, "rank counts")
+}
+
+fn rank(s: &str) -> Result<u32, String> {
+    whole_u32(s, "ranks")
+}
+
+fn fan_out(s: &str) -> Result<u32, String> {
+    whole_u32(s, "fan-outs")
+}
+
+fn per_switch(s: &str) -> Result<u32, String> {
+    whole_u32(s, "node counts")
+}
+
+fn seed(s: &str) -> Result<u64, String> {
+    whole(s, "seeds")
+}
+
+/// A fixed number of repetitions (at least one).
+fn repetition_count(s: &str) -> Result<u32, String> {
+    match whole_u32(s, "repetition counts")? {
+        0 => Err("at least one repetition is needed".into()),
+        n => Ok(n),
+    }
+}
+
+fn thread_count(s: &str) -> Result<usize, String> {
+    whole(s, "thread counts").map(|n| n as usize)
+}
+
+fn row_count(s: &str) -> Result<usize, String> {
+    whole(s, "row counts").map(|n| n as usize)
+}
+
+fn price(s: &str) -> Result<f64, String> {
+    let t = s.trim();
+    if t.starts_with('-') {
+        return Err("prices cannot be negative".into());
+    }
+    match t.parse::<f64>() {
+        Ok(v) if v.is_finite() => Ok(v),
+        _ => Err(format!("`{s}` is not a price in USD (e.g. 2.5)")),
+    }
+}
+
 fn parse_reps(s: &str) -> Result<Reps, String> {
     if s == "auto" {
         return Ok(Reps::Auto);
+    }
+    if s.trim().starts_with('-') {
+        return Err(
+            "repetition counts cannot be negative: expected a whole number such as 1000, or `auto`"
+                .into(),
+        );
     }
     match s.parse::<u32>() {
         Ok(0) => Err("at least one repetition is needed (or `auto`)".into()),

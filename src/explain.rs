@@ -92,7 +92,7 @@ impl ExplainArgs {
     }
 
     /// Where the report goes: `None` for stdout.
-    fn destination(&self) -> Option<&Path> {
+    pub(crate) fn destination(&self) -> Option<&Path> {
         self.critical_path
             .as_deref()
             .filter(|p| p.as_os_str() != "-")
@@ -238,7 +238,7 @@ fn write_timeline(
         }
     })?;
     if let Some(s) = stats {
-        eprintln!(
+        crate::out::errln!(
             "wrote {} ({}: {} op slices, {} message slices, {} flows, {} critical-path steps)",
             path.display(),
             fmt_bytes(s.bytes),

@@ -1,11 +1,17 @@
 //! loggops-sim: the command-line front end. Parses flags, validates them into settings, and calls
 //! the library crates; every capability is a library call.
+// Every message goes through `out::errln!` / `out::err_text`, which cannot panic on a closed
+// stderr; stdout through `run::emit` (a closed stdout ends the run quietly).
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
+mod budget;
+mod checks;
 mod cli;
 mod compat;
 mod explain;
 mod inputs;
 mod mc;
+mod out;
 mod profile_show;
 mod run;
 mod schedule;
@@ -15,11 +21,15 @@ mod validate;
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
+
+use crate::out::errln;
 
 fn main() -> ExitCode {
-    let cli = cli::Cli::parse();
-    match dispatch(cli) {
+    // Parsed in two steps so that `checks` can ask which flags were given on the command line.
+    let matches = cli::Cli::command().get_matches();
+    let cli = cli::Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    match checks::flags(&cli, &matches).and_then(|()| dispatch(cli)) {
         Ok(code) => code,
         Err(err) => {
             // A closed pipe (`loggops-sim ... | head`) is not an error.
@@ -33,9 +43,9 @@ fn main() -> ExitCode {
             let msg = chain_message(&err);
             // Parser errors already start with `file:line:col: error:`.
             if msg.lines().next().is_some_and(|l| l.contains(": error: ")) {
-                eprintln!("{msg}");
+                errln!("{msg}");
             } else {
-                eprintln!("error: {msg}");
+                errln!("error: {msg}");
             }
             ExitCode::from(2)
         }

@@ -5,7 +5,12 @@
 //!    parameters near and far, and describe everything in a [`loggops_report::Plan`];
 //! 2. **execute** ([`execute`]): fill one [`CellResult`] per planned cell. Repetitions run in
 //!    parallel (rayon) and are collected by repetition index, so the result never depends on
-//!    the thread count; the noiseless baseline is computed once per (workload, system, nodes);
+//!    the thread count. The threads are shared between repetitions and windows
+//!    ([`threads_per_rep`]): while a batch has at least as many repetitions as threads each
+//!    repetition runs on one thread; fewer repetitions (one huge one) split their ranks between
+//!    the threads left (`WindowOdds::simulate_on`, the windowed engine's parallel windows). The
+//!    noiseless baseline is computed once per (workload, system, nodes); with a profile it runs
+//!    alongside the first chunk of noisy repetitions, never alone before them;
 //! 3. **render** ([`write_outputs`]): every output (table or JSON or CSV, `--samples`, `--plot`,
 //!    `--report`) is drawn from the [`RunResult`] alone.
 //!
@@ -41,6 +46,9 @@ use loggops_goal::ParseOptions;
 
 /// The engine's progress hook for every run of this process (its stop flag is Ctrl-C's).
 pub static HOOK: Progress = Progress::new();
+/// A hook nobody stops: the noiseless baseline that runs alongside noisy repetitions finishes
+/// even after Ctrl-C, so that the repetitions finished with it are kept.
+static UNSTOPPED: Progress = Progress::new();
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
 /// Exit status of a run stopped by Ctrl-C (128 + SIGINT, as shells report it).
@@ -53,11 +61,11 @@ pub fn install_interrupt_handler() {
     ONCE.call_once(|| {
         let _ = ctrlc::set_handler(|| {
             if INTERRUPTED.swap(true, Ordering::SeqCst) {
-                eprintln!("\ninterrupted again: quitting without writing results");
+                crate::out::errln!("\ninterrupted again: quitting without writing results");
                 std::process::exit(EXIT_INTERRUPTED as i32);
             }
             HOOK.request_stop();
-            eprintln!(
+            crate::out::errln!(
                 "\ninterrupted: finishing the repetitions in progress, then writing what \
                  finished (marked partial); Ctrl-C again to quit at once"
             );
@@ -120,8 +128,11 @@ pub(crate) fn override_params(args: &RunArgs, profile: &mut Profile) -> Result<(
     Ok(())
 }
 
-fn modes(raw: &[String], noisy: bool) -> Result<Vec<NoiseMode>> {
-    if !noisy {
+/// The `--noise-mode` list. Without a profile only `none`. With profiles: as given, each mode
+/// checked against every profile; by default the noise every profile holds (`os+net`, or `net`
+/// or `os` when a profile lacks the other kind; see `checks::noise_modes`).
+fn modes(raw: &[String], profiles: &[(&std::path::Path, &Profile)]) -> Result<Vec<NoiseMode>> {
+    if profiles.is_empty() {
         if raw.iter().any(|m| m != "none") {
             bail!(
                 "--noise-mode {} needs a noise profile: give --noise FILE.h5",
@@ -131,14 +142,22 @@ fn modes(raw: &[String], noisy: bool) -> Result<Vec<NoiseMode>> {
         return Ok(vec![NoiseMode::None]);
     }
     if raw.is_empty() {
-        return Ok(vec![NoiseMode::OsNet]);
+        let (os, net) = profiles.iter().fold((true, true), |(os, net), (_, p)| {
+            let (o, n) = crate::checks::profile_noise(p);
+            (os && o, net && n)
+        });
+        return Ok(vec![match (os, net) {
+            (true, true) => NoiseMode::OsNet,
+            (false, true) => NoiseMode::Net,
+            (true, false) => NoiseMode::Os,
+            (false, false) => NoiseMode::None,
+        }]);
     }
-    raw.iter()
-        .map(|m| {
-            m.parse::<NoiseMode>()
-                .map_err(|e| anyhow!("--noise-mode {m}: {e}"))
-        })
-        .collect()
+    let mut modes = Vec::new();
+    for (path, p) in profiles {
+        modes = crate::checks::noise_modes(raw, p, path)?;
+    }
+    Ok(modes)
 }
 
 fn engine_params(p: &Params) -> EngineParams {
@@ -183,7 +202,6 @@ fn plan(
     let goals = inputs::expand(&args.goal, Kind::Schedule)?;
     let profiles = inputs::expand(&args.noise, Kind::Profile)?;
     let noisy = !profiles.is_empty();
-    let modes = modes(&args.noise_mode, noisy)?;
     let base_cfg = NoiseConfig {
         scaling: if args.absolute_latency {
             ScaleMode::Absolute
@@ -268,6 +286,14 @@ fn plan(
         });
     }
 
+    let modes = modes(
+        &args.noise_mode,
+        &profiles
+            .iter()
+            .zip(&systems)
+            .filter_map(|(path, s)| Some((path.as_path(), s.profile.as_ref()?)))
+            .collect::<Vec<_>>(),
+    )?;
     let names = inputs::unique_names(&goals, |i| inputs::stem(&goals[i]));
     let mut workloads = Vec::new();
     for (path, name) in goals.iter().zip(names) {
@@ -331,7 +357,9 @@ struct Exec<'a> {
     bar: ProgressBar,
 }
 
-/// One simulated time (max over ranks), ps; `Ok(None)` when the run was stopped by Ctrl-C.
+/// One simulated time (max over ranks), ps; `Ok(None)` when the run was stopped by Ctrl-C
+/// (through `hook`: [`HOOK`], or [`UNSTOPPED`] for a run whose result must not be lost).
+#[allow(clippy::too_many_arguments)]
 fn one_run<P: Program>(
     prog: &P,
     model: &NoiseModel,
@@ -340,20 +368,23 @@ fn one_run<P: Program>(
     odds: &WindowOdds,
     engine_model: loggops_engine::Model,
     explain: Option<&crate::explain::McPaths>,
+    threads: usize,
+    hook: &'static Progress,
 ) -> Result<Option<u64>> {
     // Issue 30 hook: a repetition that --critical-path/--timeline record runs there (on the
     // global engine, same answer).
     if let Some(r) = explain.and_then(|x| x.run(prog, model, engine_model, seed, rep)) {
         return r.map(Some);
     }
-    match outcome(prog, model, seed, rep, odds, engine_model)? {
+    match outcome(prog, model, seed, rep, odds, engine_model, threads, hook)? {
         Some(out) => Ok(Some(out.max().0)),
         None => Ok(None),
     }
 }
 
 /// One simulated repetition's outcome (every rank's finishing time), or an error naming what
-/// did not complete (`validate` runs its repetitions through it too).
+/// did not complete (`validate` runs its repetitions through it too); a noisy windowed run uses
+/// up to `threads` threads (the same answer).
 pub(crate) fn one_outcome<P: Program>(
     prog: &P,
     model: &NoiseModel,
@@ -361,12 +392,14 @@ pub(crate) fn one_outcome<P: Program>(
     rep: u64,
     odds: &WindowOdds,
     engine_model: loggops_engine::Model,
+    threads: usize,
 ) -> Result<loggops_engine::Outcome> {
-    outcome(prog, model, seed, rep, odds, engine_model)?
+    outcome(prog, model, seed, rep, odds, engine_model, threads, &HOOK)?
         .ok_or_else(|| anyhow!("repetition {rep} was interrupted (Ctrl-C)"))
 }
 
-/// [`one_outcome`], or `Ok(None)` when Ctrl-C stopped the run (the progress hook's flag).
+/// [`one_outcome`], or `Ok(None)` when Ctrl-C stopped the run (`hook`'s flag).
+#[allow(clippy::too_many_arguments)]
 fn outcome<P: Program>(
     prog: &P,
     model: &NoiseModel,
@@ -374,15 +407,17 @@ fn outcome<P: Program>(
     rep: u64,
     odds: &WindowOdds,
     engine_model: loggops_engine::Model,
+    threads: usize,
+    hook: &'static Progress,
 ) -> Result<Option<loggops_engine::Outcome>> {
     let cfg = Config {
-        progress: Some(&HOOK),
+        progress: Some(hook),
         model: engine_model,
         ..Config::new(model.engine_params())
     };
     let out = if model.needs_noise_run() {
         let mut n = model.instance(seed, rep, prog.num_ranks());
-        odds.simulate(prog, &cfg, &mut n)
+        odds.simulate_on(prog, &cfg, &mut n, threads)
     } else {
         loggops_engine::simulate(prog, &cfg, &mut NoNoise)
     };
@@ -399,11 +434,35 @@ fn outcome<P: Program>(
     Ok(Some(out))
 }
 
+/// Threads per repetition when `reps` repetitions share `threads` threads, one of them kept
+/// for the noiseless baseline when `baseline`: one each while there are at least as many
+/// repetitions as threads, else the free threads split evenly (never more in all than
+/// `threads`: a chunk of `reps` runs at most `reps` repetitions at once).
+fn threads_per_rep(threads: usize, reps: usize, baseline: bool) -> usize {
+    let free = threads.saturating_sub(baseline as usize).max(1);
+    (free / reps.max(1)).max(1)
+}
+
+/// A profile's noiseless baseline, run alongside the first chunk of noisy repetitions.
+struct Pending<'a> {
+    /// Runs it (one thread) with the given stop hook; `Ok(None)` when stopped.
+    run: &'a (dyn Fn(&'static Progress) -> Result<Option<u64>> + Sync),
+    /// `None` until it ran.
+    time: Option<Option<u64>>,
+}
+
 impl Exec<'_> {
     /// Repetitions `set` of a cell in parallel; the finished ones as (rep, time), in order.
     /// They run in chunks (a bounded amount of memory per chunk), and none starts once Ctrl-C
     /// was pressed.
-    fn reps(&self, sched: &Schedule, model: &NoiseModel, set: RepSet) -> Result<Vec<(u64, u64)>> {
+    /// The noiseless baseline in `pending` runs alongside the first chunk when it has not run.
+    fn reps(
+        &self,
+        sched: &Schedule,
+        model: &NoiseModel,
+        set: RepSet,
+        pending: &mut Pending,
+    ) -> Result<Vec<(u64, u64)>> {
         const CHUNK: u64 = 4096;
         let odds = WindowOdds::default();
         let seed = self.args.seed;
@@ -412,7 +471,13 @@ impl Exec<'_> {
         let mut start = 0;
         while start < total && !interrupted() {
             let end = (start + CHUNK).min(total);
-            let done = self.pool.install(|| {
+            let with_baseline = pending.time.is_none();
+            let per_rep = threads_per_rep(
+                self.pool.current_num_threads(),
+                (end - start) as usize,
+                with_baseline,
+            );
+            let chunk = || {
                 (start..end)
                     .into_par_iter()
                     .map(|i| {
@@ -427,7 +492,9 @@ impl Exec<'_> {
                             rep,
                             &odds,
                             self.model,
-                            self.explain
+                            self.explain,
+                            per_rep,
+                            &HOOK
                         ))?;
                         if t.is_some() {
                             self.bar.inc(1);
@@ -435,7 +502,20 @@ impl Exec<'_> {
                         Ok(t.map(|t| (rep, t)))
                     })
                     .collect::<Result<Vec<Option<(u64, u64)>>>>()
-            })?;
+            };
+            let run = pending.run;
+            let (baseline, done) = self.pool.install(|| {
+                if with_baseline {
+                    let (b, done) = rayon::join(|| run(&UNSTOPPED), chunk);
+                    (Some(b), done)
+                } else {
+                    (None, chunk())
+                }
+            });
+            if let Some(b) = baseline {
+                pending.time = Some(b?);
+            }
+            let done = done?;
             got.extend(done.into_iter().flatten());
             start = end;
         }
@@ -449,6 +529,7 @@ impl Exec<'_> {
         sched: &Schedule,
         model: &NoiseModel,
         share: Share,
+        pending: &mut Pending,
     ) -> Result<(Vec<(u64, u64)>, bool)> {
         let fixed = match (share, self.args.reps) {
             (Share::Reps(set), _) => Some(set),
@@ -457,7 +538,7 @@ impl Exec<'_> {
         };
         match fixed {
             Some(set) => {
-                let got = self.reps(sched, model, set)?;
+                let got = self.reps(sched, model, set, pending)?;
                 let complete = got.len() as u64 == set.len();
                 Ok((got, complete))
             }
@@ -465,7 +546,7 @@ impl Exec<'_> {
                 // Checkpoints 32, 64, ..., 1000: the same repetitions whatever the thread
                 // count, so the stopping point is reproducible.
                 let first = Reps::AUTO_FIRST as u64;
-                let mut got = self.reps(sched, model, RepSet::all(first))?;
+                let mut got = self.reps(sched, model, RepSet::all(first), pending)?;
                 let mut planned = first;
                 loop {
                     if got.len() as u64 != planned {
@@ -487,18 +568,13 @@ impl Exec<'_> {
                             step: 1,
                             end: next,
                         },
+                        pending,
                     )?);
                     planned = next;
                 }
             }
         }
     }
-}
-
-/// A noiseless baseline: the time of a profile's `none` mode, or a whole run of the engine.
-enum Baseline {
-    Time(u64),
-    Run(loggops_engine::Outcome),
 }
 
 /// The noiseless run of a schedule (the global engine, with the progress hook polled from this
@@ -571,6 +647,7 @@ fn execute(
     plan: Plan,
     systems: &[System],
     goals: &[PathBuf],
+    budget: &crate::budget::Plan,
 ) -> Result<(RunResult, Option<String>)> {
     let tool = Tool {
         name: "loggops-sim".into(),
@@ -641,6 +718,7 @@ fn execute(
                 continue;
             }
             let sched = schedule::load(goal, n, ov, goal_opts)?;
+            crate::budget::check(&sched, &crate::budget::what(goal, n), budget)?;
             let ranks = sched.num_ranks();
             for (s, sys) in systems.iter().enumerate() {
                 let here = |m: usize| {
@@ -668,93 +746,93 @@ fn execute(
                 };
                 // The noiseless baseline, once per (workload, system, nodes). With a profile
                 // it runs through the noise model in mode `none`, which places messages near
-                // or far; without one, with the flags' parameters.
-                exec.bar.set_message(format!(
-                    "{}, {}, {ranks} nodes, noiseless",
-                    wl.name, sys.info.name
-                ));
-                let (out, wall) = match &sys.profile {
-                    Some(p) => {
-                        let none = NoiseModel::new(
-                            p,
-                            &NoiseConfig {
-                                mode: NoiseMode::None,
-                                ..sys.base_cfg.clone()
-                            },
-                        )?;
-                        let t = with_program!(&sched, |p| one_run(
-                            p,
-                            &none,
-                            args.seed,
-                            0,
-                            &WindowOdds::default(),
-                            exec.model,
-                            exec.explain
-                        ))
-                        .with_context(|| format!("{} without noise", goal.display()))?;
-                        let Some(t) = t else { break 'outer };
-                        (Baseline::Time(t), 0.0)
-                    }
-                    None => {
-                        let cfg = Config {
-                            order: crate::run::order(args.order),
-                            model: exec.model,
-                            progress: Some(&HOOK),
-                            ..Config::new(sys.flag_params)
-                        };
-                        let what = format!("{} on {ranks} ranks", wl.name);
-                        let (out, wall) = match noiseless_explain.as_mut() {
-                            // Issue 30 hook: recorded on the global engine (same answer).
-                            Some(x) => {
-                                let start = Instant::now();
-                                let out = with_program!(&sched, |p| x.simulate(p, &cfg))
-                                    .with_context(|| format!("simulating {}", goal.display()))?;
-                                (out, start.elapsed().as_secs_f64())
-                            }
-                            None => {
-                                let Some(run) = noiseless_run(&sched, &cfg, args.quiet, &what)?
-                                else {
-                                    break 'outer;
-                                };
-                                run
-                            }
-                        };
-                        if !out.completed() {
-                            let text = crate::run::describe_leftovers(goal, &sched, &out);
-                            return Ok((result, Some(text)));
+                // or far, alongside the first chunk of the noisy repetitions (never alone
+                // before them); without one, with the flags' parameters.
+                let Some(profile) = &sys.profile else {
+                    exec.bar.set_message(format!(
+                        "{}, {}, {ranks} nodes, noiseless",
+                        wl.name, sys.info.name
+                    ));
+                    let cfg = Config {
+                        order: crate::run::order(args.order),
+                        model: exec.model,
+                        progress: Some(&HOOK),
+                        ..Config::new(sys.flag_params)
+                    };
+                    let what = format!("{} on {ranks} ranks", wl.name);
+                    let (out, wall) = match noiseless_explain.as_mut() {
+                        // Issue 30 hook: recorded on the global engine (same answer).
+                        Some(x) => {
+                            let start = Instant::now();
+                            let out = with_program!(&sched, |p| x.simulate(p, &cfg))
+                                .with_context(|| format!("simulating {}", goal.display()))?;
+                            (out, start.elapsed().as_secs_f64())
                         }
-                        (Baseline::Run(out), wall)
+                        None => {
+                            let Some(run) = noiseless_run(&sched, &cfg, args.quiet, &what)? else {
+                                break 'outer;
+                            };
+                            run
+                        }
+                    };
+                    if !out.completed() {
+                        let text = crate::run::describe_leftovers(goal, &sched, &out);
+                        return Ok((result, Some(text)));
                     }
+                    // Without a profile every mode is `none` (the plan says so).
+                    let base = out.max().0;
+                    for m in 0..plan.noise_modes.len() {
+                        if shares[here(m)] == Share::Nothing {
+                            continue;
+                        }
+                        let facts = RunFacts {
+                            max_rank: out.max().1,
+                            events: out.events,
+                            ops: with_program!(&sched, |p| p.total_ops()),
+                            messages: out.messages,
+                            finish_ps: out.finish.clone(),
+                            wall_s: wall,
+                            peak_rss_bytes: crate::run::peak_rss_bytes(),
+                        };
+                        cells.push(cell(m, vec![(0, base)], true, Some(base), Some(facts)));
+                    }
+                    continue;
                 };
-                let base = match &out {
-                    Baseline::Time(t) => *t,
-                    Baseline::Run(o) => o.max().0,
+                let none = NoiseModel::new(
+                    profile,
+                    &NoiseConfig {
+                        mode: NoiseMode::None,
+                        ..sys.base_cfg.clone()
+                    },
+                )?;
+                let baseline_run = |hook: &'static Progress| {
+                    with_program!(&sched, |p| one_run(
+                        p,
+                        &none,
+                        args.seed,
+                        0,
+                        &WindowOdds::default(),
+                        exec.model,
+                        exec.explain,
+                        1,
+                        hook
+                    ))
+                    .with_context(|| format!("{} without noise", goal.display()))
                 };
+                let mut pending = Pending {
+                    run: &baseline_run,
+                    time: None,
+                };
+                // Noisy modes first (the baseline runs with the first chunk), then the cells.
+                let mut noisy = Vec::new();
                 for (m, mode) in plan.noise_modes.iter().enumerate() {
                     let share = shares[here(m)];
-                    if share == Share::Nothing {
-                        continue;
-                    }
-                    if mode == "none" {
-                        let facts = match &out {
-                            Baseline::Run(o) => Some(RunFacts {
-                                max_rank: o.max().1,
-                                events: o.events,
-                                ops: with_program!(&sched, |p| p.total_ops()),
-                                messages: o.messages,
-                                finish_ps: o.finish.clone(),
-                                wall_s: wall,
-                                peak_rss_bytes: crate::run::peak_rss_bytes(),
-                            }),
-                            Baseline::Time(_) => None,
-                        };
-                        cells.push(cell(m, vec![(0, base)], true, Some(base), facts));
+                    if share == Share::Nothing || mode == "none" {
                         continue;
                     }
                     if interrupted() {
-                        break 'outer;
+                        break;
                     }
-                    let profile = sys.profile.as_ref().expect("noisy modes need a profile");
                     let model = NoiseModel::new(
                         profile,
                         &NoiseConfig {
@@ -766,13 +844,39 @@ fn execute(
                         "{}, {}, {ranks} nodes, {mode}",
                         wl.name, sys.info.name
                     ));
-                    let (reps, complete) = exec.noisy_cell(&sched, &model, share)?;
+                    let (reps, complete) = exec.noisy_cell(&sched, &model, share, &mut pending)?;
+                    noisy.push((m, reps, complete));
+                    if !complete {
+                        break;
+                    }
+                }
+                let base = match pending.time {
+                    Some(t) => t,
+                    None if interrupted() => None,
+                    None => {
+                        exec.bar.set_message(format!(
+                            "{}, {}, {ranks} nodes, noiseless",
+                            wl.name, sys.info.name
+                        ));
+                        baseline_run(&HOOK)?
+                    }
+                };
+                // A baseline stopped by Ctrl-C leaves these cells out.
+                let Some(base) = base else { break 'outer };
+                for (m, mode) in plan.noise_modes.iter().enumerate() {
+                    if mode == "none" && shares[here(m)] != Share::Nothing {
+                        cells.push(cell(m, vec![(0, base)], true, Some(base), None));
+                    }
+                }
+                let mut stop = false;
+                for (m, reps, complete) in noisy {
                     if !reps.is_empty() {
                         cells.push(cell(m, reps, complete, Some(base), None));
                     }
-                    if !complete {
-                        break 'outer;
-                    }
+                    stop |= !complete;
+                }
+                if stop || interrupted() {
+                    break 'outer;
                 }
             }
         }
@@ -889,6 +993,10 @@ pub fn sweep(
 ) -> Result<ExitCode> {
     install_interrupt_handler();
     let (plan, systems, goals) = plan(args, ov, goal_opts)?;
+    let budget = crate::budget::plan(args);
+    for goal in &goals {
+        crate::budget::precheck(goal, &args.nodes, ov, &budget)?;
+    }
     if let Some(shard) = args.shard {
         check_shard(args, &plan, shard)?;
     }
@@ -926,9 +1034,10 @@ pub fn sweep(
         plan,
         &systems,
         &goals,
+        &budget,
     )?;
     if let Some(text) = stalled {
-        eprint!("{text}");
+        crate::out::err_text(&text);
         return Ok(ExitCode::from(1));
     }
     if args.shard.is_some() {
@@ -946,7 +1055,7 @@ pub fn sweep(
     }
     if result.status == Status::Interrupted {
         let (complete, partial, missing) = result.cell_counts();
-        eprintln!(
+        crate::out::errln!(
             "interrupted: wrote a partial result ({complete} cell(s) complete, {partial} cut \
              short, {missing} not run)"
         );
@@ -971,7 +1080,7 @@ fn check_shard(args: &RunArgs, plan: &Plan, shard: loggops_report::Shard) -> Res
     if shares.iter().all(|s| *s == Share::Nothing) && !args.quiet {
         let cells = plan.cells().len();
         match plan.shard_by() {
-            ShardBy::Cells => eprintln!(
+            ShardBy::Cells => crate::out::errln!(
                 "shard {shard}: nothing to run: {} the shards split whole cells and this run has \
                  {cells} cell(s); a fixed --reps N splits every cell's repetitions instead",
                 if plan.settings.noise.is_some() {
@@ -980,7 +1089,7 @@ fn check_shard(args: &RunArgs, plan: &Plan, shard: loggops_report::Shard) -> Res
                     "noiseless cells run once, so"
                 }
             ),
-            ShardBy::Repetitions => eprintln!(
+            ShardBy::Repetitions => crate::out::errln!(
                 "shard {shard}: nothing to run: the run has fewer repetitions than shards"
             ),
         }
@@ -1012,7 +1121,7 @@ pub fn merge(args: &MergeArgs) -> Result<ExitCode> {
     write_outputs(&args.out, &merged)?;
     if merged.is_partial() {
         let (complete, partial, missing) = merged.cell_counts();
-        eprintln!(
+        crate::out::errln!(
             "merged a partial result: some shards were interrupted ({complete} cell(s) \
              complete, {partial} cut short, {missing} not run)"
         );

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use anyhow::{anyhow, bail, Context, Result};
 use loggops_engine::{simulate as engine_run, Config, NoNoise, Order, Outcome, Params, Program};
 
-use crate::cli::{CalibrateArgs, GenArgs, ModelArg, OrderArg, RunArgs};
+use crate::cli::{CalibrateArgs, GenArgs, OrderArg, RunArgs};
 use crate::schedule::{self, with_program, Schedule};
 use crate::units::{
     fmt_bytes, format_duration, parse_per_byte_ps, parse_size, parse_tick_ps, parse_ticks,
@@ -155,24 +155,26 @@ pub fn simulate(args: RunArgs) -> Result<ExitCode> {
     // Issue 30: --critical-path/--sensitivity/--timeline are refused with --compat and checked
     // here; the sweep records the runs.
     crate::explain::check_flags(&args)?;
+    // --tick, --shard and --model queued with --compat are refused by `checks::RUN_RULES`.
     if args.compat.is_some() {
-        if let Some(t) = &args.tick {
-            bail!(
-                "--tick {t} does not apply to --compat loggopsim: compat mode reads every number \
-                 (calc, -L, -o, -g, ...) as one of LogGOPSim's unit-less ticks, as LogGOPSim \
-                 does, so there is nothing to convert; drop --tick, or drop --compat to simulate \
-                 in time units"
-            );
-        }
-        if let Some(s) = args.shard {
-            bail!("--shard {s} does not apply to --compat loggopsim, which runs one schedule once");
-        }
         let [goal] = args.goal.as_slice() else {
             bail!("--compat loggopsim runs one schedule: give one --goal FILE");
         };
         return compat_run(&args, goal, &ov);
     }
     let goal_opts = goal_options(&args)?;
+    if args.tick.is_some() {
+        for goal in &args.goal {
+            if schedule::is_parametric(goal)? {
+                bail!(
+                    "--tick does not apply to {}: a rank-parametric schedule gives every time with \
+                     a unit, so it has no plain ticks to convert; drop --tick (`gen --tick` sets \
+                     the tick of the explicit GOAL file it writes)",
+                    goal.display()
+                );
+            }
+        }
+    }
     crate::mc::sweep(&args, &ov, &goal_opts)
 }
 
@@ -258,9 +260,6 @@ pub fn describe_leftovers(goal: &Path, sched: &Schedule, out: &Outcome) -> Strin
 }
 
 fn compat_run(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Result<ExitCode> {
-    if args.model == Some(ModelArg::Queued) {
-        bail!("--model queued does not apply with --compat loggopsim, which runs LogGOPSim's rules exactly");
-    }
     let params = compat_params(args)?;
     let cfg = Config {
         model: loggops_engine::Model::LogGOPSim,
@@ -276,6 +275,11 @@ fn compat_run(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Result<Ex
     };
     // LogGOPSim's ticks as they are.
     let sched = schedule::load(goal, nodes, ov, &ParseOptions::ticks_as_is())?;
+    crate::budget::check(
+        &sched,
+        &crate::budget::what(goal, nodes),
+        &crate::budget::plan(args),
+    )?;
     let out = with_program!(&sched, |p| engine_run(p, &cfg, &mut NoNoise))?;
     let text = with_program!(&sched, |p| crate::compat::render(
         p,
@@ -380,6 +384,18 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
     inp.far_bandwidth = a.far_bandwidth.clone();
     inp.nodes_per_switch = a.nodes_per_switch;
     inp.pingpong.warmup = a.warmup;
+    inp.pingpong.block_len = a.block_len.0;
+    inp.min_samples = a.min_samples;
+    inp.latency_size = a
+        .latency_size
+        .as_deref()
+        .map(|s| parse_size(s).map_err(|e| anyhow!("--latency-size {s}: {e}")))
+        .transpose()?;
+    inp.bandwidth_size = a
+        .bandwidth_size
+        .as_deref()
+        .map(|s| parse_size(s).map_err(|e| anyhow!("--bandwidth-size {s}: {e}")))
+        .transpose()?;
     inp.notes = a.notes.clone();
     inp.command = portable_command();
     inp.progress = Some(loggops_calibrate::StepHook(calibrate_step));
@@ -388,7 +404,7 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
             .map(|s| {
                 parse_time_ps(s)
                     .map(|x| x as f64)
-                    .map_err(|e| anyhow!("-{flag} {s}: {e}"))
+                    .map_err(|e| anyhow!("--set-{flag} {s}: {e}"))
             })
             .transpose()
     };
@@ -402,7 +418,7 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
         .map(|s| {
             parse_per_byte_ps(s)
                 .map(|g| g.as_f64())
-                .map_err(|e| anyhow!("-G {s}: {e}"))
+                .map_err(|e| anyhow!("--set-G {s}: {e}"))
         })
         .transpose()?;
     e.big_o_ps_per_byte = a
@@ -411,12 +427,12 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
         .map(|s| {
             parse_per_byte_ps(s)
                 .map(|g| g.as_f64())
-                .map_err(|e| anyhow!("-O {s}: {e}"))
+                .map_err(|e| anyhow!("--set-O {s}: {e}"))
         })
         .transpose()?;
     e.s_bytes =
         a.s.as_deref()
-            .map(|s| parse_size(s).map_err(|e| anyhow!("-S {s}: {e}")))
+            .map(|s| parse_size(s).map_err(|e| anyhow!("--set-S {s}: {e}")))
             .transpose()?;
     if let Some(path) = &a.params_table {
         let (Some(provider), Some(instance)) = (&a.provider, &a.instance) else {
@@ -451,18 +467,19 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
     match &a.report {
         Some(p) => loggops_report::write_atomic(p, |w| w.write_all(text.as_bytes()))
             .with_context(|| format!("cannot write {}", p.display()))?,
-        None => eprint!("{text}"),
+        None => crate::out::err_text(&text),
     }
     if let Some(p) = &a.report_json {
         let json = report.to_json();
         loggops_report::write_atomic(p, |w| w.write_all(json.as_bytes()))
             .with_context(|| format!("cannot write {}", p.display()))?;
     }
-    eprintln!(
-        "wrote {} ({})",
-        a.output.display(),
-        fmt_bytes(std::fs::metadata(&a.output)?.len())
-    );
+    match std::fs::metadata(&a.output) {
+        Ok(m) if m.is_file() => {
+            crate::out::errln!("wrote {} ({})", a.output.display(), fmt_bytes(m.len()))
+        }
+        _ => crate::out::errln!("wrote {}", a.output.display()),
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -63,7 +63,25 @@ pub fn load(
             path.display()
         );
     }
-    let p = loggops_goal::load_with(path, goal)?.program;
+    let parsed = loggops_goal::load_with(path, goal)?;
+    // The parser's warnings (a duplicate label, text after the last rank block): said once,
+    // on stderr, before the run.
+    for w in &parsed.warnings {
+        crate::out::errln!("{w}");
+    }
+    let shown = parsed
+        .warnings
+        .iter()
+        .filter(|w| matches!(w, loggops_goal::GoalWarning::DuplicateLabel { .. }))
+        .count() as u64;
+    if parsed.duplicate_labels > shown {
+        crate::out::errln!(
+            "{}: warning: {} more duplicate label(s) not shown",
+            path.display(),
+            parsed.duplicate_labels - shown
+        );
+    }
+    let p = parsed.program;
     if let Some(n) = nodes {
         if n != p.num_ranks() {
             bail!(

@@ -104,7 +104,7 @@ fn iteration_time(
     engine: loggops_engine::Model,
 ) -> Result<u64> {
     let run = |s: &crate::schedule::Schedule| {
-        with_program!(s, |p| one_outcome(p, model, seed, rep, odds, engine))
+        with_program!(s, |p| one_outcome(p, model, seed, rep, odds, engine, 1))
     };
     let fin = run(&b.iteration)?.finish;
     let Some(barrier) = &b.barrier else {
@@ -131,6 +131,13 @@ fn paper_cell(name: &BenchmarkName) -> bool {
 }
 
 pub fn validate(args: ValidateArgs) -> Result<ExitCode> {
+    // Flags first: a bad value fails before any file is read.
+    let call_overhead_ps = match &args.call_overhead {
+        Some(t) => {
+            crate::units::parse_time_ps(t).map_err(|e| anyhow!("--call-overhead {t}: {e}"))?
+        }
+        None => 0,
+    };
     let mut profile = loggops_profile::read_profile(&args.noise)?;
     let flags = RunArgs {
         l: args.l.clone(),
@@ -152,12 +159,6 @@ pub fn validate(args: ValidateArgs) -> Result<ExitCode> {
         .iter()
         .map(|f| loggops_calibrate::read_measured(f))
         .collect::<Result<Vec<_>, _>>()?;
-    let call_overhead_ps = match &args.call_overhead {
-        Some(t) => {
-            crate::units::parse_time_ps(t).map_err(|e| anyhow!("--call-overhead {t}: {e}"))?
-        }
-        None => 0,
-    };
     let it = Iteration {
         barrier: args.measure == MeasureArg::Barrier,
         call_overhead_ps,

@@ -37,6 +37,11 @@ pub fn write_file(dir: &Path, name: &str, text: &str) -> PathBuf {
     path
 }
 
+/// The repository root, where [`run_here`] runs the binary.
+pub fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
 pub fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_loggops-sim"))
 }
@@ -68,9 +73,4 @@ pub fn strip_performance(s: &str) -> String {
         .filter(|l| !l.starts_with("PERFORMANCE:"))
         .map(|l| format!("{l}\n"))
         .collect()
-}
-
-/// The checkout's root, where relative paths in messages start.
-pub fn root() -> &'static std::path::Path {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
 }

@@ -7,7 +7,8 @@ use std::path::Path;
 
 use loggops_engine::testing::VecProgram;
 use loggops_engine::{
-    simulate_global, simulate_windowed, simulate_windowed_with, Ancestry, Config, GiveUp, Op,
+    simulate_global, simulate_windowed, simulate_windowed_on, simulate_windowed_with, Ancestry,
+    Config, GiveUp, Op,
 };
 use loggops_noise::{NoiseConfig, NoiseMode, NoiseModel};
 use loggops_schedgen::{Collective, GenOptions, Generated};
@@ -23,14 +24,7 @@ fn dissemination(ranks: u32, size: u64) -> Generated {
 
 #[test]
 fn windowed_engine_answers_the_dissemination_exactly_on_every_shipped_profile() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("calibration");
-    let mut profiles: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "h5"))
-        .collect();
-    profiles.sort();
-    assert!(profiles.len() >= 8, "{profiles:?}");
+    let profiles = shipped_profiles();
     let prog = dissemination(1024, 16);
     let mut gave_up = Vec::new();
     for path in &profiles {
@@ -113,11 +107,59 @@ fn windowed_engine_runs_rendezvous_sends_that_free_nothing() {
     );
 }
 
-/// The queued model (`--model queued`, the default with `--noise`) on every shipped profile
-/// and noise mode, on the shipped collectives: the windowed engine answers as the global one
-/// whenever it answers, and it answers the paper's dissemination and rings.
+/// Parallel windows on every shipped profile and noisy mode, in both models, on the shipped
+/// collectives: the ranks split between 2, 3 and 8 threads give the one-thread result (the
+/// same answer, or the same reason to give up), and the answers are the global engine's.
 #[test]
-fn queued_model_windowed_engine_answers_as_the_global_engine_on_every_shipped_profile() {
+fn parallel_windows_answer_as_one_thread_on_every_shipped_profile() {
+    let profiles = shipped_profiles();
+    let progs = shipped_collectives();
+    let (mut answered, mut runs) = (0, 0);
+    for path in &profiles {
+        let profile = loggops_profile::read_profile(path).unwrap();
+        for mode in [NoiseMode::Os, NoiseMode::Net, NoiseMode::OsNet] {
+            let cfg = NoiseConfig {
+                mode,
+                ..NoiseConfig::default()
+            };
+            let model = NoiseModel::new(&profile, &cfg).unwrap();
+            for engine_model in [
+                loggops_engine::Model::LogGOPSim,
+                loggops_engine::Model::Queued,
+            ] {
+                let mut engine = Config::new(model.engine_params());
+                engine.model = engine_model;
+                for (i, prog) in progs.iter().enumerate() {
+                    let n = loggops_engine::Program::num_ranks(prog);
+                    let noise = || model.instance(5, i as u64, n);
+                    let what = format!("{} {mode} {engine_model:?} program {i}", path.display());
+                    let one =
+                        simulate_windowed_on(prog, &engine, &mut noise(), Ancestry::Recent, 1);
+                    for threads in [2, 3, 8] {
+                        let many = simulate_windowed_on(
+                            prog,
+                            &engine,
+                            &mut noise(),
+                            Ancestry::Recent,
+                            threads,
+                        );
+                        assert_eq!(many, one, "{what}, {threads} threads");
+                    }
+                    runs += 1;
+                    if let Ok(w) = one {
+                        let global = simulate_global(prog, &engine, &mut noise()).unwrap();
+                        assert_eq!(w, global, "{what}");
+                        answered += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(answered * 2 > runs, "{answered} of {runs}");
+}
+
+/// The shipped noise profiles (`calibration/*.h5`, at least eight), sorted.
+fn shipped_profiles() -> Vec<std::path::PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("calibration");
     let mut profiles: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
@@ -125,7 +167,14 @@ fn queued_model_windowed_engine_answers_as_the_global_engine_on_every_shipped_pr
         .filter(|p| p.extension().is_some_and(|x| x == "h5"))
         .collect();
     profiles.sort();
-    let progs = [
+    assert!(profiles.len() >= 8, "{profiles:?}");
+    profiles
+}
+
+/// The collectives the profile tests run: disseminations (small and rendezvous messages),
+/// rings, recursive doubling, all-to-all and a reduction tree.
+fn shipped_collectives() -> [Generated; 7] {
+    [
         dissemination(256, 16),
         dissemination(64, 128 << 10),
         Generated::with_options(
@@ -139,7 +188,16 @@ fn queued_model_windowed_engine_answers_as_the_global_engine_on_every_shipped_pr
         Generated::new(Collective::AllreduceRecdoub, 64, 1 << 20).unwrap(),
         Generated::new(Collective::LinearAlltoall, 24, 64 << 10).unwrap(),
         Generated::new(Collective::BinomialTreeReduce, 50, 1 << 20).unwrap(),
-    ];
+    ]
+}
+
+/// The queued model (`--model queued`, the default with `--noise`) on every shipped profile
+/// and noise mode, on the shipped collectives: the windowed engine answers as the global one
+/// whenever it answers, and it answers the paper's dissemination and rings.
+#[test]
+fn queued_model_windowed_engine_answers_as_the_global_engine_on_every_shipped_profile() {
+    let profiles = shipped_profiles();
+    let progs = shipped_collectives();
     let (mut answered, mut runs) = (0, 0);
     for path in &profiles {
         let profile = loggops_profile::read_profile(path).unwrap();

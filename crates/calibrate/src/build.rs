@@ -48,6 +48,12 @@ use crate::units::{excerpt, fmt_bytes};
 pub const MC_DRAWS: usize = 100_000;
 /// Seed of the Monte-Carlo KS check (SplitMix64 over the draw index).
 pub const MC_SEED: u64 = 0x6C6F_6767_6F70_7321;
+/// Fewest latency or bandwidth samples (after warm-up removal) a distribution is built from,
+/// unless [`CalibrateInputs::min_samples`] says otherwise: with 500 samples the empirical
+/// distribution is within 0.061 of the true one everywhere with 95 % confidence (the
+/// Dvoretzky–Kiefer–Wolfowitz bound), and one full Netgauge run (`-c 1000`, 979 samples after
+/// the warm-up) passes. A truncated 25-row capture (4 samples) does not.
+pub const DEFAULT_MIN_SAMPLES: usize = 500;
 /// Default cap on the detours kept raw in the profile's OS-noise trace.
 pub const DEFAULT_MAX_TRACE_DETOURS: usize = 65_000;
 /// Warn when detours take more than this percentage of the CPU time.
@@ -162,6 +168,9 @@ pub struct CalibrateInputs {
     pub latency_size: Option<u64>,
     /// Message size to keep from the bandwidth capture(s).
     pub bandwidth_size: Option<u64>,
+    /// Fewest samples a latency or bandwidth capture must keep after warm-up removal (default
+    /// [`DEFAULT_MIN_SAMPLES`]); fewer is a [`CalibError::TooFewSamples`].
+    pub min_samples: usize,
     /// Quantile-table compression of every distribution.
     pub table: CompressOptions,
     /// Detours kept raw in the OS-noise trace (at most 65,000 by default: h5py cannot read the
@@ -226,6 +235,7 @@ impl CalibrateInputs {
             pingpong: PingPongOptions::default(),
             latency_size: None,
             bandwidth_size: None,
+            min_samples: DEFAULT_MIN_SAMPLES,
             table: CompressOptions::default(),
             max_trace_detours: DEFAULT_MAX_TRACE_DETOURS,
             command: String::new(),
@@ -1245,6 +1255,18 @@ fn capture_fit(
         PingPongKind::Bandwidth => ("bandwidth", "ps/byte"),
         _ => ("latency", "us"),
     };
+    if pp.samples_us.len() < inp.min_samples {
+        return Err(CalibError::TooFewSamples {
+            path: pp.source.clone(),
+            quantity,
+            kept: pp.samples_us.len() as u64,
+            min: inp.min_samples,
+            detail: format!(
+                "{} rows in {} block(s), {} dropped as warm-up ({} per block), {} unusable",
+                pp.rows, pp.blocks, pp.warmup_dropped, opts.warmup, pp.skipped
+            ),
+        });
+    }
     // Samples in profile units: ps (latency) or ps/byte (bandwidth).
     let size_f = pp.size_bytes as f64;
     let samples: Vec<f64> = match kind {

@@ -52,10 +52,16 @@ pub enum CalibError {
     #[error("{path}: unknown capture format: {detail}")]
     UnknownFormat { path: String, detail: String },
     #[error(
-        "{path}: mixed message sizes: {}; choose one with a size filter (e.g. size {})",
+        "{path}: mixed message sizes: {}; choose one with {flag} (e.g. {flag} {})",
         fmt_size_counts(.sizes), fmt_bytes(.sizes.first().map(|s| s.size_bytes).unwrap_or(1))
     )]
-    MixedSizes { path: String, sizes: Vec<SizeCount> },
+    MixedSizes {
+        path: String,
+        sizes: Vec<SizeCount>,
+        /// The `loggops-sim calibrate` flag that picks a size (`--latency-size`,
+        /// `--bandwidth-size`), or `a size filter` for a capture of no particular kind.
+        flag: &'static str,
+    },
     #[error(
         "{path}: no samples of {} (the size filter); sizes in the file: {}",
         fmt_bytes(*.size), fmt_size_counts(.available)
@@ -116,6 +122,30 @@ pub enum CalibError {
     },
     #[error("{path}: {what}")]
     Missing { path: String, what: String },
+    /// A value no measurement can produce (a corrupt row): importing it would put an absurd
+    /// time into the profile and overflow the simulator's clock.
+    #[error("{path}:{line}: {what} {found} is not a plausible measurement: expected at most {max}; fix or delete the row")]
+    Implausible {
+        path: String,
+        line: u64,
+        what: &'static str,
+        found: String,
+        max: &'static str,
+    },
+    /// Too few samples survive warm-up removal to describe a distribution.
+    #[error(
+        "{path}: only {kept} {quantity} sample(s) left ({detail}); a distribution needs at least {min}: \
+         with {kept} the empirical distribution may be {:.2} off the true one (95 % DKW bound, {:.3} at {min}); \
+         capture more, or give --min-samples {kept} to build it anyway",
+        dkw(*.kept), dkw(*.min as u64)
+    )]
+    TooFewSamples {
+        path: String,
+        quantity: &'static str,
+        kept: u64,
+        min: usize,
+        detail: String,
+    },
     /// A base parameter has no source (no explicit value, no table row, no LogGP fit giving it).
     #[error("cannot build the profile: no value for {}; {hint}", .missing.join(", "))]
     MissingParams { missing: Vec<String>, hint: String },
@@ -129,6 +159,12 @@ pub enum CalibError {
     /// The profile built from the inputs breaks a rule of the profile schema.
     #[error("the calibrated profile is invalid: {detail}")]
     InvalidProfile { detail: String },
+}
+
+/// The Dvoretzky–Kiefer–Wolfowitz bound: with probability 95 % the empirical CDF of `n`
+/// samples is within this distance of the true CDF everywhere.
+pub fn dkw(n: u64) -> f64 {
+    ((2.0f64 / 0.05).ln() / (2.0 * n.max(1) as f64)).sqrt()
 }
 
 fn wrong_format_hint(actual: Format) -> String {

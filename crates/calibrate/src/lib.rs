@@ -86,10 +86,11 @@ pub use build::{
     read_params_table_placement_pair, read_prices_table, relative_to_cwd, uniform, CalibrateInputs,
     DistReport, Dropped, FitReport, LogGpReport, OsNoiseReport, OtherSize, ParamOverrides,
     ParamSource, ParamSources, ParamsReport, ParamsTableRow, PlacementReport, PricesReport,
-    PricesTableRow, ProcessReport, Quantiles, StepHook, DEFAULT_MAX_TRACE_DETOURS, DIFFERENT_RACKS,
-    MC_DRAWS, MC_SEED, OS_LONG_DETOUR_US, OS_LONG_SHARE_WARN, OS_OVERHEAD_WARN_PCT, SAME_RACK,
+    PricesTableRow, ProcessReport, Quantiles, StepHook, DEFAULT_MAX_TRACE_DETOURS,
+    DEFAULT_MIN_SAMPLES, DIFFERENT_RACKS, MC_DRAWS, MC_SEED, OS_LONG_DETOUR_US, OS_LONG_SHARE_WARN,
+    OS_OVERHEAD_WARN_PCT, SAME_RACK,
 };
-pub use error::{CalibError, SizeCount, Warning, WarningKind};
+pub use error::{dkw, CalibError, SizeCount, Warning, WarningKind};
 pub use format::{detect, detect_reader, Format, UnknownFormatName, SNIFF_LINES};
 pub use input::{open_capture, wrap_reader};
 pub use loggp::{read_loggp, read_loggp_from, GapFit, LogGpFit, LogGpRow, LogGpSummary};
@@ -99,11 +100,11 @@ pub use measured::{
 };
 pub use pingpong::{
     read_pingpong, read_pingpong_from, PingPong, PingPongKind, PingPongOptions,
-    BANDWIDTH_MIN_BYTES, LATENCY_MAX_BYTES,
+    BANDWIDTH_MIN_BYTES, LATENCY_MAX_BYTES, MAX_RTT2_US,
 };
 pub use selfish::{
     read_quanta, read_quanta_from, read_selfish, read_selfish_from, Detour, Detours, QuantumKind,
-    QuantumOptions, QuantumTrace, SelfishRun, SelfishTrace,
+    QuantumOptions, QuantumTrace, SelfishRun, SelfishTrace, MAX_DETOUR_NS, MAX_START_NS,
 };
 pub use summary::{
     read_distrtt, read_summary, read_summary_from, DistRtt, DistRttRow, OneOneSummary, SummaryRow,

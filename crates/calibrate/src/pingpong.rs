@@ -23,6 +23,9 @@ use crate::units::{excerpt, fmt_bytes, fmt_ratio, fmt_us};
 pub const LATENCY_MAX_BYTES: u64 = 4096;
 /// Smallest message size accepted as a bandwidth capture.
 pub const BANDWIDTH_MIN_BYTES: u64 = 65536;
+/// Largest RTT/2 sample accepted, µs (one hour): a larger value is a corrupt row, not a
+/// measurement (`1e300` would become 18,446,744 s in the profile and overflow every run).
+pub const MAX_RTT2_US: f64 = 3.6e9;
 
 /// What a ping-pong capture is expected to measure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -72,8 +75,8 @@ pub struct PingPongOptions {
     /// Rows dropped at the start of every block. Default 21, the paper's `index % 1000 <= 20`
     /// (its comment says 20, the code drops 21).
     pub warmup: usize,
-    /// Rows per Netgauge run (`-c`): a header-delimited run longer than this is cut into blocks of
-    /// this many rows. Default `Some(1000)` (the paper's `-c 1000`); `None` = blocks end only at
+    /// Rows per Netgauge run (`-c`; `loggops-sim calibrate --block-len`): a header-delimited run
+    /// longer than this is cut into blocks of this many rows. Default `Some(1000)` (the paper's `-c 1000`); `None` = blocks end only at
     /// headers and size changes (e.g. for one long `-c 300000` run).
     pub block_len: Option<usize>,
     /// Keep only rows of this message size (needed for size sweeps). `None` = the file must hold
@@ -363,6 +366,15 @@ fn parse_pingpong(lines: &mut Lines, opts: &PingPongOptions) -> Result<PingPong,
                         Some(format!("RTT/2 `{}` is not a finite number", excerpt(r)))
                     }
                     Some(v) if v <= 0.0 => Some(format!("RTT/2 {r}us is not positive")),
+                    Some(v) if v > MAX_RTT2_US => {
+                        return Err(CalibError::Implausible {
+                            path,
+                            line: ln,
+                            what: "RTT/2",
+                            found: format!("{}us", excerpt(r)),
+                            max: "3600 s (one hour) per sample",
+                        })
+                    }
                     Some(v) => {
                         if idx_in_block < opts.warmup {
                             acc.warmup_dropped += 1;
@@ -419,6 +431,11 @@ fn parse_pingpong(lines: &mut Lines, opts: &PingPongOptions) -> Result<PingPong,
             return Err(CalibError::MixedSizes {
                 path,
                 sizes: counts,
+                flag: match opts.kind {
+                    PingPongKind::Latency => "--latency-size",
+                    PingPongKind::Bandwidth => "--bandwidth-size",
+                    PingPongKind::Any => "a size filter",
+                },
             })
         }
         None if accs.is_empty() => {
@@ -512,7 +529,7 @@ fn parse_pingpong(lines: &mut Lines, opts: &PingPongOptions) -> Result<PingPong,
             acc.split.count,
             acc.split.lines.clone(),
             format!(
-                "{} run(s) longer than {len} rows without a header between them: cut into blocks of {len} rows, {} more blocks each losing {} warm-up rows (the paper's index%1000 filter does the same; set block_len = None for one long run)",
+                "{} run(s) longer than {len} rows without a header between them: cut into blocks of {len} rows, {} more blocks each losing {} warm-up rows (the paper's index%1000 filter does the same; use --block-len none if the file is one long run)",
                 acc.runs_split,
                 acc.split.count,
                 opts.warmup
@@ -531,7 +548,7 @@ fn parse_pingpong(lines: &mut Lines, opts: &PingPongOptions) -> Result<PingPong,
             acc.short.count,
             acc.short.lines.clone(),
             format!(
-                "{} block(s) shorter than {} rows (rows: {lens}{}): truncated runs, or runs made with another -c (set block_len)",
+                "{} block(s) shorter than {} rows (rows: {lens}{}): truncated runs, or runs made with another -c (give that run length with --block-len N)",
                 acc.short.count,
                 opts.block_len.unwrap_or(0),
                 if acc.short.count as usize > acc.short_lens.len() { ", …" } else { "" }

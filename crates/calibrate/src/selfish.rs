@@ -14,6 +14,12 @@ use crate::format::{expect_header, sniff_header, Format};
 use crate::input::{lines_from_reader, lines_of, Line, Lines};
 use crate::units::{excerpt, fmt_ns, fmt_us, parse_c_double};
 
+/// Longest detour accepted, ns (one hour): a longer one is a corrupt row.
+pub const MAX_DETOUR_NS: f64 = 3.6e12;
+/// Latest detour start accepted within a run, ns (11.6 days; stitched traces must stay
+/// below the noise model's 2^62 ps).
+pub const MAX_START_NS: f64 = 1e15;
+
 /// One detour: the interrupted iteration's start and its length beyond t_min, ns.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Detour {
@@ -280,6 +286,24 @@ fn parse_selfish(lines: &mut Lines) -> Result<SelfishTrace, CalibError> {
                 path,
                 line: ln,
                 duration_ns: dur,
+            });
+        }
+        if dur > MAX_DETOUR_NS {
+            return Err(CalibError::Implausible {
+                path,
+                line: ln,
+                what: "detour duration",
+                found: format!("{}ns", excerpt(fields[1])),
+                max: "3600 s (one hour)",
+            });
+        }
+        if start > MAX_START_NS {
+            return Err(CalibError::Implausible {
+                path,
+                line: ln,
+                what: "detour start",
+                found: format!("{}ns", excerpt(fields[0])),
+                max: "1e15 ns (11.6 days) into a run",
             });
         }
         if cur.closed || (cur.has_data && start == 0.0) {

@@ -58,7 +58,10 @@ pub fn fmt_ratio(r: f64) -> String {
 
 fn sig3(v: f64) -> String {
     let a = v.abs();
-    if a >= 100.0 {
+    if a >= 1e6 {
+        // `3.60e9`, not ten digits (or three hundred).
+        format!("{v:.2e}")
+    } else if a >= 100.0 {
         format!("{v:.0}")
     } else if a >= 10.0 {
         format!("{v:.1}")

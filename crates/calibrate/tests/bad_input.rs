@@ -353,6 +353,38 @@ fn selfish_unsorted_detours() {
 }
 
 #[test]
+fn implausible_values_are_rejected_with_their_line() {
+    let t = Tmp::new();
+    let mut text = pingpong_text(1, 1, 30);
+    text.push_str("1\t1e300\n");
+    let p = t.file("lat.out", text.as_bytes());
+    insta::assert_snapshot!(
+        "pingpong_implausible",
+        t.msg(read_pingpong(&p, &latency()).unwrap_err())
+    );
+    // One hour is the limit; just below it is a (very heavy) sample.
+    let mut text = pingpong_text(1, 1, 30);
+    text.push_str("1\t3600000000\n");
+    let p = t.file("lat2.out", text.as_bytes());
+    let pp = read_pingpong(&p, &latency()).unwrap();
+    assert_eq!(pp.samples_ps.last(), Some(&3_600_000_000_000_000));
+    // The heavy-tail warning prints the ratio in exponent form, not 300 digits.
+    let w = pp
+        .warnings
+        .iter()
+        .map(|w| w.to_string())
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(
+        w.contains("max = 3600s is 2.39e9x the median (limit 100x)"),
+        "{w}"
+    );
+    let text = selfish_run(&[(0.0, 500.0), (3000.0, 4e12)], Some(1.0));
+    let p = t.file("os.out", text.as_bytes());
+    insta::assert_snapshot!("selfish_implausible", t.msg(read_selfish(&p).unwrap_err()));
+}
+
+#[test]
 fn selfish_negative_duration() {
     let t = Tmp::new();
     let text = selfish_run(&[(0.0, 500.0), (3000.0, -6.0)], Some(1.0));

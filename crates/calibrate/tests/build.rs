@@ -65,6 +65,34 @@ toy,metal,-,\"2x8C, 3 GHz\",64,1.0,3.0,100\n\
 toy,small,s1,1C,4,,0.5,10\n";
 
 /// Hand-made captures of a toy system in `t`.
+#[test]
+fn too_few_samples_are_refused_unless_the_minimum_is_lowered() {
+    let t = Tmp::new();
+    let mut inp = toy_inputs(&t);
+    inp.min_samples = loggops_calibrate::DEFAULT_MIN_SAMPLES;
+    let e = build_profile(&inp).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            CalibError::TooFewSamples {
+                kept: 16,
+                min: 500,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    insta::assert_snapshot!("too_few_samples", t.msg(e));
+    // The bandwidth capture keeps 8.
+    inp.min_samples = 9;
+    assert!(matches!(
+        build_profile(&inp),
+        Err(CalibError::TooFewSamples { kept: 8, .. })
+    ));
+    inp.min_samples = 8;
+    assert!(build_profile(&inp).is_ok());
+}
+
 /// Building from `inp` fails because the eager threshold S is the one parameter missing.
 fn assert_only_s_missing(inp: &CalibrateInputs) {
     let e = build_profile(inp).unwrap_err();
@@ -105,6 +133,8 @@ fn toy_inputs(t: &Tmp) -> CalibrateInputs {
     let params = t.file("params.csv", TOY_PARAMS);
     let prices = t.file("systems.csv", TOY_PRICES);
     let mut inp = CalibrateInputs::new("toy", lat, bw);
+    // 16 and 8 samples: far below DEFAULT_MIN_SAMPLES, on purpose (tests of the fit).
+    inp.min_samples = 1;
     inp.description = "a toy system".into();
     inp.os_noise = Some(os);
     inp.pingpong = PingPongOptions {

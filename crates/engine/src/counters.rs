@@ -52,18 +52,31 @@ pub(crate) enum Counters {
 impl Counters {
     /// Dense counters when the program asks for them ([`Program::dense_counters`]), else sparse.
     pub fn new<P: Program>(prog: &P) -> Counters {
-        let ranks = prog.num_ranks();
+        Self::for_ranks(prog, 0..prog.num_ranks())
+    }
+
+    /// [`Self::new`] for the ops of `ranks` only (a windowed engine's thread, which runs only
+    /// those ranks): dense counters hold no bytes for the other ranks, which must never be
+    /// released.
+    pub fn for_ranks<P: Program>(prog: &P, ranks: std::ops::Range<u32>) -> Counters {
+        let all = prog.num_ranks();
         if !prog.dense_counters() {
             return Counters::Sparse {
-                slot: vec![[(NIL, 0); 2]; ranks as usize],
+                slot: vec![[(NIL, 0); 2]; all as usize],
                 map: HashMap::default(),
             };
         }
-        let mut base = Vec::with_capacity(ranks as usize + 1);
-        let mut left = Vec::with_capacity(prog.total_ops() as usize);
+        let mut base = vec![0; ranks.start as usize];
+        base.reserve(all as usize + 1 - ranks.start as usize);
+        let ops = if ranks == (0..all) {
+            prog.total_ops()
+        } else {
+            ranks.clone().map(|r| prog.num_ops(r) as u64).sum()
+        };
+        let mut left = Vec::with_capacity(ops as usize);
         let mut big = HashMap::default();
         let mut acc = 0u64;
-        for r in 0..ranks {
+        for r in ranks.clone() {
             base.push(acc);
             let n = prog.num_ops(r);
             acc += n as u64;
@@ -88,7 +101,7 @@ impl Counters {
                 None => left.extend((0..n).map(|i| count(i, &mut big))),
             }
         }
-        base.push(acc);
+        base.resize(all as usize + 1, acc);
         Counters::Dense { base, left, big }
     }
 

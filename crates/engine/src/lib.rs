@@ -37,5 +37,6 @@ pub use program::*;
 pub use record::*;
 pub use sim::*;
 pub use window::{
-    simulate_windowed, simulate_windowed_with, Ancestry, GiveUp, WindowOdds, FULL_RECORDS,
+    simulate_windowed, simulate_windowed_on, simulate_windowed_with, Ancestry, GiveUp, WindowOdds,
+    FULL_RECORDS,
 };

@@ -26,8 +26,10 @@ pub struct MsgCosts {
     pub gap_bytes: Time,
 }
 
-/// A noise model instance for one repetition.
-pub trait Noise {
+/// A noise model instance for one repetition. A clone answers as the original (what it keeps
+/// is a cache, and the clone's is its own): a windowed run on several threads gives each
+/// thread a clone (see [`crate::window`]).
+pub trait Noise: Clone + Send {
     /// `false` only for [`NoNoise`]: lets the engine skip all calls.
     const ACTIVE: bool;
     /// Costs of the message sent by op `send_op` of rank `src` to `dst` (called at the send).

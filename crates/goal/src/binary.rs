@@ -425,7 +425,10 @@ impl Located<'_> {
         }
         let app_off = start + app_at as u64;
         let app = &sec[app_at..];
-        edges.reserve(dep as usize);
+        // `dep` is the sum of the records' list lengths, which the file states before they are
+        // checked against the appendix: a 200-byte file can claim 4 Gi dependents. Reserve
+        // at most what the appendix holds; overlapping lists (legal, never written) grow.
+        edges.reserve(dep.min(n_app) as usize);
         s.count.clear();
         s.count.resize(n as usize, 0);
         let nodes = || sec[nodes_at..app_at].chunks_exact(NODE_BYTES as usize);

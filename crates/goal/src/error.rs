@@ -34,13 +34,14 @@ impl Location {
     pub fn snippet(&self) -> String {
         let num = self.line.to_string();
         let pad = " ".repeat(num.len());
-        let caret: String = self
-            .source_line
+        // A long line is cut to a window around the column.
+        let (shown, column) = loggops_units::excerpt(&self.source_line, self.column as usize);
+        let caret: String = shown
             .chars()
-            .take(self.column.saturating_sub(1) as usize)
+            .take(column.saturating_sub(1))
             .map(|c| if c == '\t' { '\t' } else { ' ' })
             .collect();
-        format!("{pad} |\n{num} | {}\n{pad} | {caret}^", self.source_line)
+        format!("{pad} |\n{num} | {shown}\n{pad} | {caret}^")
     }
 
     fn render(

@@ -64,7 +64,7 @@ pub enum NoiseError {
         end: u128,
         period: u64,
     },
-    #[error("OS-noise traces are too long: more than 2^62ps or 2^31 detours in total")]
+    #[error("OS-noise traces are too long: more than 2^62ps of period or of detour time, or 2^31 detours, in total")]
     TraceTooLong,
     #[error("the {traces} OS-noise trace(s) have a total period of 0ps; expected a period > 0ps")]
     TraceEmpty { traces: usize },

@@ -55,6 +55,13 @@ impl DetourTable {
                     durations: t.duration_ps.len(),
                 });
             }
+            // Checked first: every detour ends within the period, so `offset + end` cannot
+            // overflow once `offset + period` does not (a trace starting near 2^64 ps used to
+            // overflow below).
+            let next = offset
+                .checked_add(t.period_ps)
+                .filter(|&o| o < 1 << 62)
+                .ok_or(NoiseError::TraceTooLong)?;
             for i in 0..t.start_ps.len() {
                 let (s, d) = (t.start_ps[i], t.duration_ps[i]);
                 if i > 0 && s <= t.start_ps[i - 1] {
@@ -79,12 +86,14 @@ impl DetourTable {
                     end: offset + end,
                     before: total,
                 });
-                total += d;
+                // Overlapping detours can add up to more than the period; the total (times a
+                // number of cycles) must stay as far from overflowing as the period.
+                total = total
+                    .checked_add(d)
+                    .filter(|&t| t < 1 << 62)
+                    .ok_or(NoiseError::TraceTooLong)?;
             }
-            offset = offset
-                .checked_add(t.period_ps)
-                .filter(|&o| o < 1 << 62)
-                .ok_or(NoiseError::TraceTooLong)?;
+            offset = next;
         }
         if offset == 0 {
             return Err(NoiseError::TraceEmpty {
@@ -492,6 +501,36 @@ mod tests {
         assert_eq!(t.detour_at(700_000, 3_250_000, 60_000), 1000);
         assert_eq!(t.detour_at(700_000, 3_200_000, 0), 1000);
         assert_eq!(t.detour_at(700_000, 3_200_500, 0), 500);
+    }
+
+    #[test]
+    fn traces_beyond_2_62_ps_are_an_error_not_an_overflow() {
+        // A valid profile's second trace starts near 2^64 ps: stitching it after a first trace
+        // used to overflow (a panic in debug builds, wrapped starts in release).
+        let first = DetourTrace {
+            start_ps: vec![1_000],
+            duration_ps: vec![10],
+            period_ps: 1_000_000,
+        };
+        let far = DetourTrace {
+            start_ps: vec![u64::MAX - 10],
+            duration_ps: vec![10],
+            period_ps: u64::MAX,
+        };
+        assert_eq!(
+            DetourTable::stitch(&[first, far]).unwrap_err(),
+            NoiseError::TraceTooLong
+        );
+        // Overlapping detours whose durations add up beyond 2^62 ps.
+        let overlapping = DetourTrace {
+            start_ps: (1..=4).collect(),
+            duration_ps: vec![(1 << 62) - 10; 4],
+            period_ps: (1 << 62) - 1,
+        };
+        assert_eq!(
+            DetourTable::stitch(&[overlapping]).unwrap_err(),
+            NoiseError::TraceTooLong
+        );
     }
 
     #[test]

@@ -8,10 +8,8 @@
 
 use std::collections::HashMap;
 use std::fs;
-use std::io::Write;
 use std::panic::{self, AssertUnwindSafe};
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::path::Path;
 
 use hdf5_pure::{AttrValue, DType, Dataset, File, FileBuilder, FormatError, Group, GroupBuilder};
 
@@ -34,7 +32,8 @@ const DEFLATE_LEVEL: u32 = 6;
 ///
 /// The profile is validated first (the same rules [`read_profile`] applies), then written to a
 /// temporary file in the same directory, synced and renamed over `path`, so readers never see
-/// a half-written profile and a failed write leaves any previous file untouched.
+/// a half-written profile and a failed write leaves any previous file untouched (a device or
+/// FIFO is written through, a read-only file refused: `loggops_report::write_atomic`).
 pub fn write_profile(path: impl AsRef<Path>, profile: &Profile) -> Result<(), ProfileError> {
     let path = path.as_ref();
     validate::validate(profile).map_err(|e| ProfileError::invalid(path, e))?;
@@ -97,35 +96,10 @@ fn not_hdf5(path: &Path, reason: impl Into<String>) -> ProfileError {
 // ----------------------------------------------------------------------------------------------
 // Writing
 
+/// Through `loggops_report::write_atomic`, the one writer of the project: a regular file is
+/// replaced atomically, a device or FIFO written through, a read-only file refused.
 fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = path
-        .file_name()
-        .ok_or_else(|| std::io::Error::other("the path does not name a file"))?;
-    let tmp = dir.join(format!(
-        ".{}.{}.{}.tmp",
-        name.to_string_lossy(),
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-    let result = (|| {
-        let mut f = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        drop(f);
-        fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result
+    loggops_report::write_atomic(path, |w| w.write_all(bytes))
 }
 
 fn vlen(s: &str) -> AttrValue {

@@ -1,10 +1,29 @@
 //! Checks that a profile obeys the rules of the schema. Run by [`crate::read_profile`] after
 //! decoding and by [`crate::write_profile`] before encoding, so no file that fails them is ever
 //! written or accepted. Messages name the HDF5 object the rule is about.
+//!
+//! Besides the schema's rules, values must be plausible: a time (latency, o, g, a detour) at
+//! most [`MAX_TIME_PS`] (one hour), a time per byte at most [`MAX_PER_BYTE_PS`], a detour
+//! rate at most [`MAX_RATE_PER_S`]. A tampered or corrupt file with a tail value of 1e300 ps
+//! is refused on load instead of overflowing the simulator's clock in the middle of a run.
 
 use crate::error::Invalid;
 use crate::model::{BaseParams, DetourTrace, Distribution, ExactTail, Placement, Profile};
 use crate::schema::{self, Unit};
+
+/// Largest time a profile may hold, ps (one hour).
+pub const MAX_TIME_PS: f64 = 3.6e15;
+/// Largest time per byte a profile may hold, ps/byte (1 ms per byte, 8 kbit/s).
+pub const MAX_PER_BYTE_PS: f64 = 1e9;
+/// Largest detour rate, per second (one detour per nanosecond).
+pub const MAX_RATE_PER_S: f64 = 1e9;
+
+fn max_of(unit: Unit) -> f64 {
+    match unit {
+        Unit::Ps => MAX_TIME_PS,
+        Unit::PsPerByte => MAX_PER_BYTE_PS,
+    }
+}
 
 /// Checks every rule of the schema on an in-memory profile. The first broken rule is reported.
 pub fn validate(profile: &Profile) -> Result<(), Invalid> {
@@ -26,6 +45,7 @@ pub fn validate(profile: &Profile) -> Result<(), Invalid> {
             &schema::attr_object(schema::PROCESS, schema::ATTR_RATE),
             p.rate_per_s,
             "/s",
+            MAX_RATE_PER_S,
         )?;
         distribution(schema::PROCESS_DURATION, Unit::Ps, &p.duration_ps)?;
     }
@@ -40,7 +60,12 @@ pub fn validate(profile: &Profile) -> Result<(), Invalid> {
         ),
     ] {
         if let Some(v) = v {
-            non_negative_finite(&schema::attr_object(schema::PRICES, attr), v, " USD")?;
+            non_negative_finite(
+                &schema::attr_object(schema::PRICES, attr),
+                v,
+                " USD",
+                f64::MAX,
+            )?;
         }
     }
     Ok(())
@@ -72,19 +97,29 @@ fn placement(group: &str, p: &Placement) -> Result<(), Invalid> {
 }
 
 fn params(group: &str, p: &BaseParams) -> Result<(), Invalid> {
-    for (attr, v, unit) in [
-        (schema::ATTR_L, p.l_ps, " ps"),
-        (schema::ATTR_O, p.o_ps, " ps"),
-        (schema::ATTR_G, p.g_ps, " ps"),
-        (schema::ATTR_BIG_G, p.big_g_ps_per_byte, " ps/byte"),
-        (schema::ATTR_BIG_O, p.big_o_ps_per_byte, " ps/byte"),
+    for (attr, v, unit, max) in [
+        (schema::ATTR_L, p.l_ps, " ps", MAX_TIME_PS),
+        (schema::ATTR_O, p.o_ps, " ps", MAX_TIME_PS),
+        (schema::ATTR_G, p.g_ps, " ps", MAX_TIME_PS),
+        (
+            schema::ATTR_BIG_G,
+            p.big_g_ps_per_byte,
+            " ps/byte",
+            MAX_PER_BYTE_PS,
+        ),
+        (
+            schema::ATTR_BIG_O,
+            p.big_o_ps_per_byte,
+            " ps/byte",
+            MAX_PER_BYTE_PS,
+        ),
     ] {
-        non_negative_finite(&schema::attr_object(group, attr), v, unit)?;
+        non_negative_finite(&schema::attr_object(group, attr), v, unit, max)?;
     }
     Ok(())
 }
 
-fn non_negative_finite(object: &str, v: f64, unit: &str) -> Result<(), Invalid> {
+fn non_negative_finite(object: &str, v: f64, unit: &str, max: f64) -> Result<(), Invalid> {
     if v.is_nan() {
         Err(Invalid::new(
             object,
@@ -94,6 +129,11 @@ fn non_negative_finite(object: &str, v: f64, unit: &str) -> Result<(), Invalid> 
         Err(Invalid::new(
             object,
             format!("is {v}{unit}, expected a finite non-negative number"),
+        ))
+    } else if v > max {
+        Err(Invalid::new(
+            object,
+            format!("is {v:e}{unit}, more than the plausible maximum {max:e}{unit}"),
         ))
     } else {
         Ok(())
@@ -291,6 +331,16 @@ fn values_finite_non_negative(ds: &str, unit: Unit, v: &[f64]) -> Result<(), Inv
                 ),
             ));
         }
+        if x > max_of(unit) {
+            return Err(Invalid::new(
+                ds,
+                format!(
+                    "{name}[{i}] is {x:e} {u}, more than the plausible maximum {:e} {u}",
+                    max_of(unit),
+                    u = unit.short()
+                ),
+            ));
+        }
     }
     Ok(())
 }
@@ -305,6 +355,19 @@ fn trace(group: &str, t: &DetourTrace) -> Result<(), Invalid> {
                 "has {} entries but {sds} has {}; every detour needs a start and a duration",
                 t.duration_ps.len(),
                 t.start_ps.len()
+            ),
+        ));
+    }
+    if let Some((i, d)) = t
+        .duration_ps
+        .iter()
+        .enumerate()
+        .find(|(_, &d)| d as f64 > MAX_TIME_PS)
+    {
+        return Err(Invalid::new(
+            dds,
+            format!(
+                "duration_ps[{i}] is {d} ps, more than the plausible maximum {MAX_TIME_PS:e} ps (one hour)"
             ),
         ));
     }

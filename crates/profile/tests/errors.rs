@@ -476,6 +476,37 @@ fn incomplete_and_invalid_profiles() {
 }
 
 #[test]
+fn implausible_values_are_refused_on_load() {
+    let cases: Vec<(&str, String)> = vec![
+        (
+            "latency tail of 1e300 ps",
+            after_tail_edit(replace_f64(
+                "near/latency",
+                "tail_ps",
+                vec![40_000_000.5, 90_000_000.0, 1e300],
+            )),
+        ),
+        (
+            "L of 1e300 ps",
+            after_edit(set_attr("near", "L_ps", AttrValue::F64(1e300))),
+        ),
+        (
+            "detour rate of 1e300/s",
+            after_edit(set_attr(
+                "os_noise/process",
+                "rate_per_s",
+                AttrValue::F64(1e300),
+            )),
+        ),
+    ];
+    let report: String = cases
+        .iter()
+        .map(|(name, msg)| format!("{name}:\n  {msg}\n"))
+        .collect();
+    insta::assert_snapshot!(report);
+}
+
+#[test]
 fn files_that_are_not_profiles() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();

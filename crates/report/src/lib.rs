@@ -99,7 +99,7 @@ pub mod stats;
 pub mod table;
 pub mod validation;
 
-pub use atomic::write_atomic;
+pub use atomic::{output_target, overwrites_input, same_output, write_atomic, OutputTarget};
 pub use cell::{Cell, CellError, Labels};
 pub use cost::{CellCost, CostError, CostModel, PriceCost, SampleCost, PS_PER_HOUR};
 pub use csv::{

@@ -91,14 +91,16 @@ impl fmt::Display for Diagnostic {
         let num = self.line.to_string();
         let pad = " ".repeat(num.len());
         writeln!(f, "{pad} |")?;
-        writeln!(f, "{num} | {}", self.source_line)?;
-        let lead: String = self
-            .source_line
+        // A long line is cut to a window around the column, the underline to what is shown.
+        let (shown, col) = loggops_units::excerpt(&self.source_line, self.col);
+        writeln!(f, "{num} | {shown}")?;
+        let lead: String = shown
             .chars()
-            .take(self.col.saturating_sub(1))
+            .take(col.saturating_sub(1))
             .map(|c| if c == '\t' { '\t' } else { ' ' })
             .collect();
-        write!(f, "{pad} | {lead}{}", "^".repeat(self.width.max(1)))?;
+        let room = (shown.chars().count() + 1).saturating_sub(col).max(1);
+        write!(f, "{pad} | {lead}{}", "^".repeat(self.width.clamp(1, room)))?;
         if let Some(help) = &self.help {
             write!(f, "\n{pad} = {help}")?;
         }

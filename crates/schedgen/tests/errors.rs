@@ -167,3 +167,74 @@ fn generator_errors() {
         .join("\n")
     );
 }
+
+/// The first line of the error (the diagnostic's header: file, line, column, message).
+fn head(body: &str) -> String {
+    err(body, 4).lines().next().unwrap().to_string()
+}
+
+#[test]
+fn nesting_beyond_the_limits_is_a_located_error_not_a_stack_overflow() {
+    // The inputs of issue 32: each used to overflow the stack (SIGABRT).
+    let parens = format!("send 1B to {}rank{}\n", "(".repeat(5000), ")".repeat(5000));
+    let repeats = format!(
+        "{}calc 1ns\n{}",
+        "repeat 1 {\n".repeat(5000),
+        "}\n".repeat(5000)
+    );
+    let concurrent = format!(
+        "{}calc 1ns\n{}",
+        "concurrent {\n".repeat(5000),
+        "}\n".repeat(5000)
+    );
+    let sum = format!("send 1B to rank{}\n", "+1".repeat(20_000));
+    let minus = format!("send 1B to {}rank\n", "-".repeat(50_000));
+    // The 40,000-character line is shown as a window around the column, caret under the `+`
+    // that went too deep.
+    let e = err(&sum, 4);
+    insta::assert_snapshot!("nesting_limits_long_line", e);
+    insta::assert_snapshot!(
+        "nesting_limits",
+        [parens, repeats, concurrent, sum, minus]
+            .iter()
+            .map(|b| head(b))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    // The help line says what counts.
+    let e = err(&format!("calc 1ns if {}1\n", "!".repeat(300)), 4);
+    assert!(
+        e.ends_with("= parentheses, unary `-` and `!`, and every operator of a chain (`a + b + c` is two) count one level each; simplify the expression"),
+        "{e}"
+    );
+}
+
+#[test]
+fn nesting_up_to_the_limits_is_fine() {
+    use loggops_schedgen::Program;
+    let ok = |body: String| {
+        let text = format!("loggops-schedule 1\n{body}");
+        parse_schedule_str(&text, "deep.goal", 4, &[] as &[(&str, &str)])
+            .unwrap_or_else(|e| panic!("{e}"))
+    };
+    // 255 parentheses around a chain of one `+`: 256 levels.
+    let s = ok(format!(
+        "send 1B to {}rank+1{}\nrecv 1B from rank-1\n",
+        "(".repeat(255),
+        ")".repeat(255)
+    ));
+    assert_eq!(s.op(0, 0), loggops_engine::Op::send(1, 1, 0));
+    // A chain of 256 operators.
+    let s = ok(format!(
+        "send 1B to rank{}\nrecv 1B from rank-256\n",
+        "+1".repeat(256)
+    ));
+    assert_eq!(s.op(1, 0), loggops_engine::Op::send(1, 1, 0));
+    // 64 nested blocks.
+    let s = ok(format!(
+        "{}calc 1ns\ncalc 2ns\n{}",
+        "sequence {\n".repeat(64),
+        "}\n".repeat(64)
+    ));
+    assert_eq!(s.num_ops(0), 2);
+}

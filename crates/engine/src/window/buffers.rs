@@ -19,6 +19,7 @@ use std::cell::Cell;
 use std::cmp::Ordering;
 
 use super::entry::{Ent, Min};
+use super::parallel::NONE;
 use super::ties::Rec;
 use super::{Rank, Win};
 use crate::matching::{Lists, NIL};
@@ -123,6 +124,9 @@ pub(super) struct Scratch {
 
 thread_local! {
     pub(super) static SCRATCH: Cell<Option<Box<Scratch>>> = const { Cell::new(None) };
+    /// The allocations of the threads a parallel run starts (`parallel.rs`), kept by the
+    /// thread that starts them for its next run.
+    pub(super) static HELPERS_SCRATCH: Cell<Vec<Scratch>> = const { Cell::new(Vec::new()) };
 }
 
 /// `floor(t / width)` by a multiplication: `recip = floor(2^64 / width)` gives the quotient or
@@ -143,6 +147,64 @@ impl<'a, P: Program, N: Noise, const FULL: bool, const QUEUED: bool> Win<'a, P, 
             self.ring_push(w, e);
         } else {
             self.push_far(w, e);
+        }
+    }
+
+    /// Queues message `e`, due after the current window: in the buffer of its window when
+    /// this engine runs its receiver, else for the receiver's thread ([`Self::hand_over`]).
+    #[inline(always)]
+    pub(super) fn queue_msg(&mut self, e: Ent) {
+        if e.rank().wrapping_sub(self.part.lo) < self.part.hi - self.part.lo {
+            self.queue(e);
+        } else {
+            self.hand_over(e);
+        }
+    }
+
+    /// Keeps message `e`, due after the current window, for the thread that runs its
+    /// receiver, which takes it at the window's end (`parallel.rs`).
+    #[cold]
+    #[inline(never)]
+    fn hand_over(&mut self, e: Ent) {
+        let w = div_width(e.time, self.width, self.recip);
+        self.out_min = self.out_min.min(w);
+        self.out[(e.rank() / self.part.block) as usize].push(e);
+    }
+
+    /// Queues `e`, handed over by another thread, due in the current window or later.
+    pub(super) fn take_over(&mut self, e: Ent) {
+        let w = div_width(e.time, self.width, self.recip);
+        debug_assert!(w >= self.cur);
+        if w < self.cur + RING {
+            self.ring_push(w, e);
+        } else {
+            self.push_far(w, e);
+        }
+    }
+
+    /// The first window after the current one that holds entries of this engine
+    /// ([`NONE`] when none does), leaving everything in place.
+    pub(super) fn local_next(&self) -> u64 {
+        if self.in_ring > 0 {
+            for w in self.cur + 1..self.cur + RING {
+                if !self.ring[(w % RING) as usize].ents.is_empty() {
+                    return w;
+                }
+            }
+        }
+        self.far.peek().map_or(NONE, |f| f.0)
+    }
+
+    /// Makes `w` (no earlier than [`Self::local_next`]) the current window, moving the
+    /// entries of `far` that come in reach into the ring.
+    pub(super) fn enter(&mut self, w: u64) {
+        self.cur = w;
+        while let Some(&Far(fw, e)) = self.far.peek() {
+            if fw >= w + RING {
+                break;
+            }
+            self.far.pop();
+            self.ring_push(fw, e);
         }
     }
 

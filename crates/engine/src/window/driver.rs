@@ -16,6 +16,7 @@ use std::collections::BinaryHeap;
 
 use super::buffers::{Groups, Scratch, Slot, RING, SLOT_KEEP, SPARES};
 use super::entry::{Ent, Min, Stamp};
+use super::parallel::{Part, NONE};
 use super::ties::NO_REC;
 use super::{GiveUp, Rank, Win};
 use crate::counters::Counters;
@@ -32,6 +33,7 @@ impl<'a, P: Program, N: Noise, const FULL: bool, const QUEUED: bool> Win<'a, P, 
         noise: &'a mut N,
         width: Time,
         s: Box<Scratch>,
+        part: Part,
     ) -> Self {
         let n = prog.num_ranks() as usize;
         let Scratch {
@@ -70,10 +72,13 @@ impl<'a, P: Program, N: Noise, const FULL: bool, const QUEUED: bool> Win<'a, P, 
             p,
             noise,
             ranks: prog.num_ranks(),
+            part,
+            out: vec![Vec::new(); part.threads as usize],
+            out_min: NONE,
             rs,
             me: idle,
             lists,
-            counters: Counters::new(prog),
+            counters: Counters::for_ranks(prog, part.lo..part.hi),
             start_deps: prog.has_start_dependents(),
             width,
             recip: (u64::MAX / width).max(1),
@@ -137,31 +142,10 @@ impl<'a, P: Program, N: Noise, const FULL: bool, const QUEUED: bool> Win<'a, P, 
     }
 
     pub(super) fn run(&mut self) -> Result<Outcome, GiveUp> {
-        // Window 0: every rank's roots (queued before anything else), then its other events.
-        for r in 0..self.ranks {
-            self.host = r;
-            self.me = self.rs[r as usize];
-            self.roots()?;
-            self.drain()?;
-            self.rs[r as usize] = self.me;
-        }
+        self.run_roots()?;
         let mut res = Ok(());
         while let Some(w) = self.next_window() {
-            self.cur = w;
-            self.w_end = (w + 1).saturating_mul(self.width);
-            let slot = (w % RING) as usize;
-            // Nothing is queued for window `w + RING` while `w` runs: the slot stays empty.
-            let mut entries = std::mem::take(&mut self.ring[slot]);
-            self.in_ring -= entries.ents.len();
-            res = self.run_window(&entries);
-            // The emptied buffer goes back to its slot, or to the spares when it is large
-            // (`buffers.rs`; written out here: a call by value copied the buffer).
-            entries.clear();
-            if entries.ents.capacity() <= SLOT_KEEP {
-                self.ring[slot] = entries;
-            } else if self.spares.len() < SPARES {
-                self.spares.push(entries);
-            }
+            res = self.run_at(w);
             if res.is_err() {
                 break;
             }
@@ -183,6 +167,38 @@ impl<'a, P: Program, N: Noise, const FULL: bool, const QUEUED: bool> Win<'a, P, 
         })
     }
 
+    /// Window 0: every rank's roots (queued before anything else), then its other events.
+    pub(super) fn run_roots(&mut self) -> Result<(), GiveUp> {
+        for r in self.part.lo..self.part.hi {
+            self.host = r;
+            self.me = self.rs[r as usize];
+            self.roots()?;
+            self.drain()?;
+            self.rs[r as usize] = self.me;
+        }
+        Ok(())
+    }
+
+    /// Runs window `w`, which holds entries and is the next window that does.
+    pub(super) fn run_at(&mut self, w: u64) -> Result<(), GiveUp> {
+        self.cur = w;
+        self.w_end = (w + 1).saturating_mul(self.width);
+        let slot = (w % RING) as usize;
+        // Nothing is queued for window `w + RING` while `w` runs: the slot stays empty.
+        let mut entries = std::mem::take(&mut self.ring[slot]);
+        self.in_ring -= entries.ents.len();
+        let res = self.run_window(&entries);
+        // The emptied buffer goes back to its slot, or to the spares when it is large
+        // (`buffers.rs`; written out here: a call by value copied the buffer).
+        entries.clear();
+        if entries.ents.capacity() <= SLOT_KEEP {
+            self.ring[slot] = entries;
+        } else if self.spares.len() < SPARES {
+            self.spares.push(entries);
+        }
+        res
+    }
+
     /// Runs the entries of the current window, rank by rank: in ascending order (read off the
     /// bitmap) when the window has entries for more than a few ranks per bitmap word, else in
     /// the order their first entries were written.
@@ -190,8 +206,10 @@ impl<'a, P: Program, N: Noise, const FULL: bool, const QUEUED: bool> Win<'a, P, 
         let mut g = std::mem::take(&mut self.groups);
         g.group(&slot.ranks);
         let mut res = Ok(());
-        if slot.ranks.len() >= g.bits.len() / 4 && !self.written_order {
-            'words: for w in 0..g.bits.len() {
+        // The bitmap words of this engine's ranks (all of them on one thread).
+        let words = self.part.lo as usize / 64..(self.part.hi as usize).div_ceil(64);
+        if slot.ranks.len() >= words.len() / 4 && !self.written_order {
+            'words: for w in words {
                 let mut b = std::mem::take(&mut g.bits[w]);
                 while b != 0 {
                     let rank = (w * 64) as u32 + b.trailing_zeros();

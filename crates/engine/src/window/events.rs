@@ -154,7 +154,7 @@ impl<'a, P: Program, N: Noise, const FULL: bool, const QUEUED: bool> Win<'a, P, 
         );
         self.seq += 1;
         self.messages += 1;
-        self.queue(m);
+        self.queue_msg(m);
         // A rendezvous send here frees nothing: marking it done now is marking it done when
         // its receive matches (see `release_late`).
         self.mark(id, DepKind::Done);

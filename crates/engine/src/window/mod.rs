@@ -13,7 +13,8 @@
 //! earlier events and on messages sent in earlier windows (a message sent sooner makes the run
 //! give up). The engine takes the events of one window (messages and deferred ops, kept in a
 //! ring of per-window buffers), groups them by rank and runs each rank's events in order with
-//! a per-rank heap (a conservative parallel discrete-event simulation, run sequentially).
+//! a per-rank heap (a conservative parallel discrete-event simulation, run on one thread or,
+//! with `threads` above 1, its ranks split between threads: `parallel.rs`).
 //!
 //! # Same answers as the global engine, or none
 //! The event rules are the global engine's ([`crate::sim`]); only the order in which events of
@@ -44,6 +45,9 @@
 //! - `driver.rs`: the run: the roots, then window by window and rank by rank, and the outcome;
 //! - `events.rs`: the event rules: ops, sends, messages, and the ops an event frees;
 //! - `rendezvous.rs`: rendezvous sends, released when a receive matches their message;
+//! - `parallel.rs`: one run's ranks split between threads, messages handed over at each
+//!   window's end ([`simulate_windowed_on`], [`WindowOdds::simulate_on`]); the same answer
+//!   for any thread count;
 //! - `odds.rs`: [`WindowOdds`], which engine and ancestry to try first;
 //! - `tests.rs`: randomized comparisons with the global engine.
 //!
@@ -59,6 +63,7 @@ mod driver;
 mod entry;
 mod events;
 mod odds;
+mod parallel;
 mod rendezvous;
 #[cfg(test)]
 mod tests;
@@ -74,6 +79,7 @@ use crate::program::{Program, Tabled};
 use crate::sim::{Config, Model, Order, Outcome};
 use buffers::{Far, Groups, Slot, SCRATCH};
 use entry::{Ent, Min, Stamp};
+use parallel::Part;
 use ties::Rec;
 
 pub use odds::WindowOdds;
@@ -130,16 +136,31 @@ pub fn simulate_windowed_with<P: Program, N: Noise>(
     noise: &mut N,
     ancestry: Ancestry,
 ) -> Result<Outcome, GiveUp> {
-    windowed(prog, cfg, noise, ancestry).map(|(out, _)| out)
+    windowed(prog, cfg, noise, ancestry, 1).map(|(out, _)| out)
 }
 
-/// [`simulate_windowed_with`], and whether a tie took more ancestry than recent ancestry
+/// [`simulate_windowed_with`] on up to `threads` threads (the calling one and `threads - 1`
+/// scoped ones), the ranks split between them (see `parallel.rs`); the answer is the same
+/// for every thread count. [`Ancestry::Full`] runs on one thread (its records are shared by
+/// every rank).
+pub fn simulate_windowed_on<P: Program, N: Noise>(
+    prog: &P,
+    cfg: &Config,
+    noise: &mut N,
+    ancestry: Ancestry,
+    threads: usize,
+) -> Result<Outcome, GiveUp> {
+    windowed(prog, cfg, noise, ancestry, threads).map(|(out, _)| out)
+}
+
+/// [`simulate_windowed_on`], and whether a tie took more ancestry than recent ancestry
 /// follows (only full ancestry answers such runs).
 fn windowed<P: Program, N: Noise>(
     prog: &P,
     cfg: &Config,
     noise: &mut N,
     ancestry: Ancestry,
+    threads: usize,
 ) -> Result<(Outcome, bool), GiveUp> {
     let width = lookahead(prog, &cfg.params, noise);
     if !N::ACTIVE
@@ -155,11 +176,19 @@ fn windowed<P: Program, N: Noise>(
         Some(t) => match crate::reduce::reduce(&t) {
             Some(r) => {
                 let prog = Tabled::with_own_counts(prog, r.table(t.ranks));
-                run_windowed(&prog, cfg, noise, width, false, ancestry)
+                run_windowed(&prog, cfg, noise, width, false, ancestry, threads)
             }
-            None => run_windowed(&Tabled::new(prog, t), cfg, noise, width, false, ancestry),
+            None => run_windowed(
+                &Tabled::new(prog, t),
+                cfg,
+                noise,
+                width,
+                false,
+                ancestry,
+                threads,
+            ),
         },
-        None => run_windowed(prog, cfg, noise, width, false, ancestry),
+        None => run_windowed(prog, cfg, noise, width, false, ancestry, threads),
     }
 }
 
@@ -181,7 +210,8 @@ fn lookahead<P: Program, N: Noise>(prog: &P, p: &Params, noise: &N) -> Time {
 
 /// The windowed run; `written_order`: visit the ranks of every window in the order their
 /// first entries were written, even where the engine would visit them in ascending order
-/// (the answer is the same: tests compare both).
+/// (the answer is the same: tests compare both). `threads` above 1 splits the ranks between
+/// threads ([`Ancestry::Recent`] only).
 fn run_windowed<P: Program, N: Noise>(
     prog: &P,
     cfg: &Config,
@@ -189,7 +219,16 @@ fn run_windowed<P: Program, N: Noise>(
     width: Time,
     written_order: bool,
     ancestry: Ancestry,
+    threads: usize,
 ) -> Result<(Outcome, bool), GiveUp> {
+    let queued = cfg.model == Model::Queued;
+    if threads > 1 && ancestry == Ancestry::Recent && prog.num_ranks() > 1 {
+        return if queued {
+            parallel::run::<P, N, true>(prog, cfg, noise, width, written_order, threads)
+        } else {
+            parallel::run::<P, N, false>(prog, cfg, noise, width, written_order, threads)
+        };
+    }
     fn run<P: Program, N: Noise, const FULL: bool, const QUEUED: bool>(
         prog: &P,
         cfg: &Config,
@@ -198,14 +237,14 @@ fn run_windowed<P: Program, N: Noise>(
         written_order: bool,
     ) -> Result<(Outcome, bool), GiveUp> {
         let scratch = SCRATCH.with(|s| s.take()).unwrap_or_default();
-        let mut win = Win::<P, N, FULL, QUEUED>::new(prog, cfg.params, noise, width, scratch);
+        let part = Part::whole(prog.num_ranks());
+        let mut win = Win::<P, N, FULL, QUEUED>::new(prog, cfg.params, noise, width, scratch, part);
         win.written_order = written_order;
         let out = win.run();
         let deep = win.deep_tie;
         SCRATCH.with(|s| s.set(Some(win.into_scratch())));
         out.map(|out| (out, deep))
     }
-    let queued = cfg.model == Model::Queued;
     match (ancestry, queued) {
         (Ancestry::Recent, false) => {
             run::<P, N, false, false>(prog, cfg, noise, width, written_order)
@@ -235,6 +274,12 @@ struct Win<'a, P: Program, N: Noise, const FULL: bool, const QUEUED: bool> {
     p: Params,
     noise: &'a mut N,
     ranks: u32,
+    /// The ranks this engine runs (all of them on one thread) and, with several threads,
+    /// where messages to the others' ranks wait for the window's end (`out`, by thread, with
+    /// the earliest window they are due in, `out_min`; see `parallel.rs`).
+    part: Part,
+    out: Vec<Vec<Ent>>,
+    out_min: u64,
     /// Every rank's state, except the current rank's while it runs: that is `me`.
     rs: Vec<Rank>,
     me: Rank,

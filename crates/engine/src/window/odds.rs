@@ -46,6 +46,19 @@ impl WindowOdds {
         cfg: &Config,
         noise: &mut N,
     ) -> Result<Outcome, crate::sim::EngineError> {
+        self.simulate_on(prog, cfg, noise, 1)
+    }
+
+    /// [`Self::simulate`], the windowed engine on up to `threads` threads
+    /// ([`super::simulate_windowed_on`]; the global engine runs on one). The answer is the
+    /// same for every thread count.
+    pub fn simulate_on<P: Program, N: Noise>(
+        &self,
+        prog: &P,
+        cfg: &Config,
+        noise: &mut N,
+        threads: usize,
+    ) -> Result<Outcome, crate::sim::EngineError> {
         use std::sync::atomic::Ordering::Relaxed;
         let (answered, gave_up) = (self.answered.load(Relaxed), self.gave_up.load(Relaxed));
         if N::ACTIVE && (answered + gave_up < Self::TRIALS || gave_up <= answered) {
@@ -55,12 +68,12 @@ impl WindowOdds {
             } else {
                 Ancestry::Recent
             };
-            let mut res = windowed(prog, cfg, noise, first);
+            let mut res = windowed(prog, cfg, noise, first, threads);
             let deep = match res {
                 Err(GiveUp::Tie) if !full => {
                     if !self.too_deep.load(Relaxed) {
                         full = true;
-                        res = windowed(prog, cfg, noise, Ancestry::Full);
+                        res = windowed(prog, cfg, noise, Ancestry::Full, threads);
                     }
                     true
                 }

@@ -181,7 +181,7 @@ fn check_full_ancestry(
     recent: &Result<Outcome, GiveUp>,
     global: &Result<Outcome, crate::sim::EngineError>,
 ) -> bool {
-    let full = windowed(p, cfg, &mut noise.clone(), Ancestry::Full);
+    let full = windowed(p, cfg, &mut noise.clone(), Ancestry::Full, 1);
     if let Ok((_, deep)) = full {
         assert_eq!(deep, *recent == Err(GiveUp::Tie), "case {case}: {p:?}");
     }
@@ -287,16 +287,25 @@ fn windowed_engine_gives_the_global_answer_or_gives_up() {
         let global = simulate_global(&p, &cfg, &mut noise.clone());
         let windowed = simulate_windowed(&p, &cfg, &mut noise.clone());
         let width = lookahead(&p, &cfg.params, &noise);
-        let written = run_windowed(&p, &cfg, &mut noise.clone(), width, true, Ancestry::Recent)
-            .map(|(out, _)| out);
+        let written = run_windowed(
+            &p,
+            &cfg,
+            &mut noise.clone(),
+            width,
+            true,
+            Ancestry::Recent,
+            1,
+        )
+        .map(|(out, _)| out);
         assert_eq!(
             written, windowed,
             "case {case}: visiting ranks in written order"
         );
-        let full_written = run_windowed(&p, &cfg, &mut noise.clone(), width, true, Ancestry::Full);
+        let full_written =
+            run_windowed(&p, &cfg, &mut noise.clone(), width, true, Ancestry::Full, 1);
         assert_eq!(
             full_written,
-            super::windowed(&p, &cfg, &mut noise.clone(), Ancestry::Full),
+            super::windowed(&p, &cfg, &mut noise.clone(), Ancestry::Full, 1),
             "case {case}: full ancestry, written order"
         );
         if check_full_ancestry(case, &p, &cfg, &noise, &windowed, &global) {
@@ -722,7 +731,7 @@ fn queued_model_windowed_engine_gives_the_global_answer_or_gives_up() {
             (false, Ancestry::Full),
             (true, Ancestry::Full),
         ] {
-            match run_windowed(&p, &cfg, &mut noise.clone(), width, written, ancestry) {
+            match run_windowed(&p, &cfg, &mut noise.clone(), width, written, ancestry, 1) {
                 Ok((w, _)) => {
                     assert_eq!(Ok(&w), global.as_ref(), "case {case} {ancestry:?}: {p:?}");
                     *tally.entry(format!("answered {ancestry:?}")).or_insert(0) += 1;
@@ -741,4 +750,67 @@ fn queued_model_windowed_engine_gives_the_global_answer_or_gives_up() {
         n("answered Recent") > 3000 && n("answered Full") > 3000,
         "{tally:?}"
     );
+}
+
+/// The ranks split between 2, 3 and 8 threads (one rank per thread and more threads than
+/// ranks included), visiting them in either order, in both models: the same result as on
+/// one thread (the same answer, or the same reason to give up), on the random programs, the
+/// lock-step programs and the rendezvous-only programs in wider windows.
+#[test]
+fn parallel_windows_give_the_one_thread_answer() {
+    let mut next = xorshift(0x9A7A_11E1_0000_0033);
+    let mut rnd = move |n: u64| next() % n;
+    let mut tally = std::collections::HashMap::new();
+    for case in 0..1200 {
+        let mut p = match case % 3 {
+            0 => random_program(&mut rnd, true),
+            1 => lock_step_program(&mut rnd),
+            _ => random_program(&mut rnd, false),
+        };
+        let mut params = random_params(&mut rnd);
+        if case % 3 == 2 {
+            p.hints = true;
+            // Every send larger than S: wider windows.
+            params.s = p.min_send_size() - 1;
+            params.rndv_extra_latencies = 2;
+        }
+        let noise = if case % 3 == 1 {
+            lock_step_noise()
+        } else {
+            random_noise(&mut rnd)
+        };
+        let mut cfg = Config::new(params);
+        if rnd(2) == 0 {
+            cfg.model = crate::sim::Model::Queued;
+        }
+        let width = lookahead(&p, &cfg.params, &noise);
+        let written = rnd(2) == 0;
+        let one = run_windowed(
+            &p,
+            &cfg,
+            &mut noise.clone(),
+            width,
+            written,
+            Ancestry::Recent,
+            1,
+        );
+        for threads in [2, 3, 8] {
+            let many = run_windowed(
+                &p,
+                &cfg,
+                &mut noise.clone(),
+                width,
+                written,
+                Ancestry::Recent,
+                threads,
+            );
+            assert_eq!(many, one, "case {case}, {threads} threads: {p:?}");
+        }
+        let what = match one {
+            Ok(_) => "answered",
+            Err(why) => format!("{why:?}").leak(),
+        };
+        *tally.entry(what).or_insert(0) += 1;
+    }
+    assert!(tally["answered"] > 750, "{tally:?}");
 }

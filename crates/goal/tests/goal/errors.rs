@@ -295,3 +295,15 @@ fn io_error() {
     assert!(e.to_string().starts_with("/nonexistent/x.goal: "), "{e}");
     assert!(loggops_goal::describe_op("/nonexistent/x.goal", 0, 0).is_err());
 }
+
+/// A very long line (a generated file, binary junk read as text) is shown as a window around
+/// the error's column, not whole.
+#[test]
+fn long_lines_are_cut_around_the_column() {
+    let label = "x".repeat(3000);
+    let e = err(&one_rank(&format!(
+        "{label}: calc 5 bogus\n{label}: calc 6"
+    )));
+    assert!(e.lines().all(|l| l.chars().count() < 140), "{e}");
+    insta::assert_snapshot!("long_line", e);
+}

@@ -1,8 +1,22 @@
 //! Lexer and parser of schedule files (syntax only; values are checked when instantiated).
+//!
+//! The parser and every walk over what it builds (instantiation, evaluation, dropping) recurse
+//! once per level of nesting, so nesting is bounded: blocks at most [`MAX_BLOCK_DEPTH`] deep,
+//! expressions at most [`MAX_EXPR_DEPTH`] levels. Deeper input (5,000 nested `(` or `repeat 1 {`,
+//! 20,000 `+` terms, 50,000 unary `-`) is a located error, never a stack overflow. The limits
+//! are far beyond what a schedule needs and keep the deepest walk within a few hundred KB of
+//! stack on any thread (rayon's workers have 2 MiB).
 
 use crate::collective::Collective;
 use crate::error::{Diagnostic, SchedError};
 use crate::schedule::expr::{BinOp, Expr};
+
+/// Deepest nesting of `repeat`, `concurrent` and `sequence` blocks.
+pub const MAX_BLOCK_DEPTH: usize = 64;
+/// Deepest expression tree: each pair of parentheses, each unary `-` or `!`, and each binary
+/// operator of a chain (`a + b + c` is two levels: it is evaluated as `(a + b) + c`) adds one
+/// level.
+pub const MAX_EXPR_DEPTH: usize = 256;
 
 /// A place in the file: 1-based line and column, width in characters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -320,6 +334,10 @@ struct Parser<'a> {
     params: Vec<ParamDef>,
     /// Parameter uses, checked against the definitions at the end.
     uses: Vec<(String, Span)>,
+    /// Blocks open around the current statement.
+    blocks: usize,
+    /// Parentheses and unary operators open around the current token.
+    nest: usize,
 }
 
 pub(crate) fn parse(src: &Source) -> Result<Parsed, SchedError> {
@@ -330,6 +348,8 @@ pub(crate) fn parse(src: &Source) -> Result<Parsed, SchedError> {
         pos: 0,
         params: Vec::new(),
         uses: Vec::new(),
+        blocks: 0,
+        nest: 0,
     };
     p.header()?;
     let body = p.block(None)?;
@@ -548,19 +568,19 @@ impl Parser<'_> {
                 let open = self.open_brace()?;
                 Stmt::Repeat {
                     count,
-                    body: self.block(Some(open))?,
+                    body: self.nested_block(open)?,
                 }
             }
             "concurrent" => {
                 let open = self.open_brace()?;
                 Stmt::Concurrent {
-                    body: self.block(Some(open))?,
+                    body: self.nested_block(open)?,
                 }
             }
             "sequence" => {
                 let open = self.open_brace()?;
                 Stmt::Sequence {
-                    body: self.block(Some(open))?,
+                    body: self.nested_block(open)?,
                 }
             }
             "allreduce" | "bcast" | "reduce" | "alltoall" => {
@@ -637,6 +657,24 @@ impl Parser<'_> {
             size,
             opts,
         })
+    }
+
+    /// The body of a block whose `{` is at `open`, at most [`MAX_BLOCK_DEPTH`] deep.
+    fn nested_block(&mut self, open: Span) -> Result<Vec<Stmt>, SchedError> {
+        if self.blocks >= MAX_BLOCK_DEPTH {
+            return Err(self.src.diag(
+                open,
+                format!(
+                    "blocks nest too deeply: this `{{` opens level {}, and at most {MAX_BLOCK_DEPTH} are allowed",
+                    self.blocks + 1
+                ),
+                Some("`repeat`, `concurrent` and `sequence` blocks may be nested at most 64 deep; flatten the schedule".to_string()),
+            ));
+        }
+        self.blocks += 1;
+        let body = self.block(Some(open));
+        self.blocks -= 1;
+        body
     }
 
     fn open_brace(&mut self) -> Result<Span, SchedError> {
@@ -757,7 +795,7 @@ impl Parser<'_> {
 
     fn expr(&mut self) -> Result<SpExpr, SchedError> {
         let start = self.peek().span;
-        let expr = self.binary(0)?;
+        let (expr, _) = self.binary(0)?;
         let end = self.toks[self.pos.saturating_sub(1).min(self.toks.len() - 1)].span;
         Ok(SpExpr {
             expr,
@@ -765,7 +803,18 @@ impl Parser<'_> {
         })
     }
 
-    fn binary(&mut self, level: usize) -> Result<Expr, SchedError> {
+    /// The error for an expression deeper than [`MAX_EXPR_DEPTH`], at the token that goes
+    /// beyond it.
+    fn too_deep(&self, at: Span) -> SchedError {
+        self.src.diag(
+            at,
+            format!("expression nested too deeply: more than {MAX_EXPR_DEPTH} levels"),
+            Some("parentheses, unary `-` and `!`, and every operator of a chain (`a + b + c` is two) count one level each; simplify the expression".to_string()),
+        )
+    }
+
+    /// An expression at operator precedence `level` and its depth (a leaf is 0).
+    fn binary(&mut self, level: usize) -> Result<(Expr, usize), SchedError> {
         const LEVELS: [&[(&str, BinOp)]; 5] = [
             &[("||", BinOp::Or)],
             &[("&&", BinOp::And)],
@@ -783,7 +832,7 @@ impl Parser<'_> {
         if level == LEVELS.len() {
             return self.unary();
         }
-        let mut lhs = self.binary(level + 1)?;
+        let (mut lhs, mut depth) = self.binary(level + 1)?;
         loop {
             let op = match &self.peek().tok {
                 Tok::Sym(s) => LEVELS[level]
@@ -792,26 +841,59 @@ impl Parser<'_> {
                     .map(|(_, op)| *op),
                 _ => None,
             };
-            let Some(op) = op else { return Ok(lhs) };
-            self.next();
-            let rhs = self.binary(level + 1)?;
+            let Some(op) = op else {
+                return Ok((lhs, depth));
+            };
+            let at = self.next().span;
+            let (rhs, rd) = self.binary(level + 1)?;
+            // Checked before the node is built: a tree deeper than the limit is never made
+            // (dropping it would recurse as deep).
+            depth = depth.max(rd) + 1;
+            if depth + self.nest > MAX_EXPR_DEPTH {
+                return Err(self.too_deep(at));
+            }
             lhs = Expr::Bin(op, Box::new(lhs), Box::new(rhs));
         }
     }
 
-    fn unary(&mut self) -> Result<Expr, SchedError> {
+    /// An operand: a unary operator, parentheses, or a leaf; with its depth.
+    fn unary(&mut self) -> Result<(Expr, usize), SchedError> {
         let t = self.next();
+        if matches!(t.tok, Tok::Sym("-") | Tok::Sym("!") | Tok::Sym("(")) {
+            if self.nest >= MAX_EXPR_DEPTH {
+                return Err(self.too_deep(t.span));
+            }
+            self.nest += 1;
+            let inner = self.nested_unary(&t);
+            self.nest -= 1;
+            return inner;
+        }
+        self.leaf(t).map(|e| (e, 0))
+    }
+
+    fn nested_unary(&mut self, t: &Token) -> Result<(Expr, usize), SchedError> {
         match &t.tok {
-            Tok::Sym("-") => Ok(Expr::Neg(Box::new(self.unary()?))),
-            Tok::Sym("!") => Ok(Expr::Not(Box::new(self.unary()?))),
-            Tok::Sym("(") => {
-                let e = self.binary(0)?;
+            Tok::Sym("-") => {
+                let (e, d) = self.unary()?;
+                Ok((Expr::Neg(Box::new(e)), d + 1))
+            }
+            Tok::Sym("!") => {
+                let (e, d) = self.unary()?;
+                Ok((Expr::Not(Box::new(e)), d + 1))
+            }
+            _ => {
+                let (e, d) = self.binary(0)?;
                 if !self.is_sym(")") {
                     return Err(self.unexpected("`)`"));
                 }
                 self.next();
-                Ok(e)
+                Ok((e, d + 1))
             }
+        }
+    }
+
+    fn leaf(&mut self, t: Token) -> Result<Expr, SchedError> {
+        match &t.tok {
             Tok::Word(w) if w == "rank" => Ok(Expr::Rank),
             Tok::Word(w) if w == "P" || w == "nodes" => Ok(Expr::P),
             Tok::Param(p) => {

@@ -1,0 +1,79 @@
+//! The part of a source line an error message shows under its location.
+//!
+//! The GOAL and schedule readers print the offending line with a caret under the column. A line
+//! can be arbitrarily long (a 20,000-term sum, binary junk read as text), and printing all of it
+//! buried the caret in tens of kilobytes of output; a long line is therefore cut to a window
+//! around the column, with `…` where text was left out.
+
+/// Lines up to this many characters are shown whole.
+pub const EXCERPT_MAX_CHARS: usize = 120;
+/// Characters shown before the column of a cut line.
+const BEFORE: usize = 40;
+
+/// The text to show for `line` with a caret at 1-based character `column`, and the caret's
+/// 1-based column in that text (an underline longer than what is shown is the caller's to
+/// shorten). A line of at most
+/// [`EXCERPT_MAX_CHARS`] characters is returned whole; a longer one is cut to
+/// [`EXCERPT_MAX_CHARS`] characters (plus the `…` marks) starting 40 characters before the
+/// column.
+///
+/// ```
+/// use loggops_units::excerpt;
+/// assert_eq!(excerpt("calc 5x", 7), ("calc 5x".to_string(), 7));
+/// let long = "+1".repeat(1000);
+/// let (shown, col) = excerpt(&long, 1001);
+/// assert_eq!(shown.chars().count(), 122);
+/// assert_eq!(shown.chars().nth(col - 1), long.chars().nth(1000));
+/// ```
+pub fn excerpt(line: &str, column: usize) -> (String, usize) {
+    let len = line.chars().count();
+    if len <= EXCERPT_MAX_CHARS {
+        return (line.to_string(), column);
+    }
+    let at = column.saturating_sub(1).min(len);
+    let start = at.saturating_sub(BEFORE).min(len - EXCERPT_MAX_CHARS);
+    let end = start + EXCERPT_MAX_CHARS;
+    let mut shown = String::new();
+    if start > 0 {
+        shown.push('…');
+    }
+    shown.extend(line.chars().skip(start).take(end - start));
+    if end < len {
+        shown.push('…');
+    }
+    (shown, at - start + 1 + usize::from(start > 0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_lines_are_whole() {
+        let line = "x".repeat(EXCERPT_MAX_CHARS);
+        assert_eq!(excerpt(&line, 120), (line.clone(), 120));
+    }
+
+    #[test]
+    fn long_lines_keep_the_column_under_the_caret() {
+        let line: String = (0..5000)
+            .map(|i| char::from(b'a' + (i % 26) as u8))
+            .collect();
+        for column in [1, 2, 40, 41, 42, 500, 4950, 5000, 5001] {
+            let (shown, col) = excerpt(&line, column);
+            assert!(shown.chars().count() <= EXCERPT_MAX_CHARS + 2, "{column}");
+            if column <= 5000 {
+                assert_eq!(
+                    shown.chars().nth(col - 1),
+                    line.chars().nth(column - 1),
+                    "{column}: {shown}"
+                );
+            } else {
+                // The end of the line: the caret sits just after the last character.
+                assert_eq!(col, shown.chars().count() + 1, "{column}");
+            }
+            assert_eq!(shown.starts_with('…'), column > 41, "{column}");
+            assert_eq!(shown.ends_with('…'), column < 4921, "{column}");
+        }
+    }
+}
