@@ -152,7 +152,26 @@ pub const RUN_RULES: &[Rule<RunArgs>] = &[
     Rule {
         id: "samples",
         flag: "--samples",
-        why_not: |a| needs_noise(a, "writes one row per noisy repetition"),
+        why_not: |a| {
+            in_compat(a, "prints LogGOPSim's own text output and nothing else; leave out --compat for the samples CSV")
+        },
+    },
+    Rule {
+        id: "plot",
+        flag: "--plot",
+        why_not: |a| {
+            in_compat(
+                a,
+                "prints LogGOPSim's own text output and nothing else; leave out --compat for plots",
+            )
+        },
+    },
+    Rule {
+        id: "report",
+        flag: "--report",
+        why_not: |a| {
+            in_compat(a, "prints LogGOPSim's own text output and nothing else; leave out --compat for the HTML report")
+        },
     },
     Rule {
         id: "cosched",

@@ -413,7 +413,8 @@ impl Noiseless {
 
 #[derive(Default)]
 struct McState {
-    /// Cells in the order they ran: (ranks, mode).
+    /// Cells that ran, in the order they first ran: (ranks, mode). Reported in the sweep's
+    /// order (`--nodes`, then `--noise-mode`), whatever ran first.
     order: Vec<(u32, NoiseMode)>,
     reps: HashMap<(u32, NoiseMode), Vec<PathSummary>>,
     /// The noiseless run of each rank count.
@@ -430,6 +431,8 @@ pub struct McPaths {
     timeline: Option<TimelineOptions>,
     /// The cell whose repetition --timeline writes: (first node count, first noisy mode).
     timeline_cell: (Option<u32>, Option<NoiseMode>),
+    /// The sweep's noise modes, in the order its cells are reported.
+    modes: Vec<NoiseMode>,
     threads: u64,
     state: Mutex<McState>,
 }
@@ -452,6 +455,7 @@ impl McPaths {
             workload: workload_name(goal),
             timeline: x.timeline_options()?,
             timeline_cell: (args.nodes.first().copied(), mode),
+            modes: modes.to_vec(),
             threads: args
                 .threads
                 .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
@@ -591,7 +595,17 @@ impl McPaths {
 
     /// Prints or writes the report once every cell has run; `system` labels the cells.
     pub fn finish(self, system: &str) -> Result<()> {
-        let st = self.state.into_inner().expect("no panics");
+        let mut st = self.state.into_inner().expect("no panics");
+        // A noiseless baseline may run alongside the noisy repetitions; the report follows the
+        // sweep's order.
+        let nodes = &self.args.nodes;
+        let modes = &self.modes;
+        st.order.sort_by_key(|&(ranks, mode)| {
+            (
+                nodes.iter().position(|&n| n == ranks),
+                modes.iter().position(|&m| m == mode),
+            )
+        });
         let x = &self.args.explain;
         if x.timeline.is_some() && !st.timeline_written {
             bail!(
