@@ -79,10 +79,14 @@ fn main() {
             let wall = w0.elapsed().as_secs_f64();
             let cpu = cpu_seconds().zip(c0).map(|(b, a)| b - a);
             let max = out.max().0;
-            assert_eq!(*answer.get_or_insert(max), max, "the answer depends on threads");
+            assert_eq!(
+                *answer.get_or_insert(max),
+                max,
+                "the answer depends on threads"
+            );
             walls[i] += wall;
             println!(
-                "round {round} threads {t}: wall {wall:.2} s, CPU {} , answer {max} ps",
+                "round {round} threads {t}: wall {wall:.2} s, CPU {}, answer {max} ps",
                 cpu.map_or("unknown".into(), |c| format!("{c:.2} s"))
             );
         }

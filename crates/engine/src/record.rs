@@ -6,7 +6,7 @@
 //! (`ACTIVE == false`) every call is removed at compile time and a run costs what it cost
 //! before the hook existed. Only the global engine ([`crate::simulate_global_recorded`])
 //! records; a caller that records a noisy repetition runs it there, which gives the same
-//! answer as the windowed engine (ARCHITECTURE invariant 10).
+//! answer as the windowed engine (ARCHITECTURE invariant 6).
 //!
 //! # What is reported, and what decides a start time
 //! Every event that runs is reported once, after the engine has decided that it runs and
