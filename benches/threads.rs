@@ -8,11 +8,12 @@
 //! which must be the same for every thread count. The ratio to one thread is printed last.
 //! Nothing here runs in CI (clippy compiles it).
 
-use std::path::Path;
 use std::time::Instant;
 
-use loggops_engine::{Config, Model, WindowOdds};
-use loggops_noise::{NoiseConfig, NoiseMode, NoiseModel};
+use loggops_engine::WindowOdds;
+
+#[allow(dead_code)] // the cases' other helpers serve the other benches
+mod cases;
 
 /// The process's user + system CPU time in seconds, or `None` off Linux.
 fn cpu_seconds() -> Option<f64> {
@@ -41,27 +42,15 @@ fn main() {
         vec![1, 2]
     };
 
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let goal = root.join("goal/ring_512MiB.goal");
-    let schedule = loggops_schedgen::parse_schedule(&goal, nodes, &[] as &[(&str, &str)])
-        .unwrap_or_else(|e| panic!("{}: {e}", goal.display()));
-    let prog = schedule
-        .single_collective()
-        .expect("a single collective")
-        .clone();
-    let path = root.join("calibration/aws.h5");
-    let profile =
-        loggops_profile::read_profile(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let model = NoiseModel::new(
-        &profile,
-        &NoiseConfig {
-            mode: NoiseMode::OsNet,
-            ..NoiseConfig::default()
-        },
-    )
-    .expect("the shipped AWS profile");
-    let mut cfg = Config::new(model.engine_params());
-    cfg.model = Model::Queued;
+    // The AWS profile, os+net, queued model: the benches' own case setup.
+    let cases::Prepared::Sim {
+        prog,
+        cfg,
+        noise: Some(model),
+    } = cases::aws(cases::goal("ring_512MiB.goal", nodes))
+    else {
+        unreachable!("a noisy simulation case")
+    };
     let odds = WindowOdds::default();
 
     println!(

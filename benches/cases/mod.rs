@@ -1,6 +1,6 @@
 //! The cases that `benches/figures.rs` times (criterion) and `benches/counts.rs` counts
 //! (instructions under callgrind, events and messages from the engine): one list, so the two
-//! benches always measure the same work.
+//! benches always measure the same work (`benches/threads.rs` borrows its setup).
 //!
 //! Each simulation case is what one CLI run does after loading: the noiseless ones are
 //! `loggops-sim --goal FILE --nodes N` (LogGOPSim's default parameters, LogGOPSim's sharing
@@ -59,7 +59,7 @@ fn root() -> &'static Path {
 
 /// `goal/FILE` bound to `nodes` ranks: every shipped file used here is one collective, which
 /// the CLI runs as the bare generator.
-fn goal(file: &str, nodes: u32) -> Generated {
+pub fn goal(file: &str, nodes: u32) -> Generated {
     let path = root().join("goal").join(file);
     let s = loggops_schedgen::parse_schedule(&path, nodes, &[] as &[(&str, &str)])
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -78,7 +78,7 @@ fn noiseless(prog: Generated) -> Prepared {
 
 /// One repetition under `calibration/aws.h5`, `os+net`, with the queued model (the CLI's
 /// default with `--noise`).
-fn aws(prog: Generated) -> Prepared {
+pub fn aws(prog: Generated) -> Prepared {
     let path = root().join("calibration/aws.h5");
     let profile =
         loggops_profile::read_profile(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
