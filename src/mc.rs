@@ -454,8 +454,8 @@ struct Pending<'a> {
 impl Exec<'_> {
     /// Repetitions `set` of a cell in parallel; the finished ones as (rep, time), in order.
     /// They run in chunks (a bounded amount of memory per chunk), and none starts once Ctrl-C
-    /// was pressed.
-    /// The noiseless baseline in `pending` runs alongside the first chunk when it has not run.
+    /// was pressed. The noiseless baseline in `pending` runs alongside the first chunk when it
+    /// has not run yet.
     fn reps(
         &self,
         sched: &Schedule,

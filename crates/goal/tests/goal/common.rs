@@ -3,7 +3,8 @@ use std::path::PathBuf;
 use loggops_engine::{DepKind, Op, Program};
 use loggops_goal::{ExplicitProgram, ProgramBuilder};
 
-/// `/work/shared/reference/loggopsim/<sub>`, or `None` (after printing why) if absent.
+/// `../shared/reference/loggopsim/<sub>` next to the checkout, or `None` (after printing why)
+/// if absent.
 pub fn shared(sub: &str) -> Option<PathBuf> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../../../shared/reference/loggopsim")

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use loggops_engine::Op;
 use loggops_schedgen::check::{Line, Materialized};
 
-/// `/work/shared` (the shared reference material), if present.
+/// `../shared` next to the checkout (the shared reference material), if present.
 pub fn shared_dir() -> Option<PathBuf> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared");
     dir.join("reference").is_dir().then_some(dir)
