@@ -353,7 +353,8 @@ struct Exec<'a> {
     explain: Option<&'a crate::explain::McPaths>,
     /// The engine's sharing model (`--model`).
     model: loggops_engine::Model,
-    pool: rayon::ThreadPool,
+    /// `None` without noise.
+    pool: Option<rayon::ThreadPool>,
     bar: ProgressBar,
 }
 
@@ -464,6 +465,7 @@ impl Exec<'_> {
         pending: &mut Pending,
     ) -> Result<Vec<(u64, u64)>> {
         const CHUNK: u64 = 4096;
+        let pool = self.pool.as_ref().expect("noisy runs have worker threads");
         let odds = WindowOdds::default();
         let seed = self.args.seed;
         let mut got = Vec::new();
@@ -473,7 +475,7 @@ impl Exec<'_> {
             let end = (start + CHUNK).min(total);
             let with_baseline = pending.time.is_none();
             let per_rep = threads_per_rep(
-                self.pool.current_num_threads(),
+                pool.current_num_threads(),
                 (end - start) as usize,
                 with_baseline,
             );
@@ -504,7 +506,7 @@ impl Exec<'_> {
                     .collect::<Result<Vec<Option<(u64, u64)>>>>()
             };
             let run = pending.run;
-            let (baseline, done) = self.pool.install(|| {
+            let (baseline, done) = pool.install(|| {
                 if with_baseline {
                     let (b, done) = rayon::join(|| run(&UNSTOPPED), chunk);
                     (Some(b), done)
@@ -588,46 +590,53 @@ fn noiseless_run(
     let total = with_program!(sched, |p| p.total_ops());
     HOOK.reset();
     let show = !quiet && std::io::stderr().is_terminal();
-    let (out, wall) = std::thread::scope(|s| {
-        let (tx, rx) = std::sync::mpsc::channel();
-        s.spawn(move || {
-            // The wall time is the simulation's own, not the polling's.
-            let start = Instant::now();
-            let out = with_program!(sched, |p| loggops_engine::simulate(p, cfg, &mut NoNoise));
-            let _ = tx.send((out, start.elapsed().as_secs_f64()));
-        });
+    // Without a bar to draw, the run needs no second thread.
+    let (out, wall) = if !show {
         let start = Instant::now();
-        let mut bar: Option<ProgressBar> = None;
-        loop {
-            match rx.recv_timeout(Duration::from_millis(100)) {
-                Ok(done) => {
-                    if let Some(b) = bar {
-                        b.finish_and_clear();
+        let out = with_program!(sched, |p| loggops_engine::simulate(p, cfg, &mut NoNoise));
+        (out, start.elapsed().as_secs_f64())
+    } else {
+        std::thread::scope(|s| {
+            let (tx, rx) = std::sync::mpsc::channel();
+            s.spawn(move || {
+                // The wall time is the simulation's own, not the polling's.
+                let start = Instant::now();
+                let out = with_program!(sched, |p| loggops_engine::simulate(p, cfg, &mut NoNoise));
+                let _ = tx.send((out, start.elapsed().as_secs_f64()));
+            });
+            let start = Instant::now();
+            let mut bar: Option<ProgressBar> = None;
+            loop {
+                match rx.recv_timeout(Duration::from_millis(100)) {
+                    Ok(done) => {
+                        if let Some(b) = bar {
+                            b.finish_and_clear();
+                        }
+                        return done;
                     }
-                    return done;
+                    Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+                    Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                        panic!("the simulation thread ended without a result")
+                    }
                 }
-                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
-                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
-                    panic!("the simulation thread ended without a result")
-                }
-            }
-            if show && bar.is_none() && start.elapsed() > Duration::from_millis(700) {
-                let b = ProgressBar::new(total);
-                b.set_style(
-                    ProgressStyle::with_template(
-                        "{spinner} [{elapsed_precise}] {bar:40} {percent}% of {human_len} ops \
+                if bar.is_none() && start.elapsed() > Duration::from_millis(700) {
+                    let b = ProgressBar::new(total);
+                    b.set_style(
+                        ProgressStyle::with_template(
+                            "{spinner} [{elapsed_precise}] {bar:40} {percent}% of {human_len} ops \
                          (eta {eta}) {msg}",
-                    )
-                    .expect("valid template"),
-                );
-                b.set_message(what.to_string());
-                bar = Some(b);
+                        )
+                        .expect("valid template"),
+                    );
+                    b.set_message(what.to_string());
+                    bar = Some(b);
+                }
+                if let Some(b) = &bar {
+                    b.set_position(HOOK.ops_started().min(total));
+                }
             }
-            if let Some(b) = &bar {
-                b.set_position(HOOK.ops_started().min(total));
-            }
-        }
-    });
+        })
+    };
     match out {
         Err(EngineError::Stopped) => Ok(None),
         Err(e) => Err(e.into()),
@@ -692,10 +701,17 @@ fn execute(
         args,
         explain: mc_explain,
         model: crate::run::model(args),
-        pool: rayon::ThreadPoolBuilder::new()
-            .num_threads(args.threads.unwrap_or(0))
-            .build()
-            .context("cannot start worker threads")?,
+        // Worker threads only for noisy repetitions (a noiseless sweep runs on this thread).
+        pool: if noisy {
+            Some(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(args.threads.unwrap_or(0))
+                    .build()
+                    .context("cannot start worker threads")?,
+            )
+        } else {
+            None
+        },
         bar,
     };
     let node_list: Vec<Option<u32>> = if plan.nodes.is_empty() {
