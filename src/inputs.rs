@@ -101,6 +101,66 @@ pub fn sha256_file(path: &Path) -> Result<String> {
     Ok(hex(&h.finalize()))
 }
 
+/// A reader that hashes the bytes of a file as they are read, so that a parser's one pass
+/// also gives the file's SHA-256: bytes read in order extend the hash, a seek elsewhere leaves
+/// a gap that [`HashingReader::finish`] reads at the end (a parser that reads the file front to
+/// back, as both GOAL readers do, reads nothing twice).
+pub struct HashingReader<R> {
+    inner: R,
+    /// The inner reader's position.
+    pos: u64,
+    /// Bytes `0..hashed` are in `h`.
+    hashed: u64,
+    h: Sha256,
+}
+
+impl<R: std::io::Read + std::io::Seek> HashingReader<R> {
+    pub fn new(inner: R) -> HashingReader<R> {
+        HashingReader {
+            inner,
+            pos: 0,
+            hashed: 0,
+            h: Sha256::new(),
+        }
+    }
+
+    /// The SHA-256 of the whole file, lower-case hex (reading what the parser skipped).
+    pub fn finish(mut self) -> std::io::Result<String> {
+        use std::io::SeekFrom;
+        self.inner.seek(SeekFrom::Start(self.hashed))?;
+        let mut buf = vec![0u8; 1 << 16];
+        loop {
+            match self.inner.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => self.h.update(&buf[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(hex(&self.h.finalize()))
+    }
+}
+
+impl<R: std::io::Read> std::io::Read for HashingReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let end = self.pos + n as u64;
+        if self.pos <= self.hashed && end > self.hashed {
+            self.h.update(&buf[(self.hashed - self.pos) as usize..n]);
+            self.hashed = end;
+        }
+        self.pos = end;
+        Ok(n)
+    }
+}
+
+impl<R: std::io::Seek> std::io::Seek for HashingReader<R> {
+    fn seek(&mut self, to: std::io::SeekFrom) -> std::io::Result<u64> {
+        self.pos = self.inner.seek(to)?;
+        Ok(self.pos)
+    }
+}
+
 /// SHA-256 of bytes, lower-case hex.
 pub fn sha256_bytes(bytes: &[u8]) -> String {
     hex(&Sha256::digest(bytes))
@@ -250,5 +310,35 @@ mod tests {
             unique_names(&paths, |i| stem(&paths[i])),
             vec!["a/x.h5", "b/x.h5", "y"]
         );
+    }
+}
+
+#[cfg(test)]
+mod hashing_tests {
+    use super::*;
+    use std::io::{Cursor, Read, Seek, SeekFrom};
+
+    /// Whatever a parser reads, in whatever order, `finish` gives the whole file's SHA-256.
+    #[test]
+    fn hashing_reader_gives_the_file_hash_for_any_read_pattern() {
+        let data: Vec<u8> = (0..100_000u32).map(|i| (i * 7 + i / 13) as u8).collect();
+        let want = sha256_bytes(&data);
+        // Front to back in odd chunks, stopping early, or jumping back and forth.
+        let patterns: [&[(u64, usize)]; 4] = [
+            &[(0, 4096), (4096, 70_000), (74_096, 25_904)],
+            &[(0, 10)],
+            &[(0, 8), (50_000, 100), (8, 1000), (99_990, 10)],
+            &[],
+        ];
+        for reads in patterns {
+            let mut r = HashingReader::new(Cursor::new(data.clone()));
+            for &(at, n) in reads {
+                r.seek(SeekFrom::Start(at)).unwrap();
+                let mut buf = vec![0u8; n];
+                r.read_exact(&mut buf).unwrap();
+                assert_eq!(buf, data[at as usize..at as usize + n]);
+            }
+            assert_eq!(r.finish().unwrap(), want, "{reads:?}");
+        }
     }
 }

@@ -297,13 +297,19 @@ fn plan(
     let names = inputs::unique_names(&goals, |i| inputs::stem(&goals[i]));
     let mut workloads = Vec::new();
     for (path, name) in goals.iter().zip(names) {
+        let explicit = !schedule::is_parametric(path)?;
         workloads.push(WorkloadInfo {
             name,
             path: path.display().to_string(),
-            sha256: inputs::sha256_file(path)
-                .with_context(|| format!("cannot read schedule {}", path.display()))?,
+            // An explicit file (the large ones) is hashed as it is parsed ([`execute`]).
+            sha256: if explicit {
+                String::new()
+            } else {
+                inputs::sha256_file(path)
+                    .with_context(|| format!("cannot read schedule {}", path.display()))?
+            },
             params: ov.to_vec(),
-            explicit: !schedule::is_parametric(path)?,
+            explicit,
         });
     }
     let plan = Plan {
@@ -733,7 +739,13 @@ fn execute(
             {
                 continue;
             }
-            let sched = schedule::load(goal, n, ov, goal_opts)?;
+            let sched = if result.plan.workloads[w].sha256.is_empty() {
+                let (sched, sha) = schedule::load_hashed(goal, n, ov, goal_opts)?;
+                result.plan.workloads[w].sha256 = sha;
+                sched
+            } else {
+                schedule::load(goal, n, ov, goal_opts)?
+            };
             crate::budget::check(&sched, &crate::budget::what(goal, n), budget)?;
             let ranks = sched.num_ranks();
             for (s, sys) in systems.iter().enumerate() {
@@ -898,6 +910,13 @@ fn execute(
         }
     }
     exec.bar.finish_and_clear();
+    // Explicit files this process did not load (a shard's, or after Ctrl-C) are hashed here.
+    for (wl, goal) in result.plan.workloads.iter_mut().zip(goals) {
+        if wl.sha256.is_empty() {
+            wl.sha256 = inputs::sha256_file(goal)
+                .with_context(|| format!("cannot read schedule {}", goal.display()))?;
+        }
+    }
     cells.sort_by_key(|c| c.id);
     result.cells = cells;
     if interrupted() {

@@ -63,7 +63,42 @@ pub fn load(
             path.display()
         );
     }
-    let parsed = loggops_goal::load_with(path, goal)?;
+    explicit(path, nodes, loggops_goal::load_with(path, goal)?)
+}
+
+/// [`load`], and the file's SHA-256 (lower-case hex). An explicit file is hashed in the same
+/// pass that parses it (these files are the large ones); a rank-parametric one is small and
+/// hashed on its own.
+pub fn load_hashed(
+    path: &Path,
+    nodes: Option<u32>,
+    overrides: &[(String, String)],
+    goal: &ParseOptions,
+) -> Result<(Schedule, String)> {
+    if is_parametric(path)? || !overrides.is_empty() {
+        let s = load(path, nodes, overrides, goal)?;
+        return Ok((s, crate::inputs::sha256_file(path)?));
+    }
+    let name = path.display().to_string();
+    let cannot = || format!("cannot read {name}");
+    let file = std::fs::File::open(path).with_context(cannot)?;
+    let mut r = crate::inputs::HashingReader::new(file);
+    let parsed = if loggops_goal::is_binary(path)? {
+        loggops_goal::Parsed {
+            program: loggops_goal::read_binary_from_with(&name, &mut r, goal)?,
+            warnings: Vec::new(),
+            duplicate_labels: 0,
+        }
+    } else {
+        let buffered = std::io::BufReader::with_capacity(1 << 18, &mut r);
+        loggops_goal::parse_reader_with(&name, buffered, goal)?
+    };
+    let sha = r.finish().with_context(cannot)?;
+    Ok((explicit(path, nodes, parsed)?, sha))
+}
+
+/// An explicit program as [`load`] hands it on: its warnings said, its rank count checked.
+fn explicit(path: &Path, nodes: Option<u32>, parsed: loggops_goal::Parsed) -> Result<Schedule> {
     // The parser's warnings (a duplicate label, text after the last rank block): said once,
     // on stderr, before the run.
     for w in &parsed.warnings {
