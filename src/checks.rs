@@ -215,6 +215,32 @@ pub const RUN_RULES: &[Rule<RunArgs>] = &[
         flag: "--timeline-max-size",
         why_not: |a| needs_timeline(a, "limits the size of the timeline file"),
     },
+    // Issue 42.
+    Rule {
+        id: "why_reps",
+        flag: "--why-reps",
+        why_not: |a| {
+            needs_noise(
+                a,
+                "attributes the critical paths of noisy repetitions for the verdict",
+            )
+        },
+    },
+    Rule {
+        id: "job_runs",
+        flag: "--job-runs",
+        why_not: |a| needs_noise(a, "prices the extra time noise adds to a job"),
+    },
+    Rule {
+        id: "job_node_hours",
+        flag: "--job-node-hours",
+        why_not: |a| needs_noise(a, "prices the extra time noise adds to a job"),
+    },
+    Rule {
+        id: "dry_run",
+        flag: "--dry-run",
+        why_not: |a| in_compat(a, "runs one schedule at once; leave out --compat to see the plan"),
+    },
 ];
 
 fn needs_timeline(a: &RunArgs, what: &str) -> Option<String> {

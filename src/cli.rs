@@ -323,6 +323,49 @@ pub struct RunArgs {
     /// Issue 30: --critical-path, --sensitivity, --timeline (see src/explain.rs).
     #[command(flatten)]
     pub explain: crate::explain::ExplainArgs,
+    /// With --noise: attribute the critical paths of the first N repetitions of each cell the
+    /// verdict speaks of (per workload and system, the noise mode with all the sweep's noise at
+    /// the largest node count) and of their noiseless runs, for the verdict's "why" and the
+    /// report's tables and stacked bars. Those repetitions run on the exact global engine with
+    /// the attribution carried forward (same answers, a few KiB per rank, several times the
+    /// CPU of a windowed repetition); 0 turns it off, --critical-path attributes every
+    /// repetition.
+    #[arg(long, value_name = "N", default_value_t = 2, value_parser = why_reps)]
+    pub why_reps: u64,
+    /// What one job is, for the extra cost of noise per job ($+/job-od): N runs of the
+    /// workload.
+    #[arg(long, value_name = "N", value_parser = job_runs, conflicts_with = "job_node_hours")]
+    pub job_runs: Option<u64>,
+    /// What one job is: runs worth H node-hours without noise (at each node count, H / (nodes
+    /// x noiseless time) runs).
+    #[arg(long, value_name = "H", value_parser = node_hours)]
+    pub job_node_hours: Option<f64>,
+    /// Print the plan (cells, repetitions, engines) with the estimated CPU time and peak
+    /// memory, and run nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+fn why_reps(s: &str) -> Result<u64, String> {
+    whole(s, "repetition counts")
+}
+
+fn job_runs(s: &str) -> Result<u64, String> {
+    match whole(s, "run counts")? {
+        0 => Err("a job has at least one run".into()),
+        n => Ok(n),
+    }
+}
+
+fn node_hours(s: &str) -> Result<f64, String> {
+    let t = s.trim();
+    if t.starts_with('-') {
+        return Err("node-hours cannot be negative".into());
+    }
+    match t.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!("`{s}` is not a positive number of node-hours (e.g. 5000)")),
+    }
 }
 
 fn parse_shard(s: &str) -> Result<loggops_report::Shard, String> {
@@ -673,7 +716,10 @@ fn repetition_count(s: &str) -> Result<u32, String> {
 }
 
 fn thread_count(s: &str) -> Result<usize, String> {
-    whole(s, "thread counts").map(|n| n as usize)
+    match whole(s, "thread counts")? {
+        0 => Err("at least one thread is needed (leave --threads out to use every core)".into()),
+        n => Ok(n as usize),
+    }
 }
 
 fn row_count(s: &str) -> Result<usize, String> {

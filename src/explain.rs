@@ -78,8 +78,11 @@ pub struct ExplainArgs {
     pub timeline_max_size: String,
 }
 
-/// Memory the activity logs of the runs recorded at once may take.
-const LOG_BUDGET: u64 = 12 << 30;
+/// Memory the full activity logs of the runs recorded at once may take. A run whose log would
+/// not fit is attributed on a streaming log instead ([`loggops_explain::Carrier`]: the same
+/// parts, derivatives and ties, a few KiB per rank), without the list of the path's steps,
+/// ranks and messages.
+const LOG_BUDGET: u64 = 2 << 30;
 
 impl ExplainArgs {
     fn wants_path(&self) -> bool {
@@ -175,14 +178,20 @@ fn parse_window(s: &str) -> Result<(Time, Time), String> {
     Ok((a, b))
 }
 
-/// Refuses a run whose activity log would not fit in memory (`at_once` logs in parallel).
+/// Whether the full activity logs of `at_once` runs of `prog` fit in [`LOG_BUDGET`].
+fn log_fits<P: Program>(prog: &P, at_once: u64) -> bool {
+    ActivityLog::estimate_bytes(prog).saturating_mul(at_once.max(1)) <= LOG_BUDGET
+}
+
+/// Refuses a timeline whose run's activity log would not fit in memory (`at_once` logs in
+/// parallel): a timeline needs every activity.
 fn check_log<P: Program>(prog: &P, at_once: u64) -> Result<()> {
     let bytes = ActivityLog::estimate_bytes(prog).saturating_mul(at_once.max(1));
     if bytes > LOG_BUDGET {
         bail!(
-            "recording this run for --critical-path/--sensitivity/--timeline needs about {} of \
-             memory ({} ops{}), more than the {} allowed: simulate fewer --nodes, or use \
-             --threads 1 with --noise",
+            "recording this run for --timeline needs about {} of memory ({} ops{}), more than \
+             the {} allowed: simulate fewer --nodes, or use --threads 1 with --noise \
+             (--critical-path and --sensitivity alone work at any size)",
             fmt_bytes(bytes),
             prog.total_ops(),
             if at_once > 1 {
@@ -197,6 +206,22 @@ fn check_log<P: Program>(prog: &P, at_once: u64) -> Result<()> {
 }
 
 fn check_timeline<P: Program>(prog: &P, opts: &TimelineOptions) -> Result<()> {
+    let n = prog.num_ranks();
+    if let Some(ranks) = &opts.ranks {
+        if let Some(&(a, b)) = ranks.iter().find(|r| r.1 >= n) {
+            let from = a.max(n);
+            let what = if from == b {
+                format!("rank {b} is")
+            } else {
+                format!("ranks {from}-{b} are")
+            };
+            bail!(
+                "--timeline-ranks: {what} not in the run, which has {n} rank(s) (0-{}): \
+                 choose among those",
+                n.saturating_sub(1)
+            );
+        }
+    }
     let est = timeline::estimate_bytes(prog, opts);
     if est > opts.max_bytes {
         bail!(
@@ -257,19 +282,30 @@ fn workload_name(goal: &Path) -> String {
         .unwrap_or_default()
 }
 
+/// A run's critical path without its history: the attribution carried forward on a streaming
+/// log (the steps, ranks and messages are not listed). `None` when the run did not complete.
+fn carried<P: Program, N: Noise>(
+    prog: &P,
+    cfg: &Config,
+    noise: &mut N,
+) -> Result<(Outcome, Option<CriticalPath>)> {
+    let (out, path) = loggops_explain::attribute(prog, cfg, noise)?;
+    Ok((out, path.transpose()?))
+}
+
 /// Records a run and reads its critical path; errors name what did not complete.
 fn recorded<P: Program, N: Noise>(
     prog: &P,
     cfg: &Config,
     noise: &mut N,
     keep_posts: bool,
-) -> Result<(Outcome, ActivityLog, Option<CriticalPath>)> {
+) -> Result<(Outcome, Option<ActivityLog>, Option<CriticalPath>)> {
     let (out, log) = record(prog, cfg, noise, keep_posts)?;
     if !out.completed() {
-        return Ok((out, log, None));
+        return Ok((out, Some(log), None));
     }
     let cp = critical_path(&log, prog, &out.finish, cfg.params.big_o)?;
-    Ok((out, log, Some(cp)))
+    Ok((out, Some(log), Some(cp)))
 }
 
 const TOLERANCES: [u32; 2] = [1, 5];
@@ -367,15 +403,21 @@ impl Noiseless {
     pub fn simulate<P: Program>(&mut self, prog: &P, cfg: &Config) -> Result<Outcome> {
         if let Some(t) = &self.timeline {
             check_timeline(prog, t)?;
+            check_log(prog, 1)?;
         }
-        check_log(prog, 1)?;
-        let (out, log, cp) = recorded(prog, cfg, &mut NoNoise, self.timeline.is_some())?;
+        let (out, cp) = if self.timeline.is_some() || log_fits(prog, 1) {
+            let (out, log, cp) = recorded(prog, cfg, &mut NoNoise, self.timeline.is_some())?;
+            if let (Some(t), Some(path), Some(cp), Some(log)) =
+                (&self.timeline, &self.args.explain.timeline, &cp, &log)
+            {
+                let title = format!("{} at {} ranks", self.workload, prog.num_ranks());
+                write_timeline(path, log, cp, t, &title)?;
+            }
+            (out, cp)
+        } else {
+            carried(prog, cfg, &mut NoNoise)?
+        };
         let Some(cp) = cp else { return Ok(out) };
-        if let (Some(t), Some(path)) = (&self.timeline, &self.args.explain.timeline) {
-            let title = format!("{} at {} ranks", self.workload, prog.num_ranks());
-            write_timeline(path, &log, &cp, t, &title)?;
-        }
-        drop(log);
         let mut tol = Vec::new();
         if self.args.explain.sensitivity {
             for pct in TOLERANCES {
@@ -473,7 +515,7 @@ impl McPaths {
         engine_model: loggops_engine::Model,
         seed: u64,
         rep: u64,
-    ) -> Option<Result<u64>> {
+    ) -> Option<Result<(u64, PathSummary)>> {
         let ranks = prog.num_ranks();
         let mode = model.mode();
         let timeline = self.timeline.as_ref().filter(|_| {
@@ -496,25 +538,36 @@ impl McPaths {
         seed: u64,
         rep: u64,
         timeline: Option<&TimelineOptions>,
-    ) -> Result<u64> {
+    ) -> Result<(u64, PathSummary)> {
         let ranks = prog.num_ranks();
         let mode = model.mode();
         if let Some(t) = timeline {
             check_timeline(prog, t)?;
-        }
-        let first = self.state.lock().expect("no panics").checked.insert(ranks);
-        if first {
-            check_log(prog, self.threads)?;
+            let first = self.state.lock().expect("no panics").checked.insert(ranks);
+            if first {
+                check_log(prog, self.threads)?;
+            }
         }
         let cfg = Config {
             model: engine_model,
             ..Config::new(model.engine_params())
         };
+        let baseline = mode == NoiseMode::None && rep == 0;
+        // The full log for a timeline, and for the noiseless run's listing of its path when
+        // it fits; the attribution alone otherwise.
+        let full = timeline.is_some() || (baseline && log_fits(prog, self.threads));
         let keep = timeline.is_some();
-        let (out, log, cp) = if model.needs_noise_run() {
-            recorded(prog, &cfg, &mut model.instance(seed, rep, ranks), keep)?
-        } else {
-            recorded(prog, &cfg, &mut NoNoise, keep)?
+        let (out, log, cp) = match (full, model.needs_noise_run()) {
+            (true, true) => recorded(prog, &cfg, &mut model.instance(seed, rep, ranks), keep)?,
+            (true, false) => recorded(prog, &cfg, &mut NoNoise, keep)?,
+            (false, true) => {
+                let (out, cp) = carried(prog, &cfg, &mut model.instance(seed, rep, ranks))?;
+                (out, None, cp)
+            }
+            (false, false) => {
+                let (out, cp) = carried(prog, &cfg, &mut NoNoise)?;
+                (out, None, cp)
+            }
         };
         let Some(cp) = cp else {
             bail!(
@@ -523,17 +576,16 @@ impl McPaths {
                 out.leftovers.len()
             );
         };
-        if let (Some(t), Some(path)) = (timeline, &self.args.explain.timeline) {
+        if let (Some(t), Some(path), Some(log)) = (timeline, &self.args.explain.timeline, &log) {
             let title = format!(
                 "{} at {ranks} ranks, noise {mode}, repetition {rep}",
                 self.workload
             );
-            write_timeline(path, &log, &cp, t, &title)?;
+            write_timeline(path, log, &cp, t, &title)?;
             self.state.lock().expect("no panics").timeline_written = true;
         }
         drop(log);
         let summary = PathSummary::of(rep, &cp);
-        let baseline = mode == NoiseMode::None && rep == 0;
         let mut tol = Vec::new();
         if baseline && self.args.explain.sensitivity {
             for pct in TOLERANCES {
@@ -561,7 +613,7 @@ impl McPaths {
             st.order.push((ranks, mode));
         }
         st.reps.entry((ranks, mode)).or_default().push(summary);
-        Ok(out.max().0)
+        Ok((out.max().0, summary))
     }
 
     fn tolerance<P: Program>(

@@ -8,6 +8,7 @@ mod budget;
 mod checks;
 mod cli;
 mod compat;
+mod dry_run;
 mod explain;
 mod inputs;
 mod mc;
@@ -17,6 +18,7 @@ mod run;
 mod schedule;
 mod units;
 mod validate;
+mod why;
 
 use std::io::Write;
 use std::process::ExitCode;

@@ -347,6 +347,12 @@ fn plan(
                 cosched: args.cosched,
             }),
             param_flags: param_flags(args),
+            job: match (args.job_runs, args.job_node_hours) {
+                (Some(r), _) => Some(loggops_report::Job::Runs(r)),
+                (None, Some(h)) => Some(loggops_report::Job::NodeHours(h)),
+                (None, None) => None,
+            },
+            why_reps: if noisy { args.why_reps } else { 0 },
         },
     };
     Ok((plan, systems, goals))
@@ -375,13 +381,21 @@ fn one_run<P: Program>(
     odds: &WindowOdds,
     engine_model: loggops_engine::Model,
     explain: Option<&crate::explain::McPaths>,
+    why: &crate::why::Target,
     threads: usize,
     hook: &'static Progress,
 ) -> Result<Option<u64>> {
     // Issue 30 hook: a repetition that --critical-path/--timeline record runs there (on the
     // global engine, same answer).
     if let Some(r) = explain.and_then(|x| x.run(prog, model, engine_model, seed, rep)) {
-        return r.map(Some);
+        let (t, path) = r?;
+        why.keep(&path); // issue 42 hook
+        return Ok(Some(t));
+    }
+    // Issue 42 hook: the verdict's repetitions carry their critical path's attribution
+    // forward (global engine, same answer).
+    if why.wants(rep) {
+        return why.run(prog, model, engine_model, seed, rep).map(Some);
     }
     match outcome(prog, model, seed, rep, odds, engine_model, threads, hook)? {
         Some(out) => Ok(Some(out.max().0)),
@@ -469,6 +483,7 @@ impl Exec<'_> {
         model: &NoiseModel,
         set: RepSet,
         pending: &mut Pending,
+        why: &crate::why::Target,
     ) -> Result<Vec<(u64, u64)>> {
         const CHUNK: u64 = 4096;
         let pool = self.pool.as_ref().expect("noisy runs have worker threads");
@@ -501,6 +516,7 @@ impl Exec<'_> {
                             &odds,
                             self.model,
                             self.explain,
+                            why,
                             per_rep,
                             &HOOK
                         ))?;
@@ -538,6 +554,7 @@ impl Exec<'_> {
         model: &NoiseModel,
         share: Share,
         pending: &mut Pending,
+        why: &crate::why::Target,
     ) -> Result<(Vec<(u64, u64)>, bool)> {
         let fixed = match (share, self.args.reps) {
             (Share::Reps(set), _) => Some(set),
@@ -546,7 +563,7 @@ impl Exec<'_> {
         };
         match fixed {
             Some(set) => {
-                let got = self.reps(sched, model, set, pending)?;
+                let got = self.reps(sched, model, set, pending, why)?;
                 let complete = got.len() as u64 == set.len();
                 Ok((got, complete))
             }
@@ -554,7 +571,7 @@ impl Exec<'_> {
                 // Checkpoints 32, 64, ..., 1000: the same repetitions whatever the thread
                 // count, so the stopping point is reproducible.
                 let first = Reps::AUTO_FIRST as u64;
-                let mut got = self.reps(sched, model, RepSet::all(first), pending)?;
+                let mut got = self.reps(sched, model, RepSet::all(first), pending, why)?;
                 let mut planned = first;
                 loop {
                     if got.len() as u64 != planned {
@@ -577,6 +594,7 @@ impl Exec<'_> {
                             end: next,
                         },
                         pending,
+                        why,
                     )?);
                     planned = next;
                 }
@@ -659,6 +677,7 @@ fn execute(
     goal_opts: &ParseOptions,
     noiseless_explain: &mut Option<crate::explain::Noiseless>,
     mc_explain: Option<&crate::explain::McPaths>,
+    why: &crate::why::Why,
     plan: Plan,
     systems: &[System],
     goals: &[PathBuf],
@@ -771,6 +790,7 @@ fn execute(
                     reps: reps.iter().map(|r| r.0).collect(),
                     samples_ps: reps.iter().map(|r| r.1).collect(),
                     run,
+                    why: None,
                 };
                 // The noiseless baseline, once per (workload, system, nodes). With a profile
                 // it runs through the noise model in mode `none`, which places messages near
@@ -833,6 +853,7 @@ fn execute(
                         ..sys.base_cfg.clone()
                     },
                 )?;
+                let base_why = why.target(&wl.name, &sys.info.name, ranks as u64, "none");
                 let baseline_run = |hook: &'static Progress| {
                     with_program!(&sched, |p| one_run(
                         p,
@@ -842,6 +863,7 @@ fn execute(
                         &WindowOdds::default(),
                         exec.model,
                         exec.explain,
+                        &base_why,
                         1,
                         hook
                     ))
@@ -872,7 +894,9 @@ fn execute(
                         "{}, {}, {ranks} nodes, {mode}",
                         wl.name, sys.info.name
                     ));
-                    let (reps, complete) = exec.noisy_cell(&sched, &model, share, &mut pending)?;
+                    let target = why.target(&wl.name, &sys.info.name, ranks as u64, mode);
+                    let (reps, complete) =
+                        exec.noisy_cell(&sched, &model, share, &mut pending, &target)?;
                     noisy.push((m, reps, complete));
                     if !complete {
                         break;
@@ -1035,6 +1059,10 @@ pub fn sweep(
     if let Some(shard) = args.shard {
         check_shard(args, &plan, shard)?;
     }
+    if args.dry_run {
+        crate::dry_run::print(args, &plan, &goals, ov, goal_opts)?; // issue 42 hook
+        return Ok(ExitCode::SUCCESS);
+    }
     // Issue 30 hooks: --critical-path, --sensitivity and --timeline explain one workload on
     // one system.
     let (mut noiseless_explain, mc_explain) = if args.explain.any() {
@@ -1060,17 +1088,20 @@ pub fn sweep(
     } else {
         (None, None)
     };
-    let (result, stalled) = execute(
+    let why = crate::why::Why::new(&plan, args.why_reps);
+    let (mut result, stalled) = execute(
         args,
         ov,
         goal_opts,
         &mut noiseless_explain,
         mc_explain.as_ref(),
+        &why,
         plan,
         &systems,
         &goals,
         &budget,
     )?;
+    why.attach(&mut result); // issue 42 hook
     if let Some(text) = stalled {
         crate::out::err_text(&text);
         return Ok(ExitCode::from(1));

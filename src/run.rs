@@ -144,12 +144,26 @@ pub fn emit(output: Option<&Path>, text: &str) -> Result<()> {
     }
 }
 
-pub fn simulate(args: RunArgs) -> Result<ExitCode> {
+pub fn simulate(mut args: RunArgs) -> Result<ExitCode> {
     if args.goal.is_empty() {
         bail!("no schedule given: use --goal FILE (try --help for examples)");
     }
     if args.nodes.contains(&0) {
         bail!("--nodes 0: a schedule needs at least one rank");
+    }
+    // A node count given twice runs once (its rows would be the same).
+    let mut seen = std::collections::HashSet::new();
+    let given = args.nodes.len();
+    args.nodes.retain(|n| seen.insert(*n));
+    if args.nodes.len() < given && !args.quiet {
+        crate::out::errln!(
+            "note: --nodes repeats a node count; each runs once ({})",
+            args.nodes
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(",")
+        );
     }
     let ov = overrides(&args.params)?;
     // Issue 30: --critical-path/--sensitivity/--timeline are refused with --compat and checked

@@ -34,6 +34,7 @@
 //! assert_eq!(path.counts.latency, 1); // dT/dL = 1
 //! ```
 
+pub mod carry;
 pub mod log;
 pub mod path;
 pub mod render;
@@ -41,6 +42,7 @@ pub mod sensitivity;
 pub mod summary;
 pub mod timeline;
 
+pub use carry::{attribute, Carrier};
 pub use log::{Activity, ActivityLog, Exit, Kind, NONE};
 pub use path::{
     critical_path, Binding, CriticalPath, Part, Parts, PathError, PathMessage, Step, TermCounts,

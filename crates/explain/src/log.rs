@@ -36,12 +36,45 @@
 //! not yet run, and of the messages in flight. [`ActivityLog::estimate_bytes`] bounds it
 //! before a run.
 
-use std::collections::HashMap;
+use std::collections::HashMap as StdHashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use loggops_engine::{
     CalcRecord, MessageRecord, Model, MsgCosts, Op, OpKind, PostRecord, Program, ReceivedRecord,
     Recorder, SendRecord, Time,
 };
+
+/// A fast hasher for the log's own integer keys (ranks, ops, clock values; nothing a user
+/// chooses to collide): one multiply per word, as rustc's FxHash. SipHash took a third of a
+/// recorded run's instructions.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct Fx(u64);
+
+impl Hasher for Fx {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+    #[inline]
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    #[inline]
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(v as u64);
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        // The multiply leaves the low bits (the table's bucket) depending on the key's low
+        // bits only; rotating brings the well-mixed high bits down (as rustc-hash 2 does).
+        self.0.rotate_left(26)
+    }
+}
+
+/// A hash map with [`Fx`].
+pub(crate) type HashMap<K, V> = StdHashMap<K, V, BuildHasherDefault<Fx>>;
 
 /// No activity (a clock never written, a message not matched yet, ...).
 pub const NONE: u32 = u32::MAX;
@@ -118,6 +151,11 @@ pub struct Activity {
     pub link: u32,
     /// A message: the receive op it completed ([`NONE`] while unexpected or never matched).
     pub matched: u32,
+    /// The op whose dependencies decide whether this activity waited for a busy resource
+    /// (see [`crate::path`]): the op itself, or for a message the receive it completed when
+    /// it was processed ([`NONE`] when it arrived unexpected: a receive matched later was not
+    /// waiting for it then).
+    pub target: u32,
     /// Index of the noiseless `(L, o, g)` of the message in [`ActivityLog::bases`].
     pub base: u16,
     pub kind: Kind,
@@ -239,6 +277,29 @@ pub struct ActivityLog {
     /// Ops run (calcs, sends, posted receives) and messages processed.
     pub ops: u64,
     pub messages: u64,
+    /// Activities pushed so far (a push counter; in a streaming log, not `nodes.len()`).
+    pushes: u64,
+    /// Streaming: activities no longer referenced are collected (see [`ActivityLog::streaming`]).
+    streaming: Option<Collector>,
+}
+
+/// What a streaming log needs to reuse the slots of activities nothing refers to any more.
+#[derive(Debug, Default)]
+struct Collector {
+    /// Slots free for reuse.
+    free: Vec<u32>,
+    /// The push number of the activity in each slot (the latest end at a time is the one
+    /// pushed last).
+    seq: Vec<u64>,
+    /// Collect when the slab would grow beyond this many slots.
+    next: usize,
+    /// The first collection's size, the least `next`.
+    first: usize,
+    /// The latest event time reported: no query looks at an earlier time again.
+    now: Time,
+    /// Collections run, and the most slots in use after one.
+    pub runs: u64,
+    pub peak_live: usize,
 }
 
 impl ActivityLog {
@@ -251,24 +312,73 @@ impl ActivityLog {
         ActivityLog {
             nodes: Vec::new(),
             bases: Vec::new(),
-            base_ids: HashMap::new(),
+            base_ids: HashMap::default(),
             ranks,
             ncpu,
             nnic,
             cpu_w: vec![NO_WRITER; n * ncpu],
             snd_w: vec![NO_WRITER; n * nnic],
             rcv_w: vec![NO_WRITER; n * nnic],
-            pending: HashMap::new(),
-            inflight: HashMap::new(),
-            unexpected: HashMap::new(),
+            pending: HashMap::default(),
+            inflight: HashMap::default(),
+            unexpected: HashMap::default(),
             recv_w: vec![NO_WRITER; n],
-            deferred: HashMap::new(),
+            deferred: HashMap::default(),
             current: NONE,
             keep_posts: false,
             queued: false,
             ops: 0,
             messages: 0,
+            pushes: 0,
+            streaming: None,
         }
+    }
+
+    /// A *streaming* log: it keeps only the activities something may still refer to (a
+    /// clock's writer, an op freed and not yet run, a message in flight or unexpected, an
+    /// activity with an end not yet in the past) and reuses the others' slots, so that its
+    /// memory follows the ranks and the work in flight, not the length of the run. Its
+    /// `nodes` are then slots, not a history: [`crate::critical_path`] and timelines need a
+    /// full log; [`crate::Carrier`] reads the attribution from a streaming one.
+    pub fn streaming(mut self) -> ActivityLog {
+        self.streaming = Some(Collector {
+            next: 1024,
+            first: 1024,
+            ..Collector::default()
+        });
+        self
+    }
+
+    /// A streaming log collects once its slab holds `slots` slots (1024 by default; tests
+    /// collect early and often).
+    pub fn collect_from(mut self, slots: usize) -> ActivityLog {
+        if let Some(c) = &mut self.streaming {
+            c.first = slots.max(1);
+            c.next = c.first;
+        }
+        self
+    }
+
+    /// Whether this is a streaming log.
+    pub fn is_streaming(&self) -> bool {
+        self.streaming.is_some()
+    }
+
+    /// Activities pushed so far.
+    pub fn pushes(&self) -> u64 {
+        self.pushes
+    }
+
+    /// The slot of the activity pushed last (the current event's, if it pushed one).
+    pub fn current(&self) -> u32 {
+        self.current
+    }
+
+    /// A streaming log's collections and the most slots in use after one.
+    pub fn collections(&self) -> (u64, usize) {
+        self.streaming
+            .as_ref()
+            .map_or((0, self.nodes.len()), |c| (c.runs, c.peak_live))
     }
 
     /// Keep an activity for every posted receive, not only those that matched an already
@@ -336,6 +446,16 @@ impl ActivityLog {
         if t == 0 {
             return NO_WRITER;
         }
+        if let Some(c) = &self.streaming {
+            // Resolved when the op is freed (`upto` is everything pushed so far, and `t` the
+            // current time): the activity pushed last with an end at `t`. A collection keeps
+            // every activity with an end at the current time or later, and the stale
+            // contents of a free slot all ended before it.
+            return (0..self.nodes.len() as u32)
+                .filter_map(|n| self.exit_at(n, t).map(|e| (c.seq[n as usize], e)))
+                .max_by_key(|&(seq, _)| seq)
+                .map_or(NO_WRITER, |(_, e)| e);
+        }
         (0..upto.min(self.nodes.len() as u32))
             .rev()
             .find_map(|n| self.exit_at(n, t))
@@ -380,6 +500,10 @@ impl ActivityLog {
     }
 
     fn push(&mut self, a: Activity) -> u32 {
+        self.pushes += 1;
+        if self.streaming.is_some() {
+            return self.push_slot(a);
+        }
         let i = u32::try_from(self.nodes.len())
             .ok()
             .filter(|&i| i != NONE)
@@ -387,6 +511,87 @@ impl ActivityLog {
         self.nodes.push(a);
         self.current = i;
         i
+    }
+
+    /// A streaming log's push: into a free slot, after a collection when none is free and
+    /// the slab reached its limit.
+    fn push_slot(&mut self, a: Activity) -> u32 {
+        let c = self.streaming.as_mut().expect("a streaming log");
+        if c.free.is_empty() && self.nodes.len() >= c.next {
+            self.collect(&[a.pred, a.nic_pred, a.link]);
+        }
+        let c = self.streaming.as_mut().expect("a streaming log");
+        let i = match c.free.pop() {
+            Some(i) => {
+                self.nodes[i as usize] = a;
+                c.seq[i as usize] = self.pushes;
+                i
+            }
+            None => {
+                let i = u32::try_from(self.nodes.len())
+                    .ok()
+                    .filter(|&i| i != NONE)
+                    .expect("more than 4 billion live activities in one log");
+                self.nodes.push(a);
+                c.seq.push(self.pushes);
+                i
+            }
+        };
+        self.current = i;
+        i
+    }
+
+    /// Marks every activity something may still refer to (and `extra`), and frees the other
+    /// slots for reuse.
+    fn collect(&mut self, extra: &[u32]) {
+        let n = self.nodes.len();
+        let mut live = vec![false; n];
+        let mut mark = |i: u32| {
+            if i != NONE && (i as usize) < n {
+                live[i as usize] = true;
+            }
+        };
+        for &i in extra {
+            mark(i);
+        }
+        mark(self.current);
+        for w in self
+            .cpu_w
+            .iter()
+            .chain(&self.snd_w)
+            .chain(&self.rcv_w)
+            .chain(&self.recv_w)
+        {
+            mark(w.0);
+        }
+        for p in self.pending.values() {
+            mark(p.writer.0);
+            if let Some(e) = p.event {
+                mark(e.0);
+            }
+        }
+        for &i in self.inflight.values().chain(self.unexpected.values()) {
+            mark(i);
+        }
+        let c = self.streaming.as_mut().expect("a streaming log");
+        // An end at the current time or later may still be found by `ended_at`.
+        for (i, a) in self.nodes.iter().enumerate() {
+            if a.cpu_end.max(a.nic_end).max(a.arrival()).max(a.start) >= c.now {
+                live[i] = true;
+            }
+        }
+        c.free.clear();
+        let mut used = 0;
+        for i in (0..n).rev() {
+            if live[i] {
+                used += 1;
+            } else {
+                c.free.push(i as u32);
+            }
+        }
+        c.runs += 1;
+        c.peak_live = c.peak_live.max(used);
+        c.next = (2 * used).max(c.first);
     }
 
     fn take_ready(&mut self, rank: u32, op: u32) -> Pending {
@@ -429,6 +634,7 @@ impl ActivityLog {
             peer: NONE,
             link: NONE,
             matched: NONE,
+            target: op,
             base: 0,
             kind,
             pred_exit: Exit::Cpu,
@@ -452,12 +658,19 @@ impl Recorder for ActivityLog {
             NO_WRITER
         };
         // Only the queued model starts an op at the time of the event that freed it.
-        let event = if self.queued {
+        let mut event = if self.queued {
             self.exit_at(self.current, now)
         } else {
             Some(NO_WRITER)
         };
         let upto = self.nodes.len() as u32;
+        if let Some(c) = &mut self.streaming {
+            c.now = c.now.max(now);
+            if event.is_none() {
+                // A streaming log resolves it now, while the activities it may be are kept.
+                event = Some(self.ended_at(now, upto));
+            }
+        }
         self.pending.insert(
             key(rank, op),
             Pending {
@@ -587,6 +800,7 @@ impl Recorder for ActivityLog {
             peer: r.src,
             link: send,
             matched: r.matched.unwrap_or(NONE),
+            target: r.matched.unwrap_or(NONE),
             base,
             cpu: r.cpu,
             nic: r.nic,
@@ -660,6 +874,7 @@ impl Recorder for ActivityLog {
             peer: r.src,
             link: send,
             matched: r.matched.unwrap_or(NONE),
+            target: r.matched.unwrap_or(NONE),
             base,
             queued: true,
             ..Self::blank(Kind::Message, r.dst, r.send_op, arrival)

@@ -202,7 +202,8 @@ pub struct Step {
     pub start: Time,
     pub end: Time,
     /// Picoseconds of it spent waiting (the next step's activity was ready, the resource
-    /// busy with this unrelated one).
+    /// busy with this unrelated one; time the resource spent moving bytes, `G·(s−1)`, is
+    /// bandwidth, not waiting).
     pub wait: Time,
     /// How this step's activity came to start at `start` (the end of the step before).
     pub binding: Binding,
@@ -236,6 +237,14 @@ pub struct CriticalPath {
     /// Ties on the path (activities with two binding candidates, a receive CPU charge with
     /// `O·(s−1) = G·(s−1)`, another rank finishing at `T`): the derivatives are one-sided there.
     pub ties: u32,
+}
+
+impl CriticalPath {
+    /// Whether the path's steps, ranks and messages are listed (read from a full log), or only
+    /// its attribution is known ([`crate::Carrier`]).
+    pub fn is_listed(&self) -> bool {
+        !self.steps.is_empty() || self.finish == 0
+    }
 }
 
 /// A path that does not tile `[0, T]`: a bug in the engine's records or the log.
@@ -313,7 +322,6 @@ pub fn critical_path<P: Program>(
             wait: 0,
             binding: Binding::Start,
         });
-        ties += a.tie as u32;
         end = start;
         let (pred, pred_exit) = a.pred_of(exit);
         cur = (pred != NONE).then(|| {
@@ -331,36 +339,20 @@ pub fn critical_path<P: Program>(
         let x = &log.nodes[steps[k].node as usize];
         // A queued-model message that waited in its NIC's queue since its send started.
         let nic_queue = steps[k].start > x.start;
-        let b = if nic_queue {
-            Binding::SendNicFree
-        } else {
-            binding(prog, x, w, exit)
-        };
+        let (b, wait) = link(prog, x, nic_queue, w, exit);
         steps[k].binding = b;
-        if matches!(
-            b,
-            Binding::CpuFree | Binding::SendNicFree | Binding::RecvNicFree
-        ) {
-            let ready = if nic_queue { x.start } else { x.ready };
-            let prev = &mut steps[k - 1];
-            prev.wait = prev.end - ready.clamp(prev.start, prev.end);
-        }
+        steps[k - 1].wait = wait;
     }
     let mut parts = Parts::default();
     let mut counts = TermCounts::default();
     let mut per_rank: HashMap<u32, Time> = HashMap::new();
     let mut per_msg: HashMap<(u32, u32), PathMessage> = HashMap::new();
-    for s in &steps {
+    for s in &mut steps {
         let a = &log.nodes[s.node as usize];
         let len = s.end - s.start;
-        let (terms, tie) = terms(log, a, s.exit, len, big_o);
-        ties += tie as u32;
-        let wait_part = if s.exit == Exit::Nic {
-            Part::WaitNic
-        } else {
-            Part::WaitCpu
-        };
-        apply(&terms, s.wait, wait_part, &mut parts, &mut counts);
+        let (t, waited) = charge(&log.bases, a, s.exit, len, s.wait, big_o, &mut parts, &mut counts);
+        ties += t;
+        s.wait = waited;
         *per_rank.entry(a.rank).or_default() += len;
         if let Some(k) = a.message_key() {
             let m = per_msg.entry(k).or_insert(PathMessage {
@@ -390,7 +382,59 @@ pub fn critical_path<P: Program>(
     })
 }
 
-/// How activity `x` came to start at the end `exit` of its binding predecessor `w`.
+/// How activity `x` came to start at the end `exit` of its binding predecessor `w`, and how
+/// much of that end's step is waiting for a busy CPU or NIC (the part of `w`'s occupancy after
+/// `x` was ready, when `w` is unrelated to `x`). `nic_queue`: `x` is a send whose message
+/// waited in its NIC's queue (its NIC interval starts after the send did).
+pub(crate) fn link<P: Program>(
+    prog: &P,
+    x: &Activity,
+    nic_queue: bool,
+    w: &Activity,
+    exit: Exit,
+) -> (Binding, Time) {
+    let b = if nic_queue {
+        Binding::SendNicFree
+    } else {
+        binding(prog, x, w, exit)
+    };
+    let wait = if matches!(
+        b,
+        Binding::CpuFree | Binding::SendNicFree | Binding::RecvNicFree
+    ) {
+        let ready = if nic_queue { x.start } else { x.ready };
+        let (start, end) = (w.start_of(exit), w.exit_time(exit));
+        end - ready.clamp(start, end)
+    } else {
+        0
+    };
+    (b, wait)
+}
+
+/// Adds the step of end `exit` of `a` (length `len`, `wait` of it waiting) to `parts` and
+/// `counts`; returns the ties it holds (the activity's own, and a receive CPU charge with
+/// `O·(s−1) = G·(s−1)`) and the picoseconds charged as waiting (at most `wait`: time moving
+/// bytes stays bandwidth).
+pub(crate) fn charge(
+    bases: &[MsgCosts],
+    a: &Activity,
+    exit: Exit,
+    len: Time,
+    wait: Time,
+    big_o: loggops_engine::PerByte,
+    parts: &mut Parts,
+    counts: &mut TermCounts,
+) -> (u32, Time) {
+    let (terms, tie) = terms(bases, a, exit, len, big_o);
+    let wait_part = if exit == Exit::Nic {
+        Part::WaitNic
+    } else {
+        Part::WaitCpu
+    };
+    let waited = apply(terms.as_slice(), wait, wait_part, parts, counts);
+    (a.tie as u32 + tie as u32, waited)
+}
+
 fn binding<P: Program>(prog: &P, x: &Activity, w: &Activity, exit: Exit) -> Binding {
     match exit {
         Exit::Arrival => Binding::Arrival,
@@ -406,15 +450,13 @@ fn binding<P: Program>(prog: &P, x: &Activity, w: &Activity, exit: Exit) -> Bind
 }
 
 /// Whether `w` completed one of `x`'s direct dependencies (or `x`'s own receive): see the
-/// module docs.
+/// module docs. A message's receive is the one it completed when it was processed
+/// ([`Activity::target`]).
 fn related<P: Program>(prog: &P, x: &Activity, w: &Activity) -> bool {
     if w.rank != x.rank {
         return false;
     }
-    let target = match x.kind {
-        Kind::Message => x.matched,
-        _ => x.op,
-    };
+    let target = x.target;
     let dep = match w.kind {
         Kind::Message => w.matched,
         _ => w.op,
@@ -432,16 +474,34 @@ fn related<P: Program>(prog: &P, x: &Activity, w: &Activity) -> bool {
     found
 }
 
+/// At most three cost terms of one step.
+struct Terms {
+    t: [Term; 3],
+    n: usize,
+}
+
+impl Terms {
+    fn of(terms: &[Term]) -> Terms {
+        let none = term(Part::Compute, 0, 0, Sens::None);
+        let mut t = [none; 3];
+        t[..terms.len()].copy_from_slice(terms);
+        Terms { t, n: terms.len() }
+    }
+    fn as_slice(&self) -> &[Term] {
+        &self.t[..self.n]
+    }
+}
+
 /// The cost terms of end `exit` of `a` (length `len`), in the engine's order, and whether the
 /// receive CPU charge tied (`O·(s−1) = G·(s−1)`).
 fn terms(
-    log: &ActivityLog,
+    bases: &[MsgCosts],
     a: &Activity,
     exit: Exit,
     len: Time,
     big_o: loggops_engine::PerByte,
-) -> (Vec<Term>, bool) {
-    let base: MsgCosts = log.bases.get(a.base as usize).copied().unwrap_or(MsgCosts {
+) -> (Terms, bool) {
+    let base: MsgCosts = bases.get(a.base as usize).copied().unwrap_or(MsgCosts {
         latency: 0,
         o: 0,
         g: 0,
@@ -457,12 +517,12 @@ fn terms(
     let g = || term(Part::NicGap, i(base.g), i(a.g) - i(base.g), Sens::G);
     let mut tie = false;
     let v = match (a.kind, exit) {
-        (_, Exit::Raise | Exit::Start) | (Kind::Post, _) => Vec::new(),
-        (Kind::Calc, _) => vec![
+        (_, Exit::Raise | Exit::Start) | (Kind::Post, _) => Terms::of(&[]),
+        (Kind::Calc, _) => Terms::of(&[
             term(Part::Compute, i(len - a.detour), 0, Sens::None),
             term(Part::OsDetour, i(a.detour), 0, Sens::None),
-        ],
-        (Kind::Send, Exit::Cpu) => vec![
+        ]),
+        (Kind::Send, Exit::Cpu) => Terms::of(&[
             drawn(a.o, base.o),
             term(
                 Part::CpuOverhead,
@@ -471,11 +531,11 @@ fn terms(
                 Sens::BigO(bytes),
             ),
             term(Part::OsDetour, i(a.detour), 0, Sens::None),
-        ],
-        (Kind::Send, Exit::Nic) | (Kind::Message, Exit::Nic) => vec![g(), gap()],
+        ]),
+        (Kind::Send, Exit::Nic) | (Kind::Message, Exit::Nic) => Terms::of(&[g(), gap()]),
         (Kind::Send, Exit::Arrival | Exit::Received) => {
             let m = a.latencies as i64;
-            vec![
+            Terms::of(&[
                 drawn(a.o, base.o),
                 term(
                     Part::Latency,
@@ -483,7 +543,7 @@ fn terms(
                     (i(a.lat) - i(base.latency)) * m,
                     Sens::L(m as u64),
                 ),
-            ]
+            ])
         }
         (Kind::Message, _) => {
             let rest = len - a.o - a.detour;
@@ -494,23 +554,31 @@ fn terms(
             } else {
                 term(Part::CpuOverhead, i(rest), 0, Sens::BigO(bytes))
             };
-            vec![
+            Terms::of(&[
                 drawn(a.o, base.o),
                 term(Part::OsDetour, i(a.detour), 0, Sens::None),
                 last,
-            ]
+            ])
         }
     };
     (v, tie)
 }
 
 /// Adds `terms` to `parts` and `counts`, `wait` picoseconds cut from their end going to
-/// `wait_part`.
-fn apply(terms: &[Term], wait: Time, wait_part: Part, parts: &mut Parts, counts: &mut TermCounts) {
+/// `wait_part`. Time moving bytes (a `G·(s−1)` term) is never cut: it is bandwidth, whichever
+/// op waits for it, so a step waits at most for its other terms. Returns the time charged as
+/// waiting.
+fn apply(
+    terms: &[Term],
+    wait: Time,
+    wait_part: Part,
+    parts: &mut Parts,
+    counts: &mut TermCounts,
+) -> Time {
     let mut w = wait as i64;
     for t in terms.iter().rev() {
         let (mut base, mut noise) = (t.base, t.noise);
-        if w > 0 {
+        if w > 0 && !matches!(t.sens, Sens::BigG(_)) {
             let c = w.min(base + noise);
             let from_noise = if noise > 0 { c.min(noise) } else { 0 };
             noise -= from_noise;
@@ -528,6 +596,7 @@ fn apply(terms: &[Term], wait: Time, wait_part: Part, parts: &mut Parts, counts:
             Sens::BigO(b) => counts.big_o_bytes += b,
         }
     }
-    debug_assert_eq!(w, 0, "waiting longer than the step");
-    parts.add(wait_part, wait as i64 - w);
+    let waited = wait as i64 - w.max(0);
+    parts.add(wait_part, waited);
+    waited as Time
 }

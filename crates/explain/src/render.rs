@@ -11,7 +11,9 @@
 //! in ps per ps/B), `ties`, `tolerance` (a list of `{pct, runtime_ps, limit_ps,
 //! extra_latency_ps, runs}`; `extra_latency_ps` null when unbounded), `ranks` (`{rank,
 //! time_ps}`, largest first), `messages` (`{src, dst, send_op, size_bytes, time_ps}`,
-//! largest first) and `steps` (the path's length in steps).
+//! largest first) and `steps` (the path's length in steps). A path attributed as the run went
+//! ([`crate::Carrier`], for runs whose full log would not fit in memory) has `steps` null and
+//! empty `ranks` and `messages`.
 //! CSV: one row per run: `workload,nodes,finish_ps,last_rank,<part>_ps...,dT_dL,dT_do,dT_dg,
 //! dT_dG_per_byte,dT_dO_per_byte,ties,tolerance_1pct_ps,tolerance_5pct_ps` (tolerance columns
 //! empty when not computed or unbounded).
@@ -74,14 +76,21 @@ pub fn runs_table(runs: &[RunReport], top: usize) -> String {
             .as_deref()
             .map(|x| format!(" on {x}"))
             .unwrap_or_default();
+        let listed = p.is_listed();
         let _ = writeln!(
             s,
-            "critical path of {} at {} ranks{sys}: {} (ends on rank {}; {} steps{})",
+            "critical path of {} at {} ranks{sys}: {} (ends on rank {}; {}{})",
             r.workload,
             r.nodes,
             fmt_time_ps(p.finish),
             p.rank,
-            p.steps.len(),
+            if listed {
+                format!("{} steps", p.steps.len())
+            } else {
+                "attributed as the run went: its steps, ranks and messages are listed for \
+                 runs whose full log fits in memory"
+                    .to_string()
+            },
             if p.ties > 0 {
                 format!(", {} ties", p.ties)
             } else {
@@ -142,6 +151,9 @@ pub fn runs_table(runs: &[RunReport], top: usize) -> String {
                     t.runs
                 ),
             };
+        }
+        if !listed {
+            continue;
         }
         let ranks: Vec<String> = p
             .ranks
@@ -244,7 +256,7 @@ pub fn runs_json(runs: &[RunReport]) -> Vec<Value> {
                     "src": m.src, "dst": m.dst, "send_op": m.send_op,
                     "size_bytes": m.size, "time_ps": m.time_ps,
                 })).collect::<Vec<_>>(),
-                "steps": p.steps.len(),
+                "steps": if p.is_listed() { json!(p.steps.len()) } else { Value::Null },
             })
         })
         .collect()

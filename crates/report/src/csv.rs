@@ -41,9 +41,10 @@ fn opt_f64(v: Option<f64>) -> String {
 /// absent values empty; the same columns whether the run was noisy or noiseless.
 pub fn write_run_csv<W: Write + ?Sized>(w: &mut W, run: &RunResult) -> io::Result<()> {
     let stats = run.cells_summarised().map_err(io::Error::other)?;
+    let facts = crate::verdict::facts(run, &stats);
     writeln!(w, "{},{}", CELL_COLUMNS.join(","), RUN_COLUMNS.join(","))?;
-    for (c, cell) in run.cells.iter().zip(&stats) {
-        let row: Vec<String> = cell_values(cell)
+    for ((c, cell), f) in run.cells.iter().zip(&stats).zip(&facts) {
+        let row: Vec<String> = cell_values(cell, f)
             .iter()
             .chain(run_values(run, c).iter())
             .map(value_text)

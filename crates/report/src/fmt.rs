@@ -5,10 +5,10 @@
 
 pub use loggops_units::{fmt_bytes, fmt_time_ps, fmt_time_ps_f64};
 
-/// Formats US dollars as people write them: thousands and millions with a suffix (`$12.3k`,
-/// `$4.56M`), cents from one dollar (`$12.35`), two significant digits below (`$0.42`,
-/// `$0.0042`), and, below a tenth of a cent, two significant digits in scientific notation
-/// (`$6.9e-6`) rather than a row of zeros. Exact values are in the JSON and CSV outputs.
+/// Formats US dollars as people write them, never in scientific notation: cents with
+/// thousands separators from one dollar (`$12.35`, `$1,234.56`, `$4,560,000.00`), two
+/// significant digits below (`$0.42`, `$0.0042`, `$0.0000069`). Exact values are in the JSON
+/// and CSV outputs.
 pub fn fmt_usd(usd: f64) -> String {
     if !usd.is_finite() {
         return "-".to_string();
@@ -17,31 +17,35 @@ pub fn fmt_usd(usd: f64) -> String {
     let a = usd.abs();
     if a == 0.0 {
         "$0".to_string()
-    } else if a >= 999_500.0 {
-        format!("{sign}${}M", three_digits(a / 1e6))
-    } else if a >= 999.995 {
-        format!("{sign}${}k", three_digits(a / 1e3))
-    } else if a >= 1.0 {
-        format!("{sign}${a:.2}")
-    } else if a >= 1e-3 {
+    } else if a >= 0.995 {
+        let cents = format!("{a:.2}");
+        let (whole, frac) = cents.split_once('.').unwrap_or((&cents, "00"));
+        format!("{sign}${}.{frac}", thousands(whole))
+    } else {
         // Two significant digits: 0.42 -> 2 decimals, 0.0042 -> 4.
         let decimals = (1 - a.log10().floor() as i32).max(2) as usize;
-        format!("{sign}${a:.decimals$}")
-    } else {
-        let text = format!("{a:.1e}");
+        let text = format!("{a:.decimals$}");
+        // 0.0995 rounds to 0.10: one zero too many.
+        let text = if text.trim_start_matches(['0', '.']).len() > 2 {
+            text[..text.len() - 1].to_string()
+        } else {
+            text
+        };
         format!("{sign}${text}")
     }
 }
 
-/// 3 significant digits, for values in [1, 1000): `12.3`, `1.23`, `123`.
-fn three_digits(v: f64) -> String {
-    if v >= 99.95 {
-        format!("{v:.0}")
-    } else if v >= 9.995 {
-        format!("{v:.1}")
-    } else {
-        format!("{v:.2}")
+/// `1234567` -> `1,234,567`.
+fn thousands(digits: &str) -> String {
+    let n = digits.len();
+    let mut out = String::with_capacity(n + n / 3);
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (n - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
     }
+    out
 }
 
 /// Formats a per-byte cost given in ps per byte with up to four significant digits:
@@ -75,12 +79,21 @@ pub fn fmt_per_byte(ps_per_byte: f64) -> String {
     }
 }
 
-/// Formats a percentage with a sign and one decimal: `+118.0%`.
+/// Formats a percentage with a sign and one decimal (`+118.0%`), or two significant digits
+/// below 0.1 % (`-0.042%`), so that a small change never reads as `-0.0%`.
 pub fn fmt_pct(pct: f64) -> String {
     if !pct.is_finite() {
         return "-".to_string();
     }
-    format!("{pct:+.1}%")
+    let a = pct.abs();
+    if a == 0.0 {
+        "0.0%".to_string()
+    } else if a < 0.095 {
+        let decimals = (1 - a.log10().floor() as i32).max(2) as usize;
+        format!("{pct:+.decimals$}%")
+    } else {
+        format!("{pct:+.1}%")
+    }
 }
 
 /// Formats a ratio with three significant digits and an `x`: `1.93x`, `16.8x`, `154x`.
@@ -110,14 +123,19 @@ mod tests {
         assert_eq!(fmt_usd(0.999), "$1.00");
         assert_eq!(fmt_usd(1.234), "$1.23");
         assert_eq!(fmt_usd(12.345_6), "$12.35");
-        assert_eq!(fmt_usd(12_345.6), "$12.3k");
-        assert_eq!(fmt_usd(999.999), "$1.00k");
-        assert_eq!(fmt_usd(4_560_000.0), "$4.56M");
+        assert_eq!(fmt_usd(12_345.6), "$12,345.60");
+        assert_eq!(fmt_usd(1_234.56), "$1,234.56");
+        assert_eq!(fmt_usd(999.999), "$1,000.00");
+        assert_eq!(fmt_usd(4_560_000.0), "$4,560,000.00");
         assert_eq!(fmt_usd(0.001), "$0.0010");
-        assert_eq!(fmt_usd(0.000_006_9), "$6.9e-6");
+        assert_eq!(fmt_usd(0.0995), "$0.10");
+        assert_eq!(fmt_usd(0.000_006_9), "$0.0000069");
         assert_eq!(fmt_usd(0.0), "$0");
         assert_eq!(fmt_usd(-0.25), "-$0.25");
-        assert_eq!(fmt_usd(6.9e-8), "$6.9e-8");
+        assert_eq!(fmt_usd(6.9e-8), "$0.000000069");
+        for v in [1e-9, 3.3e-5, 0.5, 7.0, 1e7] {
+            assert!(!fmt_usd(v).contains('e'), "{v}: {}", fmt_usd(v));
+        }
         assert_eq!(fmt_per_byte(79.0), "79ps/B");
         assert_eq!(fmt_per_byte(86.3), "86.3ps/B");
         assert_eq!(fmt_per_byte(6000.0), "6ns/B");
@@ -127,6 +145,10 @@ mod tests {
         assert_eq!(fmt_per_byte(6543.0), "6.543ns/B");
         assert_eq!(fmt_pct(117.96), "+118.0%");
         assert_eq!(fmt_pct(-2.5), "-2.5%");
+        assert_eq!(fmt_pct(-0.042), "-0.042%");
+        assert_eq!(fmt_pct(0.0051), "+0.0051%");
+        assert_eq!(fmt_pct(0.0), "0.0%");
+        assert_eq!(fmt_pct(-0.1), "-0.1%");
         assert_eq!(fmt_ratio(1.934), "1.93x");
         assert_eq!(fmt_ratio(16.84), "16.8x");
         assert_eq!(fmt_ratio(154.2), "154x");

@@ -2,7 +2,7 @@
 //! the README's "Columns" section (a test checks that the README names every column).
 
 /// `(column, meaning)` for every column of the human table, in table order.
-pub const TABLE_COLUMNS: [(&str, &str); 18] = [
+pub const TABLE_COLUMNS: [(&str, &str); 23] = [
     ("workload", "the schedule file (its name without extension)"),
     (
         "system",
@@ -42,6 +42,11 @@ pub const TABLE_COLUMNS: [(&str, &str); 18] = [
         "repetitions beyond the boxplot whiskers (1.5 IQR beyond the quartiles)",
     ),
     (
+        "noiseless",
+        "the noiseless time of the same workload, system and nodes (one deterministic run \
+         without noise; shown with --noise)",
+    ),
+    (
         "x-mean",
         "runtime inflation: mean / noiseless time of the same workload, system and nodes",
     ),
@@ -58,7 +63,28 @@ pub const TABLE_COLUMNS: [(&str, &str); 18] = [
     (
         "cost+",
         "cost inflation: mean cost increase over the noiseless run in percent, (mean - \
-         noiseless) / noiseless (the paper's Figs. 16 and 17; the same for both prices)",
+         noiseless) / noiseless, ± the half-width of its 95% confidence interval (the paper's \
+         Figs. 16 and 17; the same for both prices). Negative when the noisy runs were faster \
+         on average: draws scaled to the base parameters' median fall below it half the time",
+    ),
+    (
+        "$+/run-od",
+        "extra cost of noise per run at the on-demand price: nodes x price per node-hour x \
+         (mean - noiseless time)",
+    ),
+    (
+        "$+/job-od",
+        "the same per job (--job-runs N, or --job-node-hours H: runs worth H node-hours \
+         without noise)",
+    ),
+    (
+        "rank-time",
+        "with several systems: rank among them by mean time for the same workload, nodes and \
+         noise mode (1 = fastest), of how many, and the ratio to the fastest",
+    ),
+    (
+        "rank-$",
+        "the same by mean cost per run at the on-demand price (1 = cheapest)",
     ),
 ];
 

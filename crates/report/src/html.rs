@@ -1,6 +1,9 @@
-//! A one-file HTML report of a run: the command, the settings (seed, repetitions, noise
-//! options), every system with its profile, SHA-256, provenance and parameters near and far,
-//! the workloads, the table of results, the plots inline (SVG) and a guide to the columns.
+//! A one-file HTML report of a run: first the verdict (per workload and system at the largest
+//! node count: how much slower, how much more expensive, and why; with several systems, how
+//! they rank), then the command, the settings (seed, repetitions, noise options), every system
+//! with its profile, SHA-256, provenance and parameters near and far, the workloads, the table
+//! of results, why (the critical-path attribution of every cell that has one, as a table and
+//! stacked bars), the plots inline (SVG) and a guide to the columns.
 //!
 //! The file is self-contained: styles are inline, plots are inline SVG, and nothing is loaded
 //! from anywhere else, so it opens offline and can be mailed as it is. Every text taken from the
@@ -9,7 +12,9 @@
 use crate::guide::TABLE_COLUMNS;
 use crate::model::{RunResult, Status, SystemInfo};
 use crate::plot::{render_svg, PlotError, PlotKind};
-use crate::table::{columns, describe_params, Align};
+use crate::table::{columns, describe_params, signed_usd, Align};
+use crate::verdict::Facts;
+use crate::why::PARTS;
 use std::fmt::Write as _;
 
 /// Escapes text for HTML element content and attribute values.
@@ -55,6 +60,13 @@ dl.kv dd { margin: 0; }
 .plot { margin: 1em 0; overflow-x: auto; }
 .plot svg { max-width: 100%; height: auto; border: 1px solid #eee; }
 .small { font-size: 0.85em; color: #444; }
+.verdict { background: #eef6ee; border: 1px solid #7bb07b; border-radius: 4px;
+           padding: 0.6em 1em; }
+.verdict li { margin: 0.3em 0; }
+.bars svg { max-width: 100%; height: auto; }
+.why { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 0.5em 2em;
+       align-items: start; }
+@media (max-width: 1000px) { .why { grid-template-columns: 1fr; } }
 footer { margin-top: 3em; color: #666; font-size: 0.85em; }
 ";
 
@@ -184,7 +196,7 @@ fn workloads_html(run: &RunResult, out: &mut String) {
     out.push_str("</table>\n");
 }
 
-fn results_html(run: &RunResult, out: &mut String) {
+fn results_html(run: &RunResult, facts: &[Facts], out: &mut String) {
     out.push_str("<h2>Results</h2>\n");
     let Ok(cells) = run.cells_summarised() else {
         out.push_str("<p>No cell has samples.</p>\n");
@@ -200,7 +212,8 @@ fn results_html(run: &RunResult, out: &mut String) {
         }
         let these: Vec<_> = rows.iter().map(|&i| cells[i].clone()).collect();
         let partial: Vec<bool> = rows.iter().map(|&i| !run.cells[i].complete).collect();
-        let cols: Vec<_> = columns(&these, &partial)
+        let these_facts: Vec<Facts> = rows.iter().map(|&i| facts[i].clone()).collect();
+        let cols: Vec<_> = columns(&these, &partial, &these_facts)
             .into_iter()
             .filter(|c| c.title != "workload")
             .collect();
@@ -252,6 +265,281 @@ fn plots_html(run: &RunResult, out: &mut String) -> Result<(), PlotError> {
         }
     }
     Ok(())
+}
+
+/// The verdict: one sentence per workload and system at the largest node count.
+fn verdict_html(run: &RunResult, facts: &[Facts], out: &mut String) {
+    let lines: Vec<&str> = facts.iter().filter_map(|f| f.verdict.as_deref()).collect();
+    if lines.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "<h2>Verdict</h2>\n<div class=\"verdict\"><p class=\"small\">Noise {}, at the largest \
+         node count: mean time against the noiseless run, extra cost of noise, and the part of \
+         the extra time the critical paths spend most on.</p>\n<ul>",
+        esc(crate::verdict::verdict_mode(run).unwrap_or(""))
+    );
+    for l in lines {
+        let _ = writeln!(out, "<li>{}</li>", esc(l));
+    }
+    out.push_str("</ul></div>\n");
+}
+
+/// With several systems: per workload, the verdict cells side by side, ranked by mean time.
+fn ranking_html(run: &RunResult, facts: &[Facts], out: &mut String) {
+    if run.plan.systems.len() < 2 {
+        return;
+    }
+    let Ok(stats) = run.cells_summarised() else {
+        return;
+    };
+    let cells = crate::verdict::verdict_cells(run);
+    if cells.len() < 2 {
+        return;
+    }
+    out.push_str("<h2>Systems side by side</h2>\n");
+    for w in &run.plan.workloads {
+        let mut rows: Vec<usize> = cells
+            .iter()
+            .copied()
+            .filter(|&i| run.cells[i].workload == w.name && facts[i].rank.is_some())
+            .collect();
+        if rows.is_empty() {
+            continue;
+        }
+        rows.sort_by_key(|&i| facts[i].rank.as_ref().map(|r| r.by_time));
+        let c0 = &run.cells[rows[0]];
+        let _ = writeln!(
+            out,
+            "<h3>{} at {} nodes, noise {}</h3>\n<div class=\"wide\"><table class=\"results\">\n\
+             <tr><th>rank by time</th><th>system</th><th>mean</th><th>x fastest</th>\
+             <th>noiseless</th><th>x-mean</th><th>$/run-od</th><th>rank by cost</th>\
+             <th>x cheapest</th><th>$+/run-od</th></tr>",
+            esc(&w.name),
+            c0.nodes,
+            esc(&c0.noise_mode)
+        );
+        for i in rows {
+            let (c, f, st) = (&run.cells[i], &facts[i], &stats[i]);
+            let r = f.rank.as_ref().expect("ranked");
+            let od = st.cost.as_ref().and_then(|k| k.on_demand.as_ref());
+            let _ = writeln!(
+                out,
+                "<tr><td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td>\
+                 <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
+                 <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
+                 <td class=\"num\">{}</td></tr>",
+                r.by_time,
+                esc(&c.system),
+                esc(&crate::fmt_time_ps_f64(st.summary.mean)),
+                esc(&crate::fmt_ratio(r.time_ratio)),
+                c.noiseless_ps.map_or("-".into(), crate::fmt_time_ps),
+                st.inflation_mean()
+                    .map_or("-".into(), crate::fmt_ratio),
+                od.map_or("-".into(), |p| esc(&crate::fmt_usd(p.usd_per_run_mean))),
+                r.by_cost.map_or("-".into(), |k| k.to_string()),
+                r.cost_ratio.map_or("-".into(), crate::fmt_ratio),
+                f.on_demand
+                    .as_ref()
+                    .map_or("-".into(), |e| esc(&signed_usd(e.per_run))),
+            );
+        }
+        out.push_str("</table></div>\n");
+    }
+}
+
+/// A colour per part of the critical path.
+const PART_COLORS: [&str; 8] = [
+    "#0072b2", "#56b4e9", "#009e73", "#e69f00", "#cc79a7", "#d55e00", "#785ef0", "#999933",
+];
+
+/// Horizontal stacked bars: per bar a label and values per part (negative ones to the left
+/// of zero), drawn on one scale, each segment with a tooltip.
+fn stacked_bars(bars: &[(String, [f64; 8])], unit: &dyn Fn(f64) -> String) -> String {
+    let (w, label_w, h, gap) = (640.0, 190.0, 26.0, 12.0);
+    let plot_w = w - label_w - 20.0;
+    let neg: f64 = bars
+        .iter()
+        .map(|(_, v)| v.iter().filter(|x| **x < 0.0).sum::<f64>())
+        .fold(0.0, f64::min);
+    let pos: f64 = bars
+        .iter()
+        .map(|(_, v)| v.iter().filter(|x| **x > 0.0).sum::<f64>())
+        .fold(0.0, f64::max);
+    let span = (pos - neg).max(f64::MIN_POSITIVE);
+    let x = |v: f64| label_w + (v - neg) / span * plot_w;
+    let height = bars.len() as f64 * (h + gap) + 22.0;
+    let mut svg = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{height}\" \
+         viewBox=\"0 0 {w} {height}\" font-family=\"DejaVu Sans, sans-serif\" font-size=\"12\">"
+    );
+    for (k, (label, v)) in bars.iter().enumerate() {
+        let y = k as f64 * (h + gap) + 4.0;
+        let _ = write!(
+            svg,
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",
+            label_w - 8.0,
+            y + h / 2.0 + 4.0,
+            esc(label)
+        );
+        let (mut right, mut left) = (0.0f64, 0.0f64);
+        for (i, &val) in v.iter().enumerate() {
+            if val == 0.0 {
+                continue;
+            }
+            let (a, b) = if val > 0.0 {
+                right += val;
+                (right - val, right)
+            } else {
+                left += val;
+                (left, left - val)
+            };
+            // At least a pixel, so that a small part is seen.
+            let width = (x(b) - x(a)).max(1.0);
+            let _ = write!(
+                svg,
+                "<rect x=\"{:.1}\" y=\"{y:.1}\" width=\"{width:.1}\" height=\"{h}\" \
+                 fill=\"{}\"><title>{}: {}</title></rect>",
+                x(a),
+                PART_COLORS[i],
+                esc(PARTS[i].1),
+                esc(&unit(val))
+            );
+        }
+        let total: f64 = v.iter().sum();
+        let _ = write!(
+            svg,
+            "<text x=\"{:.1}\" y=\"{}\" fill=\"#333\">{}</text>",
+            (x(right) + 4.0).min(w - 60.0),
+            y + h / 2.0 + 4.0,
+            esc(&unit(total))
+        );
+    }
+    // The zero line.
+    let _ = write!(
+        svg,
+        "<line x1=\"{0:.1}\" x2=\"{0:.1}\" y1=\"0\" y2=\"{1}\" stroke=\"#333\" \
+         stroke-width=\"1\"/>",
+        x(0.0),
+        height - 18.0
+    );
+    svg.push_str("</svg>");
+    svg
+}
+
+/// The legend of the parts' colours.
+fn parts_legend() -> String {
+    let mut s = String::from("<p class=\"small\">");
+    for (i, (_, label, _)) in PARTS.iter().enumerate() {
+        let _ = write!(
+            s,
+            "<span style=\"display:inline-block;width:0.9em;height:0.9em;background:{};\
+             vertical-align:middle\"></span> {}&nbsp;&nbsp; ",
+            PART_COLORS[i],
+            esc(label)
+        );
+    }
+    s.push_str("</p>\n");
+    s
+}
+
+/// Why: per cell with an attribution, its parts (noiseless, the attributed repetitions' mean,
+/// the extra time and its share) as a table and stacked bars.
+fn why_html(run: &RunResult, facts: &[Facts], out: &mut String) {
+    let rows: Vec<usize> = (0..run.cells.len())
+        .filter(|&i| facts[i].why.is_some())
+        .collect();
+    out.push_str("<h2>Why: the critical path</h2>\n");
+    if rows.is_empty() {
+        out.push_str(
+            "<p class=\"small\">No cell was attributed (noiseless run, or --why-reps 0). \
+             <code>--critical-path</code> attributes every repetition.</p>\n",
+        );
+        return;
+    }
+    out.push_str(
+        "<p class=\"small\">Every picosecond of a run's critical path (the chain of ops, \
+         messages and waits that sets its finishing time) is one of these parts; they sum to \
+         the finishing time. Time moving bytes is bandwidth (NIC gap), whichever op waits for \
+         it; network noise is drawn minus noiseless L, G, o and g, negative where the draws \
+         fell below the base. The extra time is the attributed repetitions' mean minus the \
+         noiseless run, per part; repetitions' draws are keyed by repetition, so the first \
+         ones are a random sample.</p>\n",
+    );
+    out.push_str(&parts_legend());
+    for i in rows {
+        let c = &run.cells[i];
+        let w = facts[i].why.as_ref().expect("filtered");
+        let e = &w.extra;
+        let _ = writeln!(
+            out,
+            "<h3>{} · {} · {} nodes · {} <span class=\"small\">(repetitions {} of {} \
+             attributed)</span></h3>\n<div class=\"why\"><div class=\"wide\"><table \
+             class=\"results\">\n<tr><th>part</th><th>noiseless</th><th>mean</th>\
+             <th>extra</th><th>share of the extra</th></tr>",
+            esc(&c.workload),
+            esc(&c.system),
+            c.nodes,
+            esc(&c.noise_mode),
+            esc(&w.reps),
+            c.samples_ps.len()
+        );
+        let base = c
+            .why
+            .as_ref()
+            .and_then(|x| x.noiseless)
+            .map(|p| p.parts.to_array())
+            .unwrap_or_default();
+        for (k, (_, label, _)) in PARTS.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "<tr><td><span style=\"color:{}\">&#9632;</span> {}</td><td class=\"num\">{}</td>\
+                 <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
+                PART_COLORS[k],
+                esc(label),
+                esc(&crate::fmt_time_ps_f64(base[k] as f64)),
+                esc(&crate::fmt_time_ps_f64(e.mean_parts_ps[k])),
+                esc(&signed_time(e.extra_ps[k])),
+                e.share(k)
+                    .map_or("-".into(), |s| format!("{:.1}%", 100.0 * s)),
+            );
+        }
+        let _ = writeln!(
+            out,
+            "<tr><th>total</th><th class=\"num\">{}</th><th class=\"num\">{}</th>\
+             <th class=\"num\">{}</th><th class=\"num\">{}</th></tr>\n</table></div>",
+            esc(&crate::fmt_time_ps(e.noiseless_ps)),
+            esc(&crate::fmt_time_ps_f64(e.mean_ps)),
+            esc(&signed_time(e.total_ps)),
+            if e.total_ps > 0.0 { "100%" } else { "-" }
+        );
+        let unit = |v: f64| crate::fmt_time_ps_f64(v);
+        let signed = |v: f64| signed_time(v);
+        let composition = stacked_bars(
+            &[
+                ("noiseless".to_string(), base.map(|v| v as f64)),
+                (format!("mean of reps {}", w.reps), e.mean_parts_ps),
+            ],
+            &unit,
+        );
+        let extra = stacked_bars(&[("extra time".to_string(), e.extra_ps)], &signed);
+        let _ = writeln!(
+            out,
+            "<div class=\"bars\"><p class=\"small\">The path's parts:</p>{composition}\
+             <p class=\"small\">The extra time, per part (to the left of the line: parts the \
+             noisy runs spend less on):</p>{extra}</div></div>"
+        );
+    }
+}
+
+/// `+1.23us`, `-0.5ms`.
+fn signed_time(ps: f64) -> String {
+    if ps < 0.0 {
+        format!("-{}", crate::fmt_time_ps_f64(-ps))
+    } else {
+        format!("+{}", crate::fmt_time_ps_f64(ps))
+    }
 }
 
 /// `` `x` `` spans of escaped text as `<code>x</code>`.
@@ -329,6 +617,10 @@ pub fn render_html(run: &RunResult) -> Result<String, PlotError> {
         esc(&run.tool.version),
         run.schema_version
     );
+    let facts = match run.cells_summarised() {
+        Ok(stats) => crate::verdict::facts(run, &stats),
+        Err(_) => vec![Facts::default(); run.cells.len()],
+    };
     if run.is_partial() {
         let (complete, partial, missing) = run.cell_counts();
         let why = if run.status == Status::Interrupted {
@@ -343,6 +635,8 @@ pub fn render_html(run: &RunResult) -> Result<String, PlotError> {
              all shown.</p>"
         );
     }
+    verdict_html(run, &facts, &mut out);
+    ranking_html(run, &facts, &mut out);
     out.push_str("<h2>Run</h2>\n");
     let _ = writeln!(out, "<pre>{}</pre>", esc(&run.command));
     out.push_str("<dl class=\"kv\">\n");
@@ -415,7 +709,10 @@ pub fn render_html(run: &RunResult) -> Result<String, PlotError> {
     out.push_str("</dl>\n");
     systems_html(run, &mut out);
     workloads_html(run, &mut out);
-    results_html(run, &mut out);
+    results_html(run, &facts, &mut out);
+    if run.plan.settings.noise.is_some() {
+        why_html(run, &facts, &mut out);
+    }
     plots_html(run, &mut out)?;
     guide_html(&mut out);
     provenance_html(run, &mut out);

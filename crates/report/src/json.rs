@@ -7,8 +7,23 @@
 //!   ["shard": {"index", "count"},]  (only in the output of --shard)
 //!   "plan": { "workloads": [...], "systems": [...], "nodes": [...], "noise_modes": [...],
 //!             "settings": {...} },
-//!   "cells": [ { "id", "complete", <the keys of CELL_COLUMNS>, "run", "reps", "samples_ps" } ] }
+//!   "cells": [ { "id", "complete", <the keys of CELL_COLUMNS>, "run", ["why",] "reps",
+//!                "samples_ps" } ],
+//!   "verdicts": [ { "workload", "system", "nodes", "noise_mode", "n", "partial", "mean_ps",
+//!                   "noiseless_ps", "slowdown", "slowdown_ci95", "on_demand", "committed",
+//!                   "job_runs", "why", "rank", "text" } ] }
 //! ```
+//!
+//! `why` (a cell's critical-path attribution, [`crate::why::CellWhy`]) is there for the cells
+//! that have one: `noiseless` and `reps`, each `{rep, finish_ps, parts: {<part>_ps...},
+//! sensitivity: {dT_dL, dT_do, dT_dg, dT_dG_per_byte, dT_dO_per_byte}, ties}`. `verdicts`
+//! ([`crate::verdict`]) has one entry per workload and system at the largest node count:
+//! `on_demand` and `committed` are `{usd_per_node_hour, extra_usd_per_run,
+//! extra_usd_per_run_ci95: [lo, hi], extra_usd_per_job}` or null without that price; `why` is
+//! `{reps, part, share, extra_ps: {<part>_ps...}, total_extra_ps}` or null; `rank` is `{of,
+//! by_time, time_ratio, fastest, by_cost, cost_ratio, cheapest}` or null with one system;
+//! `text` is the sentence printed under the table. It is derived, and ignored when the
+//! document is read back.
 //!
 //! Each cell holds the statistics of [`crate::CELL_COLUMNS`] (derived from its samples, for
 //! readers that do not want to recompute them) and the samples themselves with their
@@ -19,6 +34,7 @@ use crate::cell::Cell;
 use crate::model::{CellResult, RunResult};
 pub use crate::model::{SCHEMA, SCHEMA_VERSION};
 use crate::record::{cell_values, Value, CELL_COLUMNS};
+use crate::verdict::Facts;
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
 use std::io::{self, Write};
@@ -37,43 +53,108 @@ impl Serialize for Value<'_> {
     }
 }
 
-struct CellOut<'a>(&'a CellResult, &'a Cell);
+struct CellOut<'a>(&'a CellResult, &'a Cell, &'a Facts);
 
 impl Serialize for CellOut<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let (c, stats) = (self.0, self.1);
-        let values = cell_values(stats);
-        let mut map = s.serialize_map(Some(values.len() + 5))?;
+        let values = cell_values(stats, self.2);
+        let mut map = s.serialize_map(Some(values.len() + 6))?;
         map.serialize_entry("id", &c.id)?;
         map.serialize_entry("complete", &c.complete)?;
         for (k, v) in CELL_COLUMNS.iter().zip(values.iter()) {
             map.serialize_entry(k, v)?;
         }
         map.serialize_entry("run", &c.run)?;
+        if let Some(w) = &c.why {
+            map.serialize_entry("why", w)?;
+        }
         map.serialize_entry("reps", &c.reps)?;
         map.serialize_entry("samples_ps", &c.samples_ps)?;
         map.end()
     }
 }
 
-struct CellsOut<'a>(&'a [CellResult], &'a [Cell]);
+struct CellsOut<'a>(&'a [CellResult], &'a [Cell], &'a [Facts]);
 
 impl Serialize for CellsOut<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut seq = s.serialize_seq(Some(self.0.len()))?;
-        for (c, stats) in self.0.iter().zip(self.1) {
-            seq.serialize_element(&CellOut(c, stats))?;
+        for ((c, stats), f) in self.0.iter().zip(self.1).zip(self.2) {
+            seq.serialize_element(&CellOut(c, stats, f))?;
         }
         seq.end()
     }
 }
 
-struct Document<'a>(&'a RunResult, &'a [Cell]);
+/// The verdicts (see the module docs).
+fn verdicts_json(r: &RunResult, stats: &[Cell], facts: &[Facts]) -> serde_json::Value {
+    use serde_json::{json, Value as J};
+    let extra = |e: &Option<crate::verdict::Extra>| match e {
+        Some(e) => json!({
+            "usd_per_node_hour": e.price,
+            "extra_usd_per_run": e.per_run,
+            "extra_usd_per_run_ci95": e.per_run_ci95.map(|(a, b)| [a, b]),
+            "extra_usd_per_job": e.per_job,
+        }),
+        None => J::Null,
+    };
+    let parts = |v: &[f64; 8]| {
+        let mut m = serde_json::Map::new();
+        for (i, (k, _, _)) in crate::why::PARTS.iter().enumerate() {
+            m.insert(format!("{k}_ps"), json!(v[i]));
+        }
+        J::Object(m)
+    };
+    let list: Vec<J> = facts
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.verdict.is_some())
+        .map(|(i, f)| {
+            let c = &r.cells[i];
+            json!({
+                "workload": c.workload,
+                "system": c.system,
+                "nodes": c.nodes,
+                "noise_mode": c.noise_mode,
+                "n": c.samples_ps.len(),
+                "partial": !c.complete,
+                "mean_ps": stats[i].summary.mean,
+                "noiseless_ps": c.noiseless_ps,
+                "slowdown": f.slowdown,
+                "slowdown_ci95": f.slowdown_ci95.map(|(a, b)| [a, b]),
+                "on_demand": extra(&f.on_demand),
+                "committed": extra(&f.committed),
+                "job_runs": f.job_runs,
+                "why": f.why.as_ref().map(|w| json!({
+                    "reps": w.reps,
+                    "part": w.main.map(|(p, _)| crate::why::PARTS[p].0),
+                    "share": w.main.map(|(_, s)| s),
+                    "extra_ps": parts(&w.extra.extra_ps),
+                    "total_extra_ps": w.extra.total_ps,
+                })),
+                "rank": f.rank.as_ref().map(|k| json!({
+                    "of": k.of,
+                    "by_time": k.by_time,
+                    "time_ratio": k.time_ratio,
+                    "fastest": k.fastest,
+                    "by_cost": k.by_cost,
+                    "cost_ratio": k.cost_ratio,
+                    "cheapest": k.cheapest,
+                })),
+                "text": f.verdict,
+            })
+        })
+        .collect();
+    J::Array(list)
+}
+
+struct Document<'a>(&'a RunResult, &'a [Cell], &'a [Facts]);
 
 impl Serialize for Document<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let r = self.0;
-        let mut map = s.serialize_map(Some(7 + r.shard.is_some() as usize))?;
+        let mut map = s.serialize_map(Some(8 + r.shard.is_some() as usize))?;
         map.serialize_entry("schema", &r.schema)?;
         map.serialize_entry("schema_version", &r.schema_version)?;
         map.serialize_entry("tool", &r.tool)?;
@@ -83,7 +164,8 @@ impl Serialize for Document<'_> {
             map.serialize_entry("shard", shard)?;
         }
         map.serialize_entry("plan", &r.plan)?;
-        map.serialize_entry("cells", &CellsOut(&r.cells, self.1))?;
+        map.serialize_entry("cells", &CellsOut(&r.cells, self.1, self.2))?;
+        map.serialize_entry("verdicts", &verdicts_json(r, self.1, self.2))?;
         map.end()
     }
 }
@@ -91,7 +173,9 @@ impl Serialize for Document<'_> {
 /// Writes the result as pretty-printed JSON (two-space indent) followed by a newline.
 pub fn write_run_json<W: Write + ?Sized>(w: &mut W, run: &RunResult) -> io::Result<()> {
     let stats = run.cells_summarised().map_err(io::Error::other)?;
-    serde_json::to_writer_pretty(&mut *w, &Document(run, &stats)).map_err(io::Error::from)?;
+    let facts = crate::verdict::facts(run, &stats);
+    serde_json::to_writer_pretty(&mut *w, &Document(run, &stats, &facts))
+        .map_err(io::Error::from)?;
     w.write_all(b"\n")
 }
 

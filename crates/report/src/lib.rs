@@ -98,6 +98,8 @@ pub mod special;
 pub mod stats;
 pub mod table;
 pub mod validation;
+pub mod verdict;
+pub mod why;
 
 pub use atomic::{output_target, overwrites_input, same_output, write_atomic, OutputTarget};
 pub use cell::{Cell, CellError, Labels};
@@ -110,7 +112,7 @@ pub use fmt::{fmt_bytes, fmt_pct, fmt_per_byte, fmt_ratio, fmt_time_ps, fmt_time
 pub use json::{run_to_json_string, write_run_json};
 pub use merge::{merge, MergeError, ShardInput};
 pub use model::{
-    CellKey, CellResult, EngineParams, NoiseSettings, Plan, Prices, ProfileRef, Provenance, RepSet,
+    CellKey, CellResult, EngineParams, Job, NoiseSettings, Plan, Prices, ProfileRef, Provenance, RepSet,
     RepsRule, RunFacts, RunResult, Settings, Shard, ShardBy, Share, Status, SystemInfo, Tool,
     WorkloadInfo, SCHEMA, SCHEMA_VERSION,
 };

@@ -190,6 +190,8 @@ pub fn merge(shards: Vec<ShardInput>) -> Result<RunResult, MergeError> {
     let mut complete = vec![true; ncells];
     let mut baseline: Vec<Option<(u64, &str)>> = vec![None; ncells];
     let mut proto: Vec<Option<&CellResult>> = vec![None; ncells];
+    // The attributed repetitions of each cell, from every shard that ran some.
+    let mut why: Vec<Option<crate::why::CellWhy>> = vec![None; ncells];
     let mut interrupted = false;
     for s in by_index.values() {
         let r = &s.result;
@@ -235,6 +237,11 @@ pub fn merge(shards: Vec<ShardInput>) -> Result<RunResult, MergeError> {
                 proto[c.id] = Some(c);
             }
             reps[c.id].extend(c.reps.iter().copied().zip(c.samples_ps.iter().copied()));
+            if let Some(w) = &c.why {
+                let m = why[c.id].get_or_insert_with(Default::default);
+                m.noiseless = m.noiseless.or(w.noiseless);
+                m.reps.extend(w.reps.iter().copied());
+            }
         }
         // A share that did not arrive: only an interrupted shard may lack one.
         for (id, share) in shares.iter().enumerate() {
@@ -249,7 +256,13 @@ pub fn merge(shards: Vec<ShardInput>) -> Result<RunResult, MergeError> {
         let Some(p) = proto[id] else { continue };
         let mut pairs = std::mem::take(&mut reps[id]);
         pairs.sort_unstable();
+        let why = why[id].take().map(|mut w| {
+            w.reps.sort_by_key(|p| p.rep);
+            w.reps.dedup_by_key(|p| p.rep);
+            w
+        });
         cells.push(CellResult {
+            why,
             complete: complete[id],
             reps: pairs.iter().map(|p| p.0).collect(),
             samples_ps: pairs.iter().map(|p| p.1).collect(),

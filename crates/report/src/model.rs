@@ -201,6 +201,53 @@ pub struct Settings {
     pub noise: Option<NoiseSettings>,
     /// Explicit parameter flags as given (`-G 79ps`); they override every system's parameters.
     pub param_flags: Vec<String>,
+    /// What one job is (`--job-runs`, `--job-node-hours`): the extra cost of noise per job.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job: Option<Job>,
+    /// Repetitions whose critical paths are attributed in each cell the verdict speaks of
+    /// (`--why-reps`; the first ones, a random sample since draws are keyed by repetition).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub why_reps: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
+}
+
+/// A job: several runs of the workload on the cell's nodes.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Job {
+    /// This many runs (`--job-runs`).
+    Runs(u64),
+    /// Runs worth this many node-hours without noise (`--job-node-hours`): at `n` nodes and a
+    /// noiseless run time `t`, `node_hours / (n t)` runs.
+    NodeHours(f64),
+}
+
+impl Job {
+    /// Runs per job at `nodes` nodes whose noiseless run takes `noiseless_ps`.
+    pub fn runs(&self, nodes: u64, noiseless_ps: f64) -> f64 {
+        match *self {
+            Job::Runs(r) => r as f64,
+            Job::NodeHours(h) => {
+                if noiseless_ps > 0.0 && nodes > 0 {
+                    h * crate::cost::PS_PER_HOUR / (nodes as f64 * noiseless_ps)
+                } else {
+                    0.0
+                }
+            }
+        }
+    }
+
+    /// `1000 runs`, `5000 node-hours`.
+    pub fn describe(&self) -> String {
+        match *self {
+            Job::Runs(1) => "1 run".into(),
+            Job::Runs(r) => format!("{r} runs"),
+            Job::NodeHours(h) => format!("{h} node-hours of noiseless runs"),
+        }
+    }
 }
 
 /// What to run: workloads × systems × node counts × noise modes, and the shared settings.
@@ -297,6 +344,10 @@ pub struct CellResult {
     pub samples_ps: Vec<u64>,
     /// Engine counters of a noiseless run.
     pub run: Option<RunFacts>,
+    /// Critical-path attribution of some repetitions and of the noiseless run (the cells the
+    /// verdict speaks of, or every cell with `--critical-path`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<crate::why::CellWhy>,
 }
 
 impl CellResult {
@@ -623,6 +674,8 @@ mod tests {
                     cosched: false,
                 }),
                 param_flags: vec![],
+                job: None,
+                why_reps: 0,
             },
         }
     }

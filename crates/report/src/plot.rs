@@ -5,17 +5,24 @@
 //!   several systems, one panel per workload (hue: system), as in the paper's Figs. 14 and 15.
 //!   Boxes span the quartiles, notches the median's 95 % interval `median ± 1.57 IQR / sqrt(n)`,
 //!   whiskers follow the 1.5 IQR rule and dots beyond them are the outliers, all as
-//!   [`crate::Summary`] computes them; the white square is the mean. The time axis is
-//!   logarithmic when the values span more than a factor of five.
+//!   [`crate::Summary`] computes them; the white square is the mean, and a dashed line marks
+//!   the noiseless time of the same workload, system and nodes. A cell of one run (noiseless)
+//!   is a diamond, not a box. The time axis is logarithmic when the values span more than a
+//!   factor of five.
 //! * **cost** ([`PlotKind::Cost`]): the cost increase over the noiseless run against the node
-//!   count (the paper's Figs. 16 and 17): bars of the mean, with its 95 % confidence interval.
+//!   count (the paper's Figs. 16 and 17): bars of the mean, with its 95 % confidence interval
+//!   and its value written at the bar (a bar too small to see is drawn two pixels high).
 //! * **ecdf** ([`PlotKind::Ecdf`]): the empirical distribution function of the cells at the
-//!   largest node count of each panel.
+//!   largest node count of each panel (left out when every cell is a single run).
+//!
+//! A partial result (interrupted, or a shard missing) carries a `PARTIAL RESULT` banner above
+//! its plots. Section titles wrap to the figure's width.
 //! * **all**: the three, one above the other.
 //!
 //! Node counts are on a logarithmic axis (log2). Text is set in DejaVu Sans, embedded in the
 //! binary (`fonts/DejaVuSans.ttf`, licence in `fonts/LICENSE`), so PNG output needs no system
-//! fonts; SVG output names the `sans-serif` family and lets the viewer draw the text.
+//! fonts, and set glyph by glyph with its side bearings and kerning ([`Typeset`]); SVG output
+//! names the `sans-serif` family and lets the viewer draw the text.
 
 use crate::cell::Cell;
 use crate::fmt::fmt_pct;
@@ -23,6 +30,8 @@ use crate::model::RunResult;
 use loggops_units::fmt_time_ps_f64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use plotters_backend::{BackendColor, BackendCoord, DrawingErrorKind};
 use std::path::Path;
 use std::str::FromStr;
 use std::sync::Once;
@@ -136,6 +145,10 @@ fn hue_color(label: &str, index: usize) -> RGBColor {
 struct BoxItem {
     nodes: u64,
     hue: usize,
+    /// Samples; a single run is drawn as a diamond.
+    n: usize,
+    /// The noiseless time of the same workload, system and nodes (a dashed line).
+    noiseless: Option<f64>,
     q1: f64,
     median: f64,
     q3: f64,
@@ -243,7 +256,13 @@ fn grouping(run: &RunResult, skip_none: bool) -> Grouping {
                     })
                     .collect();
                 if !idx.is_empty() {
-                    panels.push((format!("{} · {}", w.name, s.name), idx));
+                    // Without a profile there is one system, the flags' parameters.
+                    let title = if s.profile.is_none() && plan.systems.len() == 1 {
+                        w.name.clone()
+                    } else {
+                        format!("{} · {}", w.name, s.name)
+                    };
+                    panels.push((title, idx));
                 }
             }
         }
@@ -272,9 +291,15 @@ fn runtime_section(run: &RunResult, stats: &[Cell]) -> Section {
                         .map(|&t| t as f64)
                         .filter(|&t| t < s.whisker_lo || t > s.whisker_hi)
                         .collect();
+                    let c = &run.cells[i];
                     BoxItem {
-                        nodes: run.cells[i].nodes,
+                        nodes: c.nodes,
                         hue: g.hue_of[i],
+                        n: c.samples_ps.len(),
+                        noiseless: c
+                            .noiseless_ps
+                            .filter(|_| c.noise_mode != "none")
+                            .map(|t| t as f64),
                         q1: s.q1,
                         median: s.median,
                         q3: s.q3,
@@ -288,9 +313,14 @@ fn runtime_section(run: &RunResult, stats: &[Cell]) -> Section {
         })
         .collect();
     Section {
-        title: "Runtime per node count (boxes: quartiles; notches: 95% CI of the median; \
-                whiskers: 1.5 IQR; dots: outliers; white square: mean)"
-            .into(),
+        title: if run.cells.iter().all(|c| c.samples_ps.len() == 1) {
+            "Runtime per node count (one run per cell, noiseless: diamonds)".into()
+        } else {
+            "Runtime per node count (boxes: quartiles; notches: 95% CI of the median; \
+             whiskers: 1.5 IQR; dots: outliers; white square: mean; dashed line: noiseless \
+             time; diamond: a single run)"
+                .into()
+        },
         hues: g.hues,
         panels,
     }
@@ -381,8 +411,13 @@ fn ecdf_section(run: &RunResult) -> Section {
 
 const PANEL_W: u32 = 620;
 const PANEL_H: u32 = 380;
+/// A section title's first line; every further line adds [`TITLE_LINE_H`].
 const SECTION_TITLE_H: u32 = 34;
+const TITLE_LINE_H: u32 = 22;
+const TITLE_SIZE: f64 = 17.0;
 const LEGEND_H: u32 = 30;
+/// The `PARTIAL RESULT` banner.
+const BANNER_H: u32 = 36;
 const FONT: &str = "sans-serif";
 
 static FONT_INIT: Once = Once::new();
@@ -400,20 +435,31 @@ fn columns_for(panels: usize) -> usize {
     panels.clamp(1, 2)
 }
 
-fn section_height(s: &Section) -> u32 {
-    let cols = columns_for(s.panels.len());
-    let rows = s.panels.len().div_ceil(cols).max(1);
-    SECTION_TITLE_H + LEGEND_H + rows as u32 * PANEL_H
+/// The lines of a section's title in a figure `width` pixels wide.
+fn title_lines(s: &Section, width: u32) -> Vec<String> {
+    wrap(&s.title, TITLE_SIZE, width as f64 - 24.0)
 }
 
-fn figure_size(sections: &[Section]) -> (u32, u32) {
+fn section_height(s: &Section, width: u32) -> u32 {
+    let cols = columns_for(s.panels.len());
+    let rows = s.panels.len().div_ceil(cols).max(1);
+    let extra = (title_lines(s, width).len() as u32 - 1) * TITLE_LINE_H;
+    SECTION_TITLE_H + extra + LEGEND_H + rows as u32 * PANEL_H
+}
+
+fn figure_width(sections: &[Section]) -> u32 {
     let cols = sections
         .iter()
         .map(|s| columns_for(s.panels.len()))
         .max()
         .unwrap_or(1);
-    let h: u32 = sections.iter().map(section_height).sum();
-    (cols as u32 * PANEL_W, h.max(PANEL_H))
+    cols as u32 * PANEL_W
+}
+
+fn figure_size(sections: &[Section], banner: bool) -> (u32, u32) {
+    let w = figure_width(sections);
+    let h: u32 = sections.iter().map(|s| section_height(s, w)).sum();
+    (w, h.max(PANEL_H) + if banner { BANNER_H } else { 0 })
 }
 
 type DrawResult<T> = Result<T, PlotError>;
@@ -425,28 +471,49 @@ fn err<E: std::fmt::Debug>(e: E) -> PlotError {
 fn draw_figure<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     sections: &[Section],
+    banner: Option<&str>,
 ) -> DrawResult<()> {
     root.fill(&WHITE).map_err(err)?;
     let mut rest = root.clone();
-    for s in sections {
-        let (area, below) = rest.split_vertically(section_height(s));
+    if let Some(text) = banner {
+        let (area, below) = rest.split_vertically(BANNER_H);
         rest = below;
-        draw_section(&area, s)?;
+        area.fill(&RGBColor(255, 243, 205)).map_err(err)?;
+        area.draw(&Text::new(
+            text.to_string(),
+            (12, 9),
+            (FONT, 16).into_font().color(&RGBColor(150, 0, 0)),
+        ))
+        .map_err(err)?;
+    }
+    let width = figure_width(sections);
+    for s in sections {
+        let (area, below) = rest.split_vertically(section_height(s, width));
+        rest = below;
+        draw_section(&area, s, width)?;
     }
     root.present().map_err(err)
 }
 
-fn draw_section<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, s: &Section) -> DrawResult<()> {
-    let (head, body) = area.split_vertically(SECTION_TITLE_H + LEGEND_H);
-    head.draw(&Text::new(
-        s.title.clone(),
-        (12, 8),
-        (FONT, 17).into_font().color(&BLACK),
-    ))
-    .map_err(err)?;
+fn draw_section<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    s: &Section,
+    width: u32,
+) -> DrawResult<()> {
+    let lines = title_lines(s, width);
+    let title_h = SECTION_TITLE_H + (lines.len() as u32 - 1) * TITLE_LINE_H;
+    let (head, body) = area.split_vertically(title_h + LEGEND_H);
+    for (k, line) in lines.iter().enumerate() {
+        head.draw(&Text::new(
+            line.clone(),
+            (12, 8 + k as i32 * TITLE_LINE_H as i32),
+            (FONT, TITLE_SIZE).into_font().color(&BLACK),
+        ))
+        .map_err(err)?;
+    }
     // Legend: a coloured square and the hue's name for each hue.
     let mut x = 14;
-    let y = SECTION_TITLE_H as i32 + 4;
+    let y = title_h as i32 + 4;
     let style = (FONT, 14).into_font().color(&BLACK);
     for (i, h) in s.hues.iter().enumerate() {
         let c = hue_color(h, i);
@@ -684,10 +751,6 @@ fn label_nodes(u: f64) -> String {
     format!("{}", 2f64.powf(u).round() as u64)
 }
 
-fn caption_style() -> TextStyle<'static> {
-    (FONT, 16).into_font().color(&BLACK)
-}
-
 /// What a panel's axes say.
 struct AxesText<'a> {
     x_desc: &'a str,
@@ -706,8 +769,22 @@ fn panel_chart<'a, DB: DrawingBackend>(
     y: Keyed,
     text: AxesText<'_>,
 ) -> DrawResult<ChartContext<'a, DB, Cartesian2d<Keyed, Keyed>>> {
+    // A caption wider than the panel is set smaller (down to 11 px) and then cut.
+    let room = area.dim_in_pixel().0 as f64 - 24.0;
+    let mut size = 16.0;
+    while size > 11.0 && text_width(title, size) > room {
+        size -= 1.0;
+    }
+    let mut title = title.to_string();
+    while text_width(&title, size) > room && title.chars().count() > 4 {
+        title.pop();
+        while title.ends_with(' ') {
+            title.pop();
+        }
+        title = format!("{}…", title.trim_end_matches('…'));
+    }
     let mut chart = ChartBuilder::on(area)
-        .caption(title, caption_style())
+        .caption(&title, (FONT, size).into_font().color(&BLACK))
         .margin(10)
         .margin_right(22)
         .x_label_area_size(46)
@@ -743,6 +820,7 @@ fn draw_boxes<DB: DrawingBackend>(
     let vals = items.iter().flat_map(|b| {
         [b.whiskers.0, b.whiskers.1, b.q1, b.q3, b.mean]
             .into_iter()
+            .chain(b.noiseless)
             .chain(b.outliers.iter().copied())
     });
     let (lo, hi) = vals.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
@@ -773,6 +851,35 @@ fn draw_boxes<DB: DrawingBackend>(
         let half = w * 0.4;
         let (x0, x1) = (cx - half, cx + half);
         let y = |v: f64| ya.tf(v);
+        if let Some(t) = b.noiseless {
+            // Dashed: ten dashes across the slot.
+            let (yt, step) = (y(t), 2.0 * half / 19.0);
+            chart
+                .draw_series((0..10).map(|k| {
+                    let a = x0 + 2.0 * k as f64 * step;
+                    PathElement::new(vec![(a, yt), (a + step, yt)], BLACK.stroke_width(2))
+                }))
+                .map_err(err)?;
+        }
+        if b.n == 1 {
+            // One run: a diamond at its time, no box.
+            chart
+                .draw_series(std::iter::once(
+                    EmptyElement::at((cx, y(b.median)))
+                        + Polygon::new(vec![(0, -7), (7, 0), (0, 7), (-7, 0)], c.filled()),
+                ))
+                .map_err(err)?;
+            chart
+                .draw_series(std::iter::once(
+                    EmptyElement::at((cx, y(b.median)))
+                        + PathElement::new(
+                            vec![(0, -7), (7, 0), (0, 7), (-7, 0), (0, -7)],
+                            BLACK.stroke_width(1),
+                        ),
+                ))
+                .map_err(err)?;
+            continue;
+        }
         let (q1, q3, med) = (y(b.q1), y(b.q3), y(b.median));
         let nlo = y(b.notch.0.max(b.q1));
         let nhi = y(b.notch.1.min(b.q3));
@@ -857,7 +964,14 @@ fn draw_bars<DB: DrawingBackend>(
             .flatten()
     });
     let (lo, hi) = vals.fold((0f64, 0f64), |(a, b), v| (a.min(v), b.max(v)));
-    let ya = Axis::new(lo, hi, false, true);
+    // Room for the values written at the bars' ends.
+    let pad = (hi - lo).max(f64::MIN_POSITIVE) * 0.08;
+    let ya = Axis::new(
+        if lo < 0.0 { lo - pad } else { lo },
+        if hi > 0.0 { hi + pad } else { hi },
+        false,
+        true,
+    );
     let mut chart = panel_chart(
         area,
         title,
@@ -871,15 +985,44 @@ fn draw_bars<DB: DrawingBackend>(
             x_grid: false,
         },
     )?;
+    // Two pixels of the plot's height (about PANEL_H - 110 pixels), the least a bar is drawn.
+    let least = (ya.hi - ya.lo) * 2.0 / (PANEL_H as f64 - 110.0);
     for b in items {
         let c = hue_color(&hues[b.hue], b.hue);
         let (cx, w) = xa.slot(b.nodes, b.hue, hues.len());
         let half = w * 0.42;
+        let top = if b.value.abs() < least {
+            if b.value < 0.0 {
+                -least
+            } else {
+                least
+            }
+        } else {
+            b.value
+        };
         chart
             .draw_series(std::iter::once(Rectangle::new(
-                [(cx - half, 0.0), (cx + half, b.value)],
+                [(cx - half, 0.0), (cx + half, top)],
                 c.mix(0.8).filled(),
             )))
+            .map_err(err)?;
+        // The value, beside the bar's end (above a rising bar, below a falling one).
+        let label = fmt_pct(b.value);
+        let anchor = if b.value < 0.0 {
+            Pos::new(HPos::Left, VPos::Top)
+        } else {
+            Pos::new(HPos::Left, VPos::Bottom)
+        };
+        let offset = if b.value < 0.0 { 3 } else { -3 };
+        chart
+            .draw_series(std::iter::once(
+                EmptyElement::at((cx + half * 0.1, top))
+                    + Text::new(
+                        label,
+                        (2, offset),
+                        (FONT, 12).into_font().color(&BLACK).pos(anchor),
+                    ),
+            ))
             .map_err(err)?;
         if let Some((l, h)) = b.ci {
             let cap = half * 0.4;
@@ -971,6 +1114,195 @@ fn draw_curves<DB: DrawingBackend>(
     Ok(())
 }
 
+
+// --- text in PNGs -----------------------------------------------------------------------------
+
+static FONT_BYTES: &[u8] = include_bytes!("../fonts/DejaVuSans.ttf");
+
+/// The embedded font for measuring and setting text ourselves.
+fn font() -> Option<ab_glyph::FontRef<'static>> {
+    ab_glyph::FontRef::try_from_slice(FONT_BYTES).ok()
+}
+
+/// Width of `text` in pixels at `size` (plotters' size: pixels per line), with kerning.
+fn text_width(text: &str, size: f64) -> f64 {
+    use ab_glyph::{Font, ScaleFont};
+    let Some(f) = font() else {
+        return text.chars().count() as f64 * size * 0.55;
+    };
+    let f = f.as_scaled(size as f32);
+    let mut w = 0f32;
+    let mut prev = None;
+    for c in text.chars() {
+        let g = f.glyph_id(c);
+        if let Some(p) = prev {
+            w += f.kern(p, g);
+        }
+        w += f.h_advance(g);
+        prev = Some(g);
+    }
+    w as f64
+}
+
+/// `text` broken into lines of at most `width` pixels at `size` (at word boundaries).
+fn wrap(text: &str, size: f64, width: f64) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    for word in text.split(' ') {
+        let trial = if cur.is_empty() {
+            word.to_string()
+        } else {
+            format!("{cur} {word}")
+        };
+        if !cur.is_empty() && text_width(&trial, size) > width {
+            lines.push(std::mem::take(&mut cur));
+            cur = word.to_string();
+        } else {
+            cur = trial;
+        }
+    }
+    if !cur.is_empty() || lines.is_empty() {
+        lines.push(cur);
+    }
+    lines
+}
+
+/// A backend that sets text itself, glyph by glyph at its pen position with its side bearing
+/// and kerning, and passes everything else on. plotters' own bitmap text drops the side
+/// bearings (every glyph's ink starts at the pen), which spaced PNG text unevenly
+/// (`+500. 0%`, `l og`).
+struct Typeset<B>(B);
+
+impl<B: DrawingBackend> DrawingBackend for Typeset<B> {
+    type ErrorType = B::ErrorType;
+    fn get_size(&self) -> (u32, u32) {
+        self.0.get_size()
+    }
+    fn ensure_prepared(&mut self) -> Result<(), DrawingErrorKind<B::ErrorType>> {
+        self.0.ensure_prepared()
+    }
+    fn present(&mut self) -> Result<(), DrawingErrorKind<B::ErrorType>> {
+        self.0.present()
+    }
+    fn draw_pixel(
+        &mut self,
+        point: BackendCoord,
+        color: BackendColor,
+    ) -> Result<(), DrawingErrorKind<B::ErrorType>> {
+        self.0.draw_pixel(point, color)
+    }
+    fn draw_line<S: plotters_backend::BackendStyle>(
+        &mut self,
+        from: BackendCoord,
+        to: BackendCoord,
+        style: &S,
+    ) -> Result<(), DrawingErrorKind<B::ErrorType>> {
+        self.0.draw_line(from, to, style)
+    }
+    fn draw_rect<S: plotters_backend::BackendStyle>(
+        &mut self,
+        upper_left: BackendCoord,
+        bottom_right: BackendCoord,
+        style: &S,
+        fill: bool,
+    ) -> Result<(), DrawingErrorKind<B::ErrorType>> {
+        self.0.draw_rect(upper_left, bottom_right, style, fill)
+    }
+    fn draw_path<S: plotters_backend::BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+        &mut self,
+        path: I,
+        style: &S,
+    ) -> Result<(), DrawingErrorKind<B::ErrorType>> {
+        self.0.draw_path(path, style)
+    }
+    fn draw_circle<S: plotters_backend::BackendStyle>(
+        &mut self,
+        center: BackendCoord,
+        radius: u32,
+        style: &S,
+        fill: bool,
+    ) -> Result<(), DrawingErrorKind<B::ErrorType>> {
+        self.0.draw_circle(center, radius, style, fill)
+    }
+    fn fill_polygon<S: plotters_backend::BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+        &mut self,
+        vert: I,
+        style: &S,
+    ) -> Result<(), DrawingErrorKind<B::ErrorType>> {
+        self.0.fill_polygon(vert, style)
+    }
+    fn blit_bitmap(
+        &mut self,
+        pos: BackendCoord,
+        size: (u32, u32),
+        src: &[u8],
+    ) -> Result<(), DrawingErrorKind<B::ErrorType>> {
+        self.0.blit_bitmap(pos, size, src)
+    }
+    fn draw_text<TStyle: plotters_backend::BackendTextStyle>(
+        &mut self,
+        text: &str,
+        style: &TStyle,
+        pos: BackendCoord,
+    ) -> Result<(), DrawingErrorKind<B::ErrorType>> {
+        use ab_glyph::{point, Font, ScaleFont};
+        let color = style.color();
+        let Some(f) = font().filter(|_| color.alpha > 0.0) else {
+            return self.0.draw_text(text, style, pos);
+        };
+        let size = style.size();
+        let sf = f.as_scaled(size as f32);
+        // The box plotters lays out: the advances' width, `size / 1.24` high, the baseline at
+        // `size / 2` (as its own glyph placement has it).
+        let width = text_width(text, size).round() as i32;
+        let height = (size / 1.24) as i32;
+        let dx = match style.anchor().h_pos {
+            HPos::Left => 0,
+            HPos::Right => -width,
+            HPos::Center => -width / 2,
+        };
+        let dy = match style.anchor().v_pos {
+            VPos::Top => 0,
+            VPos::Center => -height / 2,
+            VPos::Bottom => -height,
+        };
+        let trans = style.transform();
+        let (w, h) = self.get_size();
+        let mut pen = 0f32;
+        let mut prev = None;
+        for c in text.chars() {
+            let id = sf.glyph_id(c);
+            if let Some(p) = prev {
+                pen += sf.kern(p, id);
+            }
+            prev = Some(id);
+            let glyph = id.with_scale_and_position(sf.scale(), point(pen, size as f32 / 2.0));
+            pen += sf.h_advance(id);
+            let Some(outline) = f.outline_glyph(glyph) else {
+                continue;
+            };
+            let b = outline.px_bounds();
+            let mut px = Vec::new();
+            outline.draw(|x, y, cov| px.push((x, y, cov)));
+            for (x, y, cov) in px {
+                let (lx, ly) = (b.min.x as i32 + x as i32, b.min.y as i32 + y as i32);
+                let (tx, ty) = trans.transform(lx + dx, ly + dy);
+                let (x, y) = (pos.0 + tx, pos.1 + ty);
+                if x >= 0 && y >= 0 && x < w as i32 && y < h as i32 && cov > 0.0 {
+                    self.0.draw_pixel(
+                        (x, y),
+                        BackendColor {
+                            alpha: color.alpha * cov.min(1.0) as f64,
+                            rgb: color.rgb,
+                        },
+                    )?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 // --- entry points -----------------------------------------------------------------------------
 
 fn sections(run: &RunResult, kind: PlotKind) -> DrawResult<Vec<Section>> {
@@ -990,7 +1322,14 @@ fn sections(run: &RunResult, kind: PlotKind) -> DrawResult<Vec<Section>> {
             out.push(s);
         }
     }
-    if matches!(kind, PlotKind::All | PlotKind::Ecdf) {
+    let distributions = run.cells.iter().any(|c| c.samples_ps.len() > 1);
+    if matches!(kind, PlotKind::All | PlotKind::Ecdf) && (distributions || kind == PlotKind::Ecdf)
+    {
+        if !distributions {
+            return Err(PlotError::Empty(
+                "every cell is a single (noiseless) run: a distribution needs --noise".into(),
+            ));
+        }
         out.push(ecdf_section(run));
     }
     out.retain(|s| !s.panels.is_empty());
@@ -1002,15 +1341,19 @@ fn sections(run: &RunResult, kind: PlotKind) -> DrawResult<Vec<Section>> {
     Ok(out)
 }
 
-fn render(sections: &[Section], path: Option<&Path>) -> DrawResult<Option<String>> {
+fn render(
+    sections: &[Section],
+    banner: Option<&str>,
+    path: Option<&Path>,
+) -> DrawResult<Option<String>> {
     register_font();
-    let size = figure_size(sections);
+    let size = figure_size(sections, banner.is_some());
     match path.map(image_format) {
         None | Some(Some(ImageFormat::Svg)) => {
             let mut svg = String::new();
             {
                 let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
-                draw_figure(&root, sections)?;
+                draw_figure(&root, sections, banner)?;
             }
             if let Some(p) = path {
                 crate::write_atomic(p, |w| w.write_all(svg.as_bytes())).map_err(|source| {
@@ -1025,7 +1368,7 @@ fn render(sections: &[Section], path: Option<&Path>) -> DrawResult<Option<String
         }
         Some(Some(ImageFormat::Png)) => {
             let p = path.expect("a path");
-            write_png(p, size, |root| draw_figure(root, sections))?;
+            write_png(p, size, |root| draw_figure(root, sections, banner))?;
             Ok(None)
         }
         Some(None) => Err(PlotError::Extension(
@@ -1038,7 +1381,7 @@ fn render(sections: &[Section], path: Option<&Path>) -> DrawResult<Option<String
 fn write_png(
     path: &Path,
     size: (u32, u32),
-    draw: impl FnOnce(&DrawingArea<BitMapBackend<'_>, Shift>) -> DrawResult<()>,
+    draw: impl FnOnce(&DrawingArea<Typeset<BitMapBackend<'_>>, Shift>) -> DrawResult<()>,
 ) -> DrawResult<()> {
     let io = |source: std::io::Error| PlotError::Io {
         path: path.display().to_string(),
@@ -1063,7 +1406,7 @@ fn write_png(
     }
     let tmp = builder.tempfile_in(dir).map_err(io)?;
     {
-        let root = BitMapBackend::new(tmp.path(), size).into_drawing_area();
+        let root = Typeset(BitMapBackend::new(tmp.path(), size)).into_drawing_area();
         draw(&root)?;
     }
     tmp.persist(path).map_err(|e| io(e.error))?;
@@ -1073,7 +1416,23 @@ fn write_png(
 /// The figure `kind` of `run` as an SVG document.
 pub fn render_svg(run: &RunResult, kind: PlotKind) -> Result<String, PlotError> {
     let s = sections(run, kind)?;
-    Ok(render(&s, None)?.unwrap_or_default())
+    Ok(render(&s, banner(run).as_deref(), None)?.unwrap_or_default())
+}
+
+/// The `PARTIAL RESULT` banner of a partial run.
+fn banner(run: &RunResult) -> Option<String> {
+    if !run.is_partial() {
+        return None;
+    }
+    let (complete, partial, missing) = run.cell_counts();
+    let why = match run.status {
+        crate::model::Status::Interrupted => "interrupted (Ctrl-C)",
+        crate::model::Status::Complete => "incomplete",
+    };
+    Some(format!(
+        "PARTIAL RESULT, {why}: {complete} cell(s) complete, {partial} cut short, {missing} \
+         not run"
+    ))
 }
 
 /// Writes the figure `kind` of `run` to `path` (`.svg` or `.png`), atomically.
@@ -1082,7 +1441,7 @@ pub fn write_plot(path: &Path, run: &RunResult, kind: PlotKind) -> Result<(), Pl
         return Err(PlotError::Extension(path.display().to_string()));
     }
     let s = sections(run, kind)?;
-    render(&s, Some(path)).map(|_| ())
+    render(&s, banner(run).as_deref(), Some(path)).map(|_| ())
 }
 
 /// A figure of curve panels (e.g. a profile's distributions), `title` above them; written to
@@ -1100,7 +1459,7 @@ pub fn write_curves(
         hues: Vec::new(),
         panels: panels.into_iter().map(Panel::Curves).collect(),
     }];
-    render(&s, path)
+    render(&s, None, path)
 }
 
 #[cfg(test)]

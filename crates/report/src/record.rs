@@ -29,7 +29,7 @@ fn opt<T>(v: Option<T>, f: impl FnOnce(T) -> Value<'static>) -> Value<'static> {
 }
 
 /// Column names, in output order.
-pub const CELL_COLUMNS: [&str; 45] = [
+pub const CELL_COLUMNS: [&str; 65] = [
     "workload",
     "system",
     "nodes",
@@ -75,10 +75,30 @@ pub const CELL_COLUMNS: [&str; 45] = [
     "cost_increase_pct_ci95_lo",
     "cost_increase_pct_ci95_hi",
     "cost_increase_pct_median",
+    "inflation_mean_ci95_lo",
+    "inflation_mean_ci95_hi",
+    "on_demand_extra_usd_per_run",
+    "on_demand_extra_usd_per_run_ci95_lo",
+    "on_demand_extra_usd_per_run_ci95_hi",
+    "committed_extra_usd_per_run",
+    "committed_extra_usd_per_run_ci95_lo",
+    "committed_extra_usd_per_run_ci95_hi",
+    "job_runs",
+    "on_demand_extra_usd_per_job",
+    "committed_extra_usd_per_job",
+    "systems_ranked",
+    "rank_by_time",
+    "ratio_to_best_time",
+    "rank_by_cost",
+    "ratio_to_best_cost",
+    "why_reps",
+    "why_part",
+    "why_share",
+    "verdict",
 ];
 
-/// The values of a cell, in [`CELL_COLUMNS`] order.
-pub(crate) fn cell_values(cell: &Cell) -> [Value<'_>; 45] {
+/// The values of a cell, in [`CELL_COLUMNS`] order (`f`: its [`crate::verdict::facts`]).
+pub(crate) fn cell_values<'a>(cell: &'a Cell, f: &'a crate::verdict::Facts) -> [Value<'a>; 65] {
     let s = &cell.summary;
     let l = &cell.labels;
     let c = cell.cost.as_ref();
@@ -130,6 +150,31 @@ pub(crate) fn cell_values(cell: &Cell) -> [Value<'_>; 45] {
         opt(c.and_then(|c| c.increase_pct_ci95), |i| Value::F64(i.lo)),
         opt(c.and_then(|c| c.increase_pct_ci95), |i| Value::F64(i.hi)),
         opt(c.and_then(|c| c.increase_pct_median), Value::F64),
+        opt(f.slowdown_ci95, |i| Value::F64(i.0)),
+        opt(f.slowdown_ci95, |i| Value::F64(i.1)),
+        opt(f.on_demand.as_ref(), |e| Value::F64(e.per_run)),
+        opt(f.on_demand.as_ref().and_then(|e| e.per_run_ci95), |i| Value::F64(i.0)),
+        opt(f.on_demand.as_ref().and_then(|e| e.per_run_ci95), |i| Value::F64(i.1)),
+        opt(f.committed.as_ref(), |e| Value::F64(e.per_run)),
+        opt(f.committed.as_ref().and_then(|e| e.per_run_ci95), |i| Value::F64(i.0)),
+        opt(f.committed.as_ref().and_then(|e| e.per_run_ci95), |i| Value::F64(i.1)),
+        opt(f.job_runs, Value::F64),
+        opt(f.on_demand.as_ref().and_then(|e| e.per_job), Value::F64),
+        opt(f.committed.as_ref().and_then(|e| e.per_job), Value::F64),
+        opt(f.rank.as_ref(), |r| Value::U64(r.of as u64)),
+        opt(f.rank.as_ref(), |r| Value::U64(r.by_time as u64)),
+        opt(f.rank.as_ref(), |r| Value::F64(r.time_ratio)),
+        opt(f.rank.as_ref().and_then(|r| r.by_cost), |k| Value::U64(k as u64)),
+        opt(f.rank.as_ref().and_then(|r| r.cost_ratio), Value::F64),
+        opt(f.why.as_ref(), |w| Value::U64(w.extra.n as u64)),
+        opt(f.why.as_ref().and_then(|w| w.main), |(p, _)| {
+            Value::Str(crate::why::PARTS[p].0)
+        }),
+        opt(f.why.as_ref().and_then(|w| w.main), |(_, s)| Value::F64(s)),
+        match &f.verdict {
+            Some(v) => Value::Str(v),
+            None => Value::Null,
+        },
     ]
 }
 

@@ -1,14 +1,16 @@
 //! The human-readable table: aligned columns, a unit on every number.
 //!
 //! Columns: `workload system nodes noise n mean ±ci95 median median-ci95 p95 p99 max outliers
-//! x-mean x-median $/run-od $/run-cm cost+`. Optional columns (`±ci95`, `median-ci95`,
-//! inflation, the two prices, `cost+`) are left out when no cell has a value for them. `±ci95` is
-//! the half-width of the mean's 95 % CI, `x-mean`/`x-median` the inflation over noiseless, `cost+`
-//! the mean cost increase over noiseless.
+//! noiseless x-mean x-median $/run-od $/run-cm cost+ $+/run-od $+/job-od rank-time rank-$`
+//! ([`crate::guide::TABLE_COLUMNS`] says what each means). Optional columns (`±ci95`,
+//! `median-ci95`, the noiseless time, inflation, prices, `cost+`, the extra cost of noise per
+//! run and per job, the ranks among systems) are left out when no cell has a value for them.
+//! With noise, the verdict ([`crate::verdict`]) follows the table.
 
 use crate::cell::Cell;
 use crate::fmt::{fmt_pct, fmt_per_byte, fmt_ratio, fmt_time_ps, fmt_time_ps_f64, fmt_usd};
 use crate::model::{EngineParams, RunResult, Status, SystemInfo};
+use crate::verdict::Facts;
 use loggops_units::format_size;
 use std::fmt::Write as _;
 use std::io::{self, Write};
@@ -38,15 +40,29 @@ impl Column {
 
 /// Renders the cells as an aligned text table (header, rule, one line per cell).
 pub fn render_table(cells: &[Cell]) -> String {
-    render_table_marked(cells, &vec![false; cells.len()])
+    let facts = vec![Facts::default(); cells.len()];
+    layout(&columns(cells, &vec![false; cells.len()], &facts), cells.len())
+}
+
+/// `+$0.41`, `-$0.0042`.
+pub(crate) fn signed_usd(v: f64) -> String {
+    if v < 0.0 {
+        format!("-{}", fmt_usd(-v))
+    } else {
+        format!("+{}", fmt_usd(v))
+    }
 }
 
 /// The table's columns (those with a value in some cell), `n` marked `*` on the cells flagged
-/// in `partial`.
-pub(crate) fn columns(cells: &[Cell], partial: &[bool]) -> Vec<Column> {
+/// in `partial`; `facts` are [`crate::verdict::facts`] of the cells.
+pub(crate) fn columns(cells: &[Cell], partial: &[bool], facts: &[Facts]) -> Vec<Column> {
     let col = |title, align, f: &dyn Fn(&Cell) -> Option<String>| {
         Column::new(title, align, cells.iter().map(f).collect())
     };
+    let fcol = |title, f: &dyn Fn(&Facts) -> Option<String>| {
+        Column::new(title, Align::Right, facts.iter().map(f).collect())
+    };
+    let noisy = cells.iter().any(|c| c.labels.noise_mode != "none");
     use Align::{Left, Right};
     let columns = vec![
         col("workload", Left, &|c| Some(c.labels.workload.clone())),
@@ -82,6 +98,9 @@ pub(crate) fn columns(cells: &[Cell], partial: &[bool]) -> Vec<Column> {
         col("outliers", Right, &|c| {
             Some(c.summary.outliers().to_string())
         }),
+        col("noiseless", Right, &|c| {
+            c.noiseless_ps.filter(|_| noisy).map(fmt_time_ps)
+        }),
         col("x-mean", Right, &|c| c.inflation_mean().map(fmt_ratio)),
         col("x-median", Right, &|c| c.inflation_median().map(fmt_ratio)),
         col("$/run-od", Right, &|c| {
@@ -97,10 +116,32 @@ pub(crate) fn columns(cells: &[Cell], partial: &[bool]) -> Vec<Column> {
                 .map(|p| fmt_usd(p.usd_per_run_mean))
         }),
         col("cost+", Right, &|c| {
-            c.cost
+            let k = c.cost.as_ref()?;
+            let mean = k.increase_pct_mean?;
+            Some(match k.increase_pct_ci95 {
+                Some(ci) if c.labels.noise_mode != "none" => format!(
+                    "{} ±{}",
+                    fmt_pct(mean),
+                    fmt_pct((ci.hi - ci.lo) / 2.0).trim_start_matches('+')
+                ),
+                _ => fmt_pct(mean),
+            })
+        }),
+        fcol("$+/run-od", &|f| f.on_demand.as_ref().map(|e| signed_usd(e.per_run))),
+        fcol("$+/job-od", &|f| {
+            f.on_demand
                 .as_ref()
-                .and_then(|k| k.increase_pct_mean)
-                .map(fmt_pct)
+                .and_then(|e| e.per_job)
+                .map(signed_usd)
+        }),
+        fcol("rank-time", &|f| {
+            f.rank
+                .as_ref()
+                .map(|r| format!("{}/{} {}", r.by_time, r.of, fmt_ratio(r.time_ratio)))
+        }),
+        fcol("rank-$", &|f| {
+            let r = f.rank.as_ref()?;
+            Some(format!("{}/{} {}", r.by_cost?, r.of, fmt_ratio(r.cost_ratio?)))
         }),
     ];
     const ALWAYS: [&str; 11] = [
@@ -113,10 +154,6 @@ pub(crate) fn columns(cells: &[Cell], partial: &[bool]) -> Vec<Column> {
         .collect()
 }
 
-/// [`render_table`], with `n` marked `*` on the cells flagged in `partial`.
-fn render_table_marked(cells: &[Cell], partial: &[bool]) -> String {
-    layout(&columns(cells, partial), cells.len())
-}
 
 /// The columns as aligned text: the titles, a rule, then `rows` lines.
 pub(crate) fn layout(columns: &[Column], rows: usize) -> String {
@@ -170,7 +207,14 @@ pub fn render_run_table(run: &RunResult) -> String {
     let mut out = match run.cells_summarised() {
         Ok(cells) => {
             let partial: Vec<bool> = run.cells.iter().map(|c| !c.complete).collect();
-            render_table_marked(&cells, &partial)
+            let facts = crate::verdict::facts(run, &cells);
+            let mut t = layout(&columns(&cells, &partial, &facts), cells.len());
+            let v = crate::verdict::render_verdicts(run, &facts);
+            if !v.is_empty() {
+                t.push('\n');
+                t.push_str(&v);
+            }
+            t
         }
         Err(e) => format!("{e}\n"),
     };
