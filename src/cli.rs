@@ -13,11 +13,19 @@ nodes, runs Monte-Carlo repetitions to give runtime and cost distributions.";
 const AFTER_HELP: &str = "\
 Examples:
   loggops-sim --goal goal/ring_512MiB.goal --nodes 1024 --noise calibration/aws.h5
-      512 MiB ring allreduce on 1024 nodes with AWS noise: runtime and cost distribution.
+      512 MiB ring allreduce on 1024 nodes with AWS noise: runtime and cost distribution, and
+      the verdict under the table: how much slower, the extra dollars per run, and why (the
+      critical paths of the first --why-reps repetitions).
+  loggops-sim --goal goal/ring_512MiB.goal --nodes 16384 --noise calibration/aws.h5 --dry-run
+      What that run would take at 16K nodes (cells, engines, CPU time, memory); runs nothing.
+  loggops-sim --goal goal/ring_512MiB.goal --nodes 64,1024 --noise calibration/ \
+              --job-runs 1000 --report report.html
+      Every shipped system ranked by time and cost, the extra cost of noise per job of 1000
+      runs, and why, in one HTML page.
   loggops-sim --goal goal/dissemination_16B.goal --nodes 4,64,1024,16384 \\
               --noise calibration/alps.h5 --noise-mode none,os,net,os+net --reps 1000
       The paper's Fig. 14 sweep for Alps, one tidy table.
-  loggops-sim --goal schedule.goal -L 2.5us -o 1.5us -g 1us -G 0.006ns -S 64KiB
+  loggops-sim --goal schedule.goal -L 2.5us -o 1.5us -g 1us -G 6ns -S 64KiB
       One noiseless run of an explicit GOAL file with explicit LogGOPS parameters.
   loggops-sim --compat loggopsim --goal case.bin -L 2500 -o 1500
       LogGOPSim's exact stdout (integer ticks), for conformance checks.
@@ -40,6 +48,12 @@ Ticks: a plain number in a GOAL file (text `calc 1500`, every calc of binary GOA
 of ticks, 1 ns each unless --tick says otherwise, so that LogGOPSim's files and Schedgen's
 traces mean what they meant there. A duration with a unit (`calc 2.5us`) means what it says;
 rank-parametric schedules always have units. `gen` writes calc in ticks of its --tick.
+
+Verdict: with --noise the table is followed by one line per workload and system at the
+largest node count (noise os+net, or the last noisy mode): the slowdown with its 95% CI, the
+extra cost of noise per run (and per job with --job-runs or --job-node-hours), the part of
+the extra time the critical paths spend most on, and with several systems their ranks. JSON
+has it under `verdicts`, CSV in the columns from `inflation_mean_ci95_lo` to `verdict`.
 
 Outputs: the table (default) ends with the settings: seed, engine model, tick, repetition
 rule, every system's profile path, SHA-256 and parameters near and far, every workload's file
@@ -146,10 +160,27 @@ pub struct ProfileShowArgs {
     /// The profile (HDF5), e.g. calibration/aws.h5.
     #[arg(value_name = "FILE.h5")]
     pub file: PathBuf,
-    /// Also draw the distributions (latency, per-byte time, OS detours) into FILE (.svg or
-    /// .png; repeatable).
+    /// Also draw the distributions (latency, per-byte time, OS detours: each CDF beside its
+    /// tail, 1 - CDF on a log scale) into FILE (.svg or .png; repeatable).
     #[arg(long, value_name = "FILE.svg|FILE.png")]
     pub plot: Vec<PathBuf>,
+    /// Output format: the text for people, or JSON with every number the text shows (times in
+    /// ps, per-byte costs in ps/B, sizes in bytes, prices in USD per node-hour).
+    #[arg(long, value_enum, default_value = "human")]
+    pub format: ProfileFormat,
+    /// Write the output to FILE (atomically) instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// `profile show --format`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, ValueEnum)]
+pub enum ProfileFormat {
+    /// Text for people.
+    #[default]
+    Human,
+    /// JSON.
+    Json,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, ValueEnum)]

@@ -1006,6 +1006,30 @@ fn noiseless_text(run: &RunResult) -> String {
     s
 }
 
+/// Where a partial result goes: beside an existing regular file `path` (`out.json` ->
+/// `out.partial.json`), which is kept, so that Ctrl-C never replaces a complete result with a
+/// partial one; else `path`.
+fn partial_target(path: &std::path::Path, run: &RunResult) -> PathBuf {
+    if !run.is_partial() || !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return path.to_path_buf();
+    }
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let name = match path.extension() {
+        Some(e) => format!("{stem}.partial.{}", e.to_string_lossy()),
+        None => format!("{stem}.partial"),
+    };
+    let beside = path.with_file_name(name);
+    crate::out::errln!(
+        "{} exists and is kept: the partial result went to {}",
+        path.display(),
+        beside.display()
+    );
+    beside
+}
+
 /// Step 3: every output the flags ask for, from the result alone.
 fn write_outputs(args: &OutputArgs, run: &RunResult) -> Result<()> {
     let format = match args.format {
@@ -1014,14 +1038,15 @@ fn write_outputs(args: &OutputArgs, run: &RunResult) -> Result<()> {
         FormatArg::Csv => Format::Csv,
     };
     if let Some(path) = &args.samples {
-        loggops_report::write_samples(path, run)
+        let path = partial_target(path, run);
+        loggops_report::write_samples(&path, run)
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
     for (kind, path) in &args.plot {
-        loggops_report::plot::write_plot(path, run, *kind)?;
+        loggops_report::plot::write_plot(&partial_target(path, run), run, *kind)?;
     }
     if let Some(path) = &args.report {
-        loggops_report::html::write_html(path, run)?;
+        loggops_report::html::write_html(&partial_target(path, run), run)?;
     }
     let text = if format == Format::Table && run.plan.settings.noise.is_none() {
         noiseless_text(run)
@@ -1040,7 +1065,8 @@ fn write_outputs(args: &OutputArgs, run: &RunResult) -> Result<()> {
     } else {
         format.render_to_string(run)
     };
-    crate::run::emit(args.output.as_deref(), &text)
+    let output = args.output.as_deref().map(|p| partial_target(p, run));
+    crate::run::emit(output.as_deref(), &text)
 }
 
 /// A sweep: plan, execute, write. Exit status 0, 1 for a schedule that did not complete

@@ -295,7 +295,8 @@ pub fn render(p: &Profile, path: &str, sha256: &str, size: u64) -> String {
     out
 }
 
-/// The CDF panels of a profile's distributions.
+/// The panels of a profile's distributions: per quantity its CDF and, beside it, its tail
+/// (`1 − CDF` on a log scale, where the rare large values a CDF hides show).
 pub fn panels(p: &Profile) -> Vec<CurvePanel> {
     let mut out = Vec::new();
     let mut add = |title: &str, unit: AxisUnit, desc: &str, curves: Vec<Curve>| {
@@ -308,14 +309,38 @@ pub fn panels(p: &Profile) -> Vec<CurvePanel> {
             .collect();
         let lo = xs.iter().copied().fold(f64::INFINITY, f64::min);
         let hi = xs.iter().copied().fold(0f64, f64::max);
+        let x_log = lo > 0.0 && hi / lo > 5.0;
+        let tails: Vec<Curve> = curves
+            .iter()
+            .map(|c| Curve {
+                label: c.label.clone(),
+                points: c
+                    .points
+                    .iter()
+                    .map(|&(x, q)| (x, 1.0 - q))
+                    .filter(|&(_, q)| q > 1e-12)
+                    .collect(),
+            })
+            .collect();
         out.push(CurvePanel {
             title: title.to_string(),
             x_desc: desc.to_string(),
             y_desc: "cumulative probability".into(),
             x_unit: unit,
             y_unit: AxisUnit::Fraction,
-            x_log: lo > 0.0 && hi / lo > 5.0,
+            x_log,
+            y_log: false,
             curves,
+        });
+        out.push(CurvePanel {
+            title: format!("{title}: tail"),
+            x_desc: desc.to_string(),
+            y_desc: "probability of a larger value".into(),
+            x_unit: unit,
+            y_unit: AxisUnit::Fraction,
+            x_log,
+            y_log: true,
+            curves: tails,
         });
     };
     let place = |pl: &Placement, f: &dyn Fn(&Placement) -> &Option<Distribution>, name: &str| {
@@ -362,11 +387,136 @@ pub fn panels(p: &Profile) -> Vec<CurvePanel> {
     out
 }
 
+fn dist_json(d: &Distribution) -> serde_json::Value {
+    use serde_json::json;
+    let mut q = serde_json::Map::new();
+    for &(p, name) in &PROBS {
+        q.insert(name.to_string(), json!(quantile(d, p)));
+    }
+    match d {
+        Distribution::Samples(s) => json!({
+            "kind": "samples",
+            "samples": s.len(),
+            "quantiles": q,
+        }),
+        Distribution::Quantiles { probs, tail, .. } => json!({
+            "kind": "quantile_table",
+            "points": probs.len(),
+            "exact_tail": tail.as_ref().map(|t| json!({
+                "largest": t.values.len(),
+                "of_samples": t.sample_count,
+            })),
+            "quantiles": q,
+        }),
+    }
+}
+
+fn params_json(b: &BaseParams) -> serde_json::Value {
+    serde_json::json!({
+        "L_ps": b.l_ps,
+        "o_ps": b.o_ps,
+        "g_ps": b.g_ps,
+        "G_ps_per_byte": b.big_g_ps_per_byte,
+        "O_ps_per_byte": b.big_o_ps_per_byte,
+        "S_bytes": b.s_bytes,
+    })
+}
+
+fn placement_json(pl: &Placement, near: Option<&Placement>) -> serde_json::Value {
+    use serde_json::json;
+    let mut m = serde_json::Map::new();
+    m.insert("params".into(), params_json(&pl.params));
+    for (key, d, n) in [
+        ("latency_ps", &pl.latency, near.map(|n| &n.latency)),
+        ("G_ps_per_byte", &pl.bandwidth, near.map(|n| &n.bandwidth)),
+        ("o_ps", &pl.overhead, near.map(|n| &n.overhead)),
+        ("g_ps", &pl.gap, near.map(|n| &n.gap)),
+    ] {
+        let v = match d {
+            None => serde_json::Value::Null,
+            Some(d) => {
+                let mut v = dist_json(d);
+                v["same_as_near"] = json!(n == Some(&pl_dist(d)));
+                v
+            }
+        };
+        m.insert(key.into(), v);
+    }
+    m.insert(
+        "bandwidth_block_bytes".into(),
+        json!(pl.bandwidth_block_bytes),
+    );
+    serde_json::Value::Object(m)
+}
+
+/// `Some(d)` by value, to compare with the near placement's field.
+fn pl_dist(d: &Distribution) -> Option<Distribution> {
+    Some(d.clone())
+}
+
+fn trace_json(t: &DetourTrace) -> serde_json::Value {
+    let n = t.duration_ps.len();
+    let busy: u128 = t.duration_ps.iter().map(|&d| d as u128).sum();
+    let mut d: Vec<u64> = t.duration_ps.clone();
+    d.sort_unstable();
+    serde_json::json!({
+        "detours": n,
+        "period_ps": t.period_ps,
+        "time_in_detours": busy as f64 / t.period_ps.max(1) as f64,
+        "detours_per_s": n as f64 / (t.period_ps.max(1) as f64 * 1e-12),
+        "duration_median_ps": if n == 0 { 0 } else { d[n / 2] },
+        "duration_max_ps": d.last().copied().unwrap_or(0),
+    })
+}
+
+/// `profile show --format json`: every number the text shows, in ps, ps/B, bytes and USD.
+pub fn render_json(p: &Profile, path: &str, sha256: &str, size: u64) -> String {
+    use serde_json::json;
+    let os = &p.os_noise;
+    let v = json!({
+        "schema": "loggops-sim/profile-show/1",
+        "path": path,
+        "system": p.system,
+        "description": p.description,
+        "size_bytes": size,
+        "sha256": sha256,
+        "nodes_per_switch": p.nodes_per_switch,
+        "near": placement_json(&p.near, None),
+        "far": p.far.as_ref().map(|f| placement_json(f, Some(&p.near))),
+        "draws_scaled_to_base_median": true,
+        "os_noise": {
+            "traces": os.traces.iter().map(trace_json).collect::<Vec<_>>(),
+            "process": os.process.as_ref().map(|pr| json!({
+                "rate_per_s": pr.rate_per_s,
+                "duration_ps": dist_json(&pr.duration_ps),
+            })),
+        },
+        "prices": {
+            "on_demand_usd_per_node_hour": p.prices.on_demand_usd_per_node_hour,
+            "committed_usd_per_node_hour": p.prices.committed_usd_per_node_hour,
+        },
+        "provenance": {
+            "created": p.provenance.created,
+            "tool_version": p.provenance.tool_version,
+            "sources": p.provenance.sources,
+            "command": p.provenance.command,
+            "notes": p.provenance.notes,
+        },
+    });
+    let mut s = serde_json::to_string_pretty(&v).expect("JSON values serialise");
+    s.push('\n');
+    s
+}
+
 pub fn show(args: &ProfileShowArgs) -> Result<ExitCode> {
     let bytes = std::fs::read(&args.file)
         .with_context(|| format!("cannot read noise profile {}", args.file.display()))?;
     let profile = loggops_profile::read_profile(&args.file)?;
     let sha = crate::inputs::sha256_bytes(&bytes);
+    let render = match args.format {
+        crate::cli::ProfileFormat::Human => render,
+        crate::cli::ProfileFormat::Json => render_json,
+    };
     let text = render(
         &profile,
         &args.file.display().to_string(),
@@ -384,7 +534,7 @@ pub fn show(args: &ProfileShowArgs) -> Result<ExitCode> {
             panels(&profile),
         )?;
     }
-    crate::run::emit(None, &text)?;
+    crate::run::emit(args.output.as_deref(), &text)?;
     Ok(ExitCode::SUCCESS)
 }
 

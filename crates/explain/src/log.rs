@@ -258,6 +258,8 @@ pub struct ActivityLog {
     /// Noiseless `MsgCosts` (`gap_bytes` unused) by [`Activity::base`].
     pub bases: Vec<MsgCosts>,
     base_ids: HashMap<(Time, Time, Time), u16>,
+    /// The last base looked up (most messages share their placement's).
+    last_base: Option<((Time, Time, Time), u16)>,
     ranks: u32,
     ncpu: usize,
     nnic: usize,
@@ -313,6 +315,7 @@ impl ActivityLog {
             nodes: Vec::new(),
             bases: Vec::new(),
             base_ids: HashMap::default(),
+            last_base: None,
             ranks,
             ncpu,
             nnic,
@@ -489,7 +492,13 @@ impl ActivityLog {
 
     fn base_id(&mut self, b: &MsgCosts) -> u16 {
         let k = (b.latency, b.o, b.g);
+        if let Some((last, i)) = self.last_base {
+            if last == k {
+                return i;
+            }
+        }
         if let Some(&i) = self.base_ids.get(&k) {
+            self.last_base = Some((k, i));
             return i;
         }
         let i = u16::try_from(self.bases.len())

@@ -836,21 +836,25 @@ impl<'o, R: BufRead, S: Sink> Parser<'o, R, S> {
         let rest = &line[p.min(line.len())..];
         if rest.first() == Some(&b':') {
             let p = self.skip(line, p + 1);
-            let rest = &line[p..];
-            let kind = if rest.starts_with(b"send") {
-                OpKind::Send
-            } else if rest.starts_with(b"recv") {
-                OpKind::Recv
-            } else if rest.starts_with(b"calc") {
-                OpKind::Calc
+            // The whole word: `l: calcc 50` is an unknown op, not `calc` and a bad duration.
+            let oe = if p < line.len() && line[p].is_ascii_alphabetic() {
+                ident_end(line, p)
             } else {
-                return Err(self.expected(
-                    line,
-                    p,
-                    "\"send\", \"recv\" or \"calc\" after the label",
-                ));
+                p
             };
-            return self.op(line, p, p + 4, kind, Some((ws, we)));
+            let kind = match &line[p..oe] {
+                b"send" => OpKind::Send,
+                b"recv" => OpKind::Recv,
+                b"calc" => OpKind::Calc,
+                _ => {
+                    return Err(self.expected(
+                        line,
+                        p,
+                        "an op after the label: \"send\", \"recv\" or \"calc\" (unknown op)",
+                    ))
+                }
+            };
+            return self.op(line, p, oe, kind, Some((ws, we)));
         }
         let (kind, klen) = if rest.starts_with(b"irequires") {
             (DepKind::Start, 9)

@@ -195,6 +195,8 @@ pub struct CurvePanel {
     pub y_unit: AxisUnit,
     /// Logarithmic x axis (when the data span more than a factor of five).
     pub x_log: bool,
+    /// Logarithmic y axis (tails: `1 − CDF`).
+    pub y_log: bool,
     pub curves: Vec<Curve>,
 }
 
@@ -396,6 +398,7 @@ fn ecdf_section(run: &RunResult) -> Section {
                 x_unit: AxisUnit::TimePs,
                 y_unit: AxisUnit::Fraction,
                 x_log: spans(&curves),
+                y_log: false,
                 curves,
             })
         })
@@ -661,7 +664,16 @@ fn fmt_axis(unit: AxisUnit, v: f64) -> String {
             let t = format!("{v:.3}");
             t.trim_end_matches('0').trim_end_matches('.').to_string()
         }
-        AxisUnit::Fraction => format!("{:.0}%", v * 100.0),
+        AxisUnit::Fraction => {
+            let pct = v * 100.0;
+            if pct >= 1.0 || pct == 0.0 {
+                format!("{pct:.0}%")
+            } else {
+                // 0.1%, 0.01%, 0.001%: enough decimals for the first digit.
+                let decimals = (-pct.log10().floor()) as usize;
+                format!("{pct:.decimals$}%")
+            }
+        }
     }
 }
 
@@ -1051,7 +1063,9 @@ fn draw_curves<DB: DrawingBackend>(
         (a.min(q.1), b.max(q.1))
     });
     let xa = Axis::new(xlo, xhi, p.x_log, false);
-    let ya = if p.y_unit == AxisUnit::Fraction {
+    let ya = if p.y_log {
+        Axis::new(ylo.max(f64::MIN_POSITIVE), yhi, true, false)
+    } else if p.y_unit == AxisUnit::Fraction {
         Axis {
             log: false,
             lo: 0.0,
@@ -1068,6 +1082,11 @@ fn draw_curves<DB: DrawingBackend>(
     } else {
         p.x_desc.clone()
     };
+    let y_desc = if ya.log {
+        format!("{} (log scale)", p.y_desc)
+    } else {
+        p.y_desc.clone()
+    };
     let mut chart = panel_chart(
         area,
         &p.title,
@@ -1075,7 +1094,7 @@ fn draw_curves<DB: DrawingBackend>(
         keyed(ya.lo, ya.hi, &ya.ticks),
         AxesText {
             x_desc: &x_desc,
-            y_desc: &p.y_desc,
+            y_desc: &y_desc,
             x_fmt: &xfmt,
             y_fmt: &yfmt,
             x_grid: true,
@@ -1086,13 +1105,15 @@ fn draw_curves<DB: DrawingBackend>(
             .and_then(|h| h.iter().position(|x| *x == c.label))
             .unwrap_or(i);
         let color = hue_color(&c.label, hue);
+        // Earlier curves wider, so that one drawn on top of an equal one leaves it visible.
+        let width = (2 + 2 * (p.curves.len() - 1 - i)) as u32;
         let series = chart
             .draw_series(std::iter::once(PathElement::new(
                 c.points
                     .iter()
                     .map(|&(x, y)| (xa.tf(x), ya.tf(y)))
                     .collect::<Vec<_>>(),
-                color.stroke_width(2),
+                color.mix(if i + 1 < p.curves.len() { 0.6 } else { 1.0 }).stroke_width(width),
             )))
             .map_err(err)?;
         if hues.is_none() {
