@@ -239,7 +239,12 @@ pub const RUN_RULES: &[Rule<RunArgs>] = &[
     Rule {
         id: "dry_run",
         flag: "--dry-run",
-        why_not: |a| in_compat(a, "runs one schedule at once; leave out --compat to see the plan"),
+        why_not: |a| {
+            in_compat(
+                a,
+                "runs one schedule at once; leave out --compat to see the plan",
+            )
+        },
     },
 ];
 

@@ -395,7 +395,9 @@ fn node_hours(s: &str) -> Result<f64, String> {
     }
     match t.parse::<f64>() {
         Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
-        _ => Err(format!("`{s}` is not a positive number of node-hours (e.g. 5000)")),
+        _ => Err(format!(
+            "`{s}` is not a positive number of node-hours (e.g. 5000)"
+        )),
     }
 }
 

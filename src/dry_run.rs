@@ -138,7 +138,8 @@ pub fn print(
                 &budget,
             );
             let carrier = if noisy && (why_reps > 0 || all_paths) {
-                ranks * loggops_explain::carry::BYTES_PER_RANK
+                ranks
+                    * loggops_explain::carry::BYTES_PER_RANK
                     * (threads as u64).min(why_reps.max(1))
             } else {
                 0
@@ -242,7 +243,8 @@ pub fn print(
         ATTRIBUTED_EVENTS_PER_S.0 / 1e6,
         ATTRIBUTED_EVENTS_PER_S.1 / 1e6,
     );
-    crate::run::emit(args.out.output.as_deref(), &s)
+    // Always on stdout: a plan never replaces a result --output names.
+    crate::run::emit(None, &s)
 }
 
 #[cfg(test)]

@@ -434,9 +434,9 @@ fn placement_json(pl: &Placement, near: Option<&Placement>) -> serde_json::Value
     ] {
         let v = match d {
             None => serde_json::Value::Null,
-            Some(d) => {
-                let mut v = dist_json(d);
-                v["same_as_near"] = json!(n == Some(&pl_dist(d)));
+            Some(dist) => {
+                let mut v = dist_json(dist);
+                v["same_as_near"] = json!(n == Some(d));
                 v
             }
         };
@@ -447,11 +447,6 @@ fn placement_json(pl: &Placement, near: Option<&Placement>) -> serde_json::Value
         json!(pl.bandwidth_block_bytes),
     );
     serde_json::Value::Object(m)
-}
-
-/// `Some(d)` by value, to compare with the near placement's field.
-fn pl_dist(d: &Distribution) -> Option<Distribution> {
-    Some(d.clone())
 }
 
 fn trace_json(t: &DetourTrace) -> serde_json::Value {
@@ -542,6 +537,27 @@ pub fn show(args: &ProfileShowArgs) -> Result<ExitCode> {
 mod tests {
     use super::*;
     use loggops_profile::ExactTail;
+
+    /// Every distribution gets its CDF and, beside it, its tail on a log scale (so the
+    /// figure's two columns are always full: no empty panel), and the tail keeps the
+    /// largest values a CDF squeezes against 100 %.
+    #[test]
+    fn panels_come_in_cdf_and_tail_pairs() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let p = loggops_profile::read_profile(root.join("calibration/aws.h5")).unwrap();
+        let panels = panels(&p);
+        assert_eq!(panels.len() % 2, 0);
+        for pair in panels.chunks(2) {
+            assert!(!pair[0].y_log && pair[1].y_log, "{}", pair[1].title);
+            assert_eq!(pair[1].title, format!("{}: tail", pair[0].title));
+            for (cdf, tail) in pair[0].curves.iter().zip(&pair[1].curves) {
+                let max = cdf.points.iter().map(|q| q.0).fold(0f64, f64::max);
+                let tmax = tail.points.iter().map(|q| q.0).fold(0f64, f64::max);
+                assert!(tmax > 0.0 && tail.points.iter().all(|q| q.1 > 0.0 && q.1 <= 1.0));
+                assert!(tmax <= max);
+            }
+        }
+    }
 
     #[test]
     fn quantiles_of_tables_follow_the_sampler() {

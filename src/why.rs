@@ -103,9 +103,7 @@ impl Why {
                 c.noise_mode.clone(),
             );
             let base_key: Key = (c.workload.clone(), c.system.clone(), c.nodes, "none".into());
-            let noiseless = got
-                .get(&base_key)
-                .and_then(|m| m.get(&0).copied());
+            let noiseless = got.get(&base_key).and_then(|m| m.get(&0).copied());
             let reps: Vec<PathParts> = if c.noise_mode == "none" {
                 Vec::new()
             } else {

@@ -132,6 +132,21 @@ fn explicit_file_errors_name_file_line_and_column() {
     insta::assert_snapshot!(e);
 }
 
+/// `l: calcc 50` is an unknown op, not `calc` followed by a bad duration.
+#[test]
+fn a_misspelt_op_is_an_unknown_op() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write_file(
+        dir.path(),
+        "op.goal",
+        "num_ranks 1\nrank 0 {\nl1: calcc 50\n}\n",
+    );
+    let e = err_of(&["--goal", f.to_str().unwrap()]);
+    assert!(e.contains("unknown op"), "{e}");
+    assert!(!e.contains("duration"), "{e}");
+    assert!(e.contains(":3:5"), "located at the op: {e}");
+}
+
 #[test]
 fn unmatched_messages_are_reported_with_labels_and_no_time() {
     let dir = tempfile::tempdir().unwrap();

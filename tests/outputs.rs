@@ -355,6 +355,57 @@ fn profile_show_prints_parameters_quantiles_noise_and_provenance() {
     assert_eq!(&std::fs::read(&png).unwrap()[..4], b"\x89PNG");
 }
 
+/// `profile show --format json` holds every number the text shows, in ps, ps/B and USD.
+#[test]
+fn profile_show_json_has_the_numbers_of_the_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("aws.json");
+    let text = ok(&["profile", "show", "calibration/aws.h5"]);
+    ok(&[
+        "profile",
+        "show",
+        "calibration/aws.h5",
+        "--format",
+        "json",
+        "--output",
+        out.to_str().unwrap(),
+    ]);
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(v["schema"], "loggops-sim/profile-show/1");
+    assert_eq!(v["system"], "aws");
+    assert_eq!(v["near"]["params"]["L_ps"].as_f64(), Some(28e6));
+    assert_eq!(v["far"]["params"]["g_ps"].as_f64(), Some(22e6));
+    assert_eq!(v["far"]["params"]["G_ps_per_byte"].as_f64(), Some(300.0));
+    assert_eq!(v["far"]["latency_ps"]["same_as_near"], true);
+    assert_eq!(v["near"]["latency_ps"]["same_as_near"], false);
+    let p50 = v["near"]["latency_ps"]["quantiles"]["p50"]
+        .as_f64()
+        .unwrap();
+    assert!(
+        (p50 - 19.03e6).abs() < 0.005e6,
+        "{p50} against the text's p50 19.03us"
+    );
+    assert_eq!(
+        v["prices"]["on_demand_usd_per_node_hour"].as_f64(),
+        Some(3.88)
+    );
+    let traces = v["os_noise"]["traces"].as_array().unwrap();
+    assert_eq!(
+        traces.len(),
+        text.matches("\n  trace ").count(),
+        "one object per trace line"
+    );
+    let sha = v["sha256"].as_str().unwrap();
+    assert!(text.contains(&format!("sha256 {sha}")));
+    for (name, _) in [("min", 0), ("p1", 1), ("p99.9", 2), ("max", 3)] {
+        assert!(
+            v["near"]["latency_ps"]["quantiles"][name].is_number(),
+            "{name}"
+        );
+    }
+}
+
 #[test]
 fn shipped_profiles_record_no_absolute_paths() {
     for e in std::fs::read_dir(root().join("calibration")).unwrap() {
@@ -394,6 +445,9 @@ fn ctrl_c_keeps_the_finished_repetitions_in_every_output() {
     let samples = dir.path().join("s.csv");
     let html = dir.path().join("r.html");
     let svg = dir.path().join("r.svg");
+    // A complete result from an earlier run is kept: the partial one goes beside it.
+    let earlier = "{\"status\": \"complete\"}\n";
+    std::fs::write(&json, earlier).unwrap();
     // Far more repetitions than can finish: the run is interrupted in its second cell.
     let child = crate::util::bin()
         .current_dir(root())
@@ -446,8 +500,19 @@ fn ctrl_c_keeps_the_finished_repetitions_in_every_output() {
         "{}",
         stderr(&out)
     );
+    assert_eq!(std::fs::read_to_string(&json).unwrap(), earlier);
+    let beside = dir.path().join("r.partial.json");
+    assert!(
+        stderr(&out).contains(&format!(
+            "{} exists and is kept: the partial result went to {}",
+            json.display(),
+            beside.display()
+        )),
+        "{}",
+        stderr(&out)
+    );
     let v: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(&beside).unwrap()).unwrap();
     assert_eq!(v["status"], "interrupted");
     let cells = v["cells"].as_array().unwrap();
     // The noiseless cell is complete; the os+net cell holds what finished; net never started.
@@ -466,5 +531,7 @@ fn ctrl_c_keeps_the_finished_repetitions_in_every_output() {
     assert!(std::fs::read_to_string(&html)
         .unwrap()
         .contains("PARTIAL RESULT"));
-    assert!(std::fs::read_to_string(&svg).unwrap().starts_with("<svg"));
+    let svg = std::fs::read_to_string(&svg).unwrap();
+    assert!(svg.starts_with("<svg"));
+    assert!(svg.contains("PARTIAL"), "no PARTIAL mark on the plot");
 }

@@ -72,7 +72,8 @@ impl<'p, P: Program> Carrier<'p, P> {
 
     /// Collect the log once it holds `slots` slots (see [`ActivityLog::collect_from`]).
     pub fn collect_from(mut self, slots: usize) -> Self {
-        self.log = std::mem::replace(&mut self.log, ActivityLog::new(self.prog)).collect_from(slots);
+        self.log =
+            std::mem::replace(&mut self.log, ActivityLog::new(self.prog)).collect_from(slots);
         self
     }
 
@@ -226,7 +227,15 @@ impl<P: Program> Recorder for Carrier<'_, P> {
     fn deferred(&mut self, src: u32, send_op: u32, detour: Time) {
         self.log.deferred(src, send_op, detour);
     }
-    fn raise(&mut self, sender: u32, cpu: u8, nic: u8, t: Time, cpu_before: Time, nic_before: Time) {
+    fn raise(
+        &mut self,
+        sender: u32,
+        cpu: u8,
+        nic: u8,
+        t: Time,
+        cpu_before: Time,
+        nic_before: Time,
+    ) {
         self.log.raise(sender, cpu, nic, t, cpu_before, nic_before);
     }
 }

@@ -350,7 +350,16 @@ pub fn critical_path<P: Program>(
     for s in &mut steps {
         let a = &log.nodes[s.node as usize];
         let len = s.end - s.start;
-        let (t, waited) = charge(&log.bases, a, s.exit, len, s.wait, big_o, &mut parts, &mut counts);
+        let (t, waited) = charge(
+            &log.bases,
+            a,
+            s.exit,
+            len,
+            s.wait,
+            big_o,
+            &mut parts,
+            &mut counts,
+        );
         ties += t;
         s.wait = waited;
         *per_rank.entry(a.rank).or_default() += len;

@@ -371,6 +371,35 @@ fn cell_rows(c: &CellPaths) -> Vec<(&'static str, &'static str, [f64; 5], f64)> 
     rows
 }
 
+/// The repetitions of the p95 band, named (`repetitions 7, 12: the 15th-16th of 16 by
+/// runtime`), at most 8 of them.
+pub fn band_text(c: &CellPaths) -> String {
+    let mut reps: Vec<String> = c.band_reps.iter().take(8).map(|r| r.to_string()).collect();
+    if c.band_reps.len() > 8 {
+        reps.push(format!("and {} more", c.band_reps.len() - 8));
+    }
+    let what = if c.band_reps.len() == 1 {
+        "repetition"
+    } else {
+        "repetitions"
+    };
+    let pos = if c.band.0 == c.band.1 && c.band.1 == c.n {
+        "the slowest".to_string()
+    } else if c.band.0 == c.band.1 {
+        format!(
+            "the {} slowest",
+            loggops_report::verdict::ordinal(c.n + 1 - c.band.0)
+        )
+    } else {
+        format!(
+            "the {} to {} slowest",
+            loggops_report::verdict::ordinal(c.n + 1 - c.band.1),
+            loggops_report::verdict::ordinal(c.n + 1 - c.band.0)
+        )
+    };
+    format!("{what} {}, {pos} of {}", reps.join(", "), c.n)
+}
+
 /// The human report of Monte-Carlo cells: the distribution of every part and its share of the
 /// p95 inflation, and the cell's sentence.
 pub fn cells_table(cells: &[CellPaths]) -> String {
@@ -381,8 +410,13 @@ pub fn cells_table(cells: &[CellPaths]) -> String {
         }
         let _ = writeln!(
             s,
-            "critical path of {} on {}, {} nodes, noise {}: {} repetitions (p95 band: ranks {}-{} by runtime)",
-            c.workload, c.system, c.nodes, c.mode, c.n, c.band.0, c.band.1
+            "critical path of {} on {}, {} nodes, noise {}: {} repetitions (p95 band: {})",
+            c.workload,
+            c.system,
+            c.nodes,
+            c.mode,
+            c.n,
+            band_text(c)
         );
         let rows = cell_rows(c);
         let w = rows.iter().map(|r| r.0.chars().count()).max().unwrap_or(0);

@@ -498,3 +498,30 @@ fn queued_nic_queue_is_waiting_for_a_busy_nic() {
     assert_eq!(path.counts.g, 1);
     assert_eq!(path.counts.big_g_bytes, 2 * (size - 1));
 }
+
+/// The carrier's memory follows the ranks, not the run's length: on Schedgen's ring the
+/// streaming log's live activities per rank stay a small constant from 32 to 128 ranks under
+/// both models (a log of the whole run grows with the steps, 2(P−1) per rank).
+#[test]
+fn carrier_memory_follows_the_ranks() {
+    for model in MODELS {
+        for ranks in [32u32, 128] {
+            let p = Generated::new(Collective::AllreduceRing, ranks, 64 << 20).unwrap();
+            let cfg = config(generic_params(), model);
+            let mut c = Carrier::new(&p, cfg.model, cfg.params.big_o);
+            let out = simulate_global_recorded(&p, &cfg, &mut NoNoise, &mut c).unwrap();
+            assert!(out.completed());
+            let (runs, peak) = c.log().collections();
+            let slots = c.log().nodes.len();
+            eprintln!(
+                "{model:?} {ranks} ranks: {runs} collections, peak live {peak}, slab {slots}"
+            );
+            assert!(runs > 0, "{model:?} {ranks}: never collected");
+            assert!(
+                slots <= (8 * ranks as usize).max(1024) && peak <= 4 * ranks as usize,
+                "{model:?} at {ranks} ranks: {slots} slots for {} pushes",
+                c.log().pushes()
+            );
+        }
+    }
+}

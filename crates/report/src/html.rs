@@ -335,8 +335,7 @@ fn ranking_html(run: &RunResult, facts: &[Facts], out: &mut String) {
                 esc(&crate::fmt_time_ps_f64(st.summary.mean)),
                 esc(&crate::fmt_ratio(r.time_ratio)),
                 c.noiseless_ps.map_or("-".into(), crate::fmt_time_ps),
-                st.inflation_mean()
-                    .map_or("-".into(), crate::fmt_ratio),
+                st.inflation_mean().map_or("-".into(), crate::fmt_ratio),
                 od.map_or("-".into(), |p| esc(&crate::fmt_usd(p.usd_per_run_mean))),
                 r.by_cost.map_or("-".into(), |k| k.to_string()),
                 r.cost_ratio.map_or("-".into(), crate::fmt_ratio),

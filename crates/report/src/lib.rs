@@ -112,9 +112,9 @@ pub use fmt::{fmt_bytes, fmt_pct, fmt_per_byte, fmt_ratio, fmt_time_ps, fmt_time
 pub use json::{run_to_json_string, write_run_json};
 pub use merge::{merge, MergeError, ShardInput};
 pub use model::{
-    CellKey, CellResult, EngineParams, Job, NoiseSettings, Plan, Prices, ProfileRef, Provenance, RepSet,
-    RepsRule, RunFacts, RunResult, Settings, Shard, ShardBy, Share, Status, SystemInfo, Tool,
-    WorkloadInfo, SCHEMA, SCHEMA_VERSION,
+    CellKey, CellResult, EngineParams, Job, NoiseSettings, Plan, Prices, ProfileRef, Provenance,
+    RepSet, RepsRule, RunFacts, RunResult, Settings, Shard, ShardBy, Share, Status, SystemInfo,
+    Tool, WorkloadInfo, SCHEMA, SCHEMA_VERSION,
 };
 pub use record::{CELL_COLUMNS, RUN_COLUMNS};
 pub use stats::{precise, quantile_sorted, Interval, MedianCi, StatsError, Summary};

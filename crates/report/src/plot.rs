@@ -984,6 +984,7 @@ fn draw_bars<DB: DrawingBackend>(
         false,
         true,
     );
+    let decimals = tick_decimals(&ya.ticks);
     let mut chart = panel_chart(
         area,
         title,
@@ -993,7 +994,7 @@ fn draw_bars<DB: DrawingBackend>(
             x_desc: "nodes (log scale)",
             y_desc: "cost increase over noiseless",
             x_fmt: &|u| label_nodes(*u),
-            y_fmt: &|v| fmt_pct(*v),
+            y_fmt: &|v| pct_tick(*v, decimals),
             x_grid: false,
         },
     )?;
@@ -1113,7 +1114,9 @@ fn draw_curves<DB: DrawingBackend>(
                     .iter()
                     .map(|&(x, y)| (xa.tf(x), ya.tf(y)))
                     .collect::<Vec<_>>(),
-                color.mix(if i + 1 < p.curves.len() { 0.6 } else { 1.0 }).stroke_width(width),
+                color
+                    .mix(if i + 1 < p.curves.len() { 0.6 } else { 1.0 })
+                    .stroke_width(width),
             )))
             .map_err(err)?;
         if hues.is_none() {
@@ -1125,7 +1128,12 @@ fn draw_curves<DB: DrawingBackend>(
     if hues.is_none() && !p.curves.is_empty() {
         chart
             .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
+            // A tail falls to the lower right: its legend goes above it.
+            .position(if p.y_log {
+                SeriesLabelPosition::UpperRight
+            } else {
+                SeriesLabelPosition::LowerRight
+            })
             .background_style(WHITE.mix(0.85))
             .border_style(RGBColor(180, 180, 180))
             .label_font((FONT, 13))
@@ -1134,7 +1142,6 @@ fn draw_curves<DB: DrawingBackend>(
     }
     Ok(())
 }
-
 
 // --- text in PNGs -----------------------------------------------------------------------------
 
@@ -1163,6 +1170,28 @@ fn text_width(text: &str, size: f64) -> f64 {
         prev = Some(g);
     }
     w as f64
+}
+
+/// The fewest decimals (at most 6) that write every tick exactly: ticks 0.25 apart need two
+/// (`+0.25%`, `+0.75%`; one decimal wrote `+0.2%` and `+0.8%`).
+fn tick_decimals(ticks: &[f64]) -> usize {
+    (0..=6)
+        .find(|&d| {
+            let m = 10f64.powi(d as i32);
+            ticks
+                .iter()
+                .all(|&v| ((v * m).round() / m - v).abs() <= 1e-9 * v.abs().max(1e-12))
+        })
+        .unwrap_or(6)
+}
+
+/// A percent tick with `decimals` decimals and its sign (`0%` unsigned).
+fn pct_tick(v: f64, decimals: usize) -> String {
+    if v == 0.0 {
+        format!("{:.decimals$}%", 0.0)
+    } else {
+        format!("{v:+.decimals$}%")
+    }
 }
 
 /// `text` broken into lines of at most `width` pixels at `size` (at word boundaries).
@@ -1344,8 +1373,7 @@ fn sections(run: &RunResult, kind: PlotKind) -> DrawResult<Vec<Section>> {
         }
     }
     let distributions = run.cells.iter().any(|c| c.samples_ps.len() > 1);
-    if matches!(kind, PlotKind::All | PlotKind::Ecdf) && (distributions || kind == PlotKind::Ecdf)
-    {
+    if matches!(kind, PlotKind::All | PlotKind::Ecdf) && (distributions || kind == PlotKind::Ecdf) {
         if !distributions {
             return Err(PlotError::Empty(
                 "every cell is a single (noiseless) run: a distribution needs --noise".into(),
@@ -1521,6 +1549,89 @@ mod tests {
         let t = log_ticks(6.0, 9.0);
         let back: Vec<f64> = t.iter().map(|e| (10f64.powf(*e)).round()).collect();
         assert_eq!(back, vec![1e6, 2e6, 5e6, 1e7, 2e7, 5e7, 1e8, 2e8, 5e8, 1e9]);
+    }
+
+    /// Titles wrap inside a 620 px panel: no line wider than the figure.
+    #[test]
+    fn long_titles_wrap_inside_the_figure() {
+        let title = "Runtime of ring_512MiB and dissemination_16B on aws, azure, gcp and \
+                     alps at 4, 64, 1024 and 16384 nodes, every noise mode";
+        let lines = wrap(title, TITLE_SIZE, PANEL_W as f64 - 24.0);
+        assert!(lines.len() > 1, "{lines:?}");
+        for l in &lines {
+            assert!(text_width(l, TITLE_SIZE) <= PANEL_W as f64 - 24.0, "{l}");
+        }
+        assert_eq!(lines.join(" "), title);
+    }
+
+    /// PNG text is set glyph by glyph at its pen with its side bearing: every glyph's ink
+    /// starts where the font puts it (within a pixel), so `+500.0%` has no gap after the
+    /// point (plotters' own bitmap text started every glyph's ink at the pen).
+    #[test]
+    fn png_glyphs_sit_at_their_side_bearings() {
+        use ab_glyph::{Font, ScaleFont};
+        let (w, h) = (400u32, 80u32);
+        let size = 40.0;
+        let text = "+500.0%";
+        let mut buf = vec![255u8; (w * h * 3) as usize];
+        {
+            let root = Typeset(BitMapBackend::with_buffer(&mut buf, (w, h))).into_drawing_area();
+            root.draw_text(text, &(FONT, size).into_font().color(&BLACK), (10, 10))
+                .unwrap();
+            root.present().unwrap();
+        }
+        // Columns with ink, grouped into runs (one per glyph: none of these touch).
+        let ink = |x: u32| (0..h).any(|y| buf[((y * w + x) * 3) as usize] < 128);
+        let mut runs = Vec::new();
+        let mut x = 0;
+        while x < w {
+            if ink(x) {
+                let a = x;
+                while x < w && ink(x) {
+                    x += 1;
+                }
+                runs.push(a as f32);
+            }
+            x += 1;
+        }
+        // Where the font puts each glyph's ink.
+        let f = font().unwrap();
+        let sf = f.as_scaled(size as f32);
+        let mut pen = 0f32;
+        let mut prev = None;
+        let mut want = Vec::new();
+        for c in text.chars() {
+            let id = sf.glyph_id(c);
+            if let Some(p) = prev {
+                pen += sf.kern(p, id);
+            }
+            prev = Some(id);
+            want.push(10.0 + pen + sf.h_side_bearing(id));
+            pen += sf.h_advance(id);
+        }
+        assert_eq!(runs.len(), want.len(), "{runs:?} against {want:?}");
+        for (got, want) in runs.iter().zip(&want) {
+            assert!((got - want).abs() <= 1.5, "{runs:?} against {want:?}");
+        }
+    }
+
+    /// Tail panels (`1 − CDF`, log y) label small probabilities with their first digit.
+    #[test]
+    fn small_fractions_keep_a_digit() {
+        assert_eq!(fmt_axis(AxisUnit::Fraction, 0.5), "50%");
+        assert_eq!(fmt_axis(AxisUnit::Fraction, 0.001), "0.1%");
+        assert_eq!(fmt_axis(AxisUnit::Fraction, 0.00001), "0.001%");
+        assert_eq!(fmt_axis(AxisUnit::Fraction, 0.0), "0%");
+    }
+
+    #[test]
+    fn percent_ticks_are_exact() {
+        let t = [0.0, 0.25, 0.5, 0.75, 1.0];
+        let d = tick_decimals(&t);
+        let l: Vec<String> = t.iter().map(|&v| pct_tick(v, d)).collect();
+        assert_eq!(l, ["0.00%", "+0.25%", "+0.50%", "+0.75%", "+1.00%"]);
+        assert_eq!(tick_decimals(&[-10.0, 0.0, 10.0, 20.0]), 0);
+        assert_eq!(tick_decimals(&[-0.02, 0.0, 0.02]), 2);
     }
 
     #[test]

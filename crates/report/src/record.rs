@@ -153,18 +153,28 @@ pub(crate) fn cell_values<'a>(cell: &'a Cell, f: &'a crate::verdict::Facts) -> [
         opt(f.slowdown_ci95, |i| Value::F64(i.0)),
         opt(f.slowdown_ci95, |i| Value::F64(i.1)),
         opt(f.on_demand.as_ref(), |e| Value::F64(e.per_run)),
-        opt(f.on_demand.as_ref().and_then(|e| e.per_run_ci95), |i| Value::F64(i.0)),
-        opt(f.on_demand.as_ref().and_then(|e| e.per_run_ci95), |i| Value::F64(i.1)),
+        opt(f.on_demand.as_ref().and_then(|e| e.per_run_ci95), |i| {
+            Value::F64(i.0)
+        }),
+        opt(f.on_demand.as_ref().and_then(|e| e.per_run_ci95), |i| {
+            Value::F64(i.1)
+        }),
         opt(f.committed.as_ref(), |e| Value::F64(e.per_run)),
-        opt(f.committed.as_ref().and_then(|e| e.per_run_ci95), |i| Value::F64(i.0)),
-        opt(f.committed.as_ref().and_then(|e| e.per_run_ci95), |i| Value::F64(i.1)),
+        opt(f.committed.as_ref().and_then(|e| e.per_run_ci95), |i| {
+            Value::F64(i.0)
+        }),
+        opt(f.committed.as_ref().and_then(|e| e.per_run_ci95), |i| {
+            Value::F64(i.1)
+        }),
         opt(f.job_runs, Value::F64),
         opt(f.on_demand.as_ref().and_then(|e| e.per_job), Value::F64),
         opt(f.committed.as_ref().and_then(|e| e.per_job), Value::F64),
         opt(f.rank.as_ref(), |r| Value::U64(r.of as u64)),
         opt(f.rank.as_ref(), |r| Value::U64(r.by_time as u64)),
         opt(f.rank.as_ref(), |r| Value::F64(r.time_ratio)),
-        opt(f.rank.as_ref().and_then(|r| r.by_cost), |k| Value::U64(k as u64)),
+        opt(f.rank.as_ref().and_then(|r| r.by_cost), |k| {
+            Value::U64(k as u64)
+        }),
         opt(f.rank.as_ref().and_then(|r| r.cost_ratio), Value::F64),
         opt(f.why.as_ref(), |w| Value::U64(w.extra.n as u64)),
         opt(f.why.as_ref().and_then(|w| w.main), |(p, _)| {

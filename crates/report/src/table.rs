@@ -41,7 +41,10 @@ impl Column {
 /// Renders the cells as an aligned text table (header, rule, one line per cell).
 pub fn render_table(cells: &[Cell]) -> String {
     let facts = vec![Facts::default(); cells.len()];
-    layout(&columns(cells, &vec![false; cells.len()], &facts), cells.len())
+    layout(
+        &columns(cells, &vec![false; cells.len()], &facts),
+        cells.len(),
+    )
 }
 
 /// `+$0.41`, `-$0.0042`.
@@ -127,12 +130,11 @@ pub(crate) fn columns(cells: &[Cell], partial: &[bool], facts: &[Facts]) -> Vec<
                 _ => fmt_pct(mean),
             })
         }),
-        fcol("$+/run-od", &|f| f.on_demand.as_ref().map(|e| signed_usd(e.per_run))),
+        fcol("$+/run-od", &|f| {
+            f.on_demand.as_ref().map(|e| signed_usd(e.per_run))
+        }),
         fcol("$+/job-od", &|f| {
-            f.on_demand
-                .as_ref()
-                .and_then(|e| e.per_job)
-                .map(signed_usd)
+            f.on_demand.as_ref().and_then(|e| e.per_job).map(signed_usd)
         }),
         fcol("rank-time", &|f| {
             f.rank
@@ -141,7 +143,12 @@ pub(crate) fn columns(cells: &[Cell], partial: &[bool], facts: &[Facts]) -> Vec<
         }),
         fcol("rank-$", &|f| {
             let r = f.rank.as_ref()?;
-            Some(format!("{}/{} {}", r.by_cost?, r.of, fmt_ratio(r.cost_ratio?)))
+            Some(format!(
+                "{}/{} {}",
+                r.by_cost?,
+                r.of,
+                fmt_ratio(r.cost_ratio?)
+            ))
         }),
     ];
     const ALWAYS: [&str; 11] = [
@@ -153,7 +160,6 @@ pub(crate) fn columns(cells: &[Cell], partial: &[bool], facts: &[Facts]) -> Vec<
         .filter(|c| ALWAYS.contains(&c.title) || c.cells.iter().any(Option::is_some))
         .collect()
 }
-
 
 /// The columns as aligned text: the titles, a rule, then `rows` lines.
 pub(crate) fn layout(columns: &[Column], rows: usize) -> String {

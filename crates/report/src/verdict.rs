@@ -120,7 +120,7 @@ pub fn verdict_cells(run: &RunResult) -> Vec<usize> {
 }
 
 /// Ordinal for people: 1st, 2nd, 3rd, 4th, 11th, 21st.
-fn ordinal(n: usize) -> String {
+pub fn ordinal(n: usize) -> String {
     let suffix = match (n % 10, n % 100) {
         (_, 11..=13) => "th",
         (1, _) => "st",
@@ -176,7 +176,11 @@ fn ranks(run: &RunResult, stats: &[Cell]) -> Vec<Option<Rank>> {
         let mut by_time = group.clone();
         by_time.sort_by(|&a, &b| mean(a).total_cmp(&mean(b)).then(a.cmp(&b)));
         let fastest = by_time[0];
-        let mut by_cost: Vec<usize> = group.iter().copied().filter(|&j| cost(j).is_some()).collect();
+        let mut by_cost: Vec<usize> = group
+            .iter()
+            .copied()
+            .filter(|&j| cost(j).is_some())
+            .collect();
         by_cost.sort_by(|&a, &b| {
             cost(a)
                 .unwrap_or(f64::INFINITY)
@@ -278,13 +282,20 @@ fn sentence(run: &RunResult, i: usize, s: &Cell, f: &Facts, job: Option<Job>) ->
     }
     match (f.slowdown, c.noiseless_ps) {
         (Some(x), Some(b)) => {
-            let within = f.slowdown_ci95.is_some_and(|(lo, hi)| lo <= 1.0 && 1.0 <= hi);
+            let within = f
+                .slowdown_ci95
+                .is_some_and(|(lo, hi)| lo <= 1.0 && 1.0 <= hi);
             if within {
                 t.push_str(": no slower than noiseless within the 95 % CI");
             } else {
                 let how = if x >= 1.0 { "slower" } else { "faster" };
                 let shown = if x >= 1.0 { x } else { 1.0 / x };
-                t.push_str(&format!(": {} {how}", fmt_times(shown)));
+                // Below 0.1 % a ratio rounds to 1.000×: say the percentage.
+                if (shown - 1.0).abs() < 0.0005 {
+                    t.push_str(&format!(": {:.2} % {how}", 100.0 * (shown - 1.0)));
+                } else {
+                    t.push_str(&format!(": {} {how}", fmt_times(shown)));
+                }
             }
             let ci = match f.slowdown_ci95 {
                 Some((lo, hi)) => format!("; 95 % CI {}–{}", fmt_times(lo), fmt_times(hi)),
@@ -314,13 +325,27 @@ fn sentence(run: &RunResult, i: usize, s: &Cell, f: &Facts, job: Option<Job>) ->
             };
             t.push_str(&format!(", {} per run {kind}", signed(e.per_run)));
             if let (Some(j), Some(runs)) = (e.per_job, job) {
-                t.push_str(&format!(" ({} per job of {})", signed(j), describe_job(runs, f)));
+                t.push_str(&format!(
+                    " ({} per job of {})",
+                    signed(j),
+                    describe_job(runs, f)
+                ));
             }
         }
         (None, None) => t.push_str(", not priced (the profile has no price)"),
     }
     match &f.why {
         Some(w) => match w.main {
+            // Over 100 %: the path moved, and other parts shrank; say by how much.
+            Some((p, share)) if share > 1.0 => t.push_str(&format!(
+                "; {} on the critical path adds {}, {:.0} % of the extra time, while the other \
+                 parts shrink by {} (repetitions {} attributed)",
+                PARTS[p].2,
+                fmt_time_ps_f64(w.extra.extra_ps[p]),
+                100.0 * share,
+                fmt_time_ps_f64(w.extra.extra_ps[p] - w.extra.total_ps),
+                w.reps
+            )),
             Some((p, share)) => t.push_str(&format!(
                 "; {:.0} % of the extra time is {} on the critical path (repetitions {} \
                  attributed)",
@@ -367,10 +392,7 @@ fn sentence(run: &RunResult, i: usize, s: &Cell, f: &Facts, job: Option<Job>) ->
 fn describe_job(job: Job, f: &Facts) -> String {
     match job {
         Job::Runs(_) => job.describe(),
-        Job::NodeHours(h) => format!(
-            "{h} node-hours ({:.0} runs)",
-            f.job_runs.unwrap_or(0.0)
-        ),
+        Job::NodeHours(h) => format!("{h} node-hours ({:.0} runs)", f.job_runs.unwrap_or(0.0)),
     }
 }
 

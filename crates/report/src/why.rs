@@ -26,8 +26,16 @@ pub const PARTS: [(&str, &str, &str); 8] = [
     ("cpu_overhead", "CPU overhead (o, O·size)", "CPU overhead"),
     ("nic_gap", "NIC gap (g, G·size)", "NIC gap (bandwidth)"),
     ("latency", "latency (L)", "latency"),
-    ("wait_cpu", "waiting for a busy CPU", "waiting for busy CPUs"),
-    ("wait_nic", "waiting for a busy NIC", "waiting for busy NICs"),
+    (
+        "wait_cpu",
+        "waiting for a busy CPU",
+        "waiting for busy CPUs",
+    ),
+    (
+        "wait_nic",
+        "waiting for a busy NIC",
+        "waiting for busy NICs",
+    ),
     ("os_detour", "OS detours", "OS detours"),
     ("network_noise", "network noise", "network noise"),
 ];
@@ -181,11 +189,7 @@ impl CellWhy {
             (Some(&a), Some(&b)) if b - a + 1 == r.len() as u64 && r.len() > 2 => {
                 format!("{a}-{b}")
             }
-            _ => r
-                .iter()
-                .map(u64::to_string)
-                .collect::<Vec<_>>()
-                .join(", "),
+            _ => r.iter().map(u64::to_string).collect::<Vec<_>>().join(", "),
         }
     }
 }

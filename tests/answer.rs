@@ -1,0 +1,284 @@
+//! Issue 42, the answer in one place: the verdict after the table and in JSON and CSV, the
+//! noiseless column, the extra dollars per run and per job, the ranking of systems, the why
+//! (critical-path attribution) in the report, `--dry-run`, and the trial's smaller defects.
+use serde_json::Value;
+
+use crate::util::{run_here, stderr, stdout};
+
+fn ok(args: &[&str]) -> String {
+    let o = run_here(args);
+    assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+    stdout(&o)
+}
+
+const SWEEP: [&str; 10] = [
+    "--goal",
+    "goal/dissemination_16B.goal",
+    "--nodes",
+    "4,16",
+    "--noise",
+    "calibration/aws.h5,calibration/azure.h5",
+    "--reps",
+    "8",
+    "--job-runs",
+    "100",
+];
+
+fn with<'a>(extra: &[&'a str]) -> Vec<&'a str> {
+    let mut v = SWEEP.to_vec();
+    v.extend_from_slice(extra);
+    v
+}
+
+/// The table has the noiseless column and the extra dollars, and the verdict follows it:
+/// one line per system at the largest node count, with the same facts as JSON and CSV.
+#[test]
+fn the_verdict_follows_the_table_and_matches_json_and_csv() {
+    let table = ok(&with(&["-q"]));
+    let header = table.lines().next().unwrap();
+    for col in ["noiseless", "$+/run-od", "$+/job-od", "rank-time", "rank-$"] {
+        assert!(header.contains(col), "{col}: {header}");
+    }
+    let verdict = table
+        .split("Verdict (noise os+net, largest node count):\n")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no verdict: {table}"));
+    let lines: Vec<&str> = verdict.lines().take_while(|l| !l.is_empty()).collect();
+    assert_eq!(lines.len(), 2, "{verdict}");
+    assert!(lines[0].starts_with("  16 nodes, aws: "), "{}", lines[0]);
+    assert!(lines[1].starts_with("  16 nodes, azure: "), "{}", lines[1]);
+    let b = table.as_bytes();
+    let sci = (1..b.len().saturating_sub(1)).any(|i| {
+        b[i - 1].is_ascii_digit() && b[i] == b'e' && (b[i + 1] == b'-' || b[i + 1] == b'+')
+    });
+    assert!(!sci, "no scientific dollar amounts: {table}");
+
+    let v: Value = serde_json::from_str(&ok(&with(&["-q", "--format", "json"]))).unwrap();
+    let verdicts = v["verdicts"].as_array().unwrap();
+    assert_eq!(verdicts.len(), 2);
+    for (vd, line) in verdicts.iter().zip(&lines) {
+        assert_eq!(vd["text"].as_str().unwrap(), line.trim_start());
+        assert_eq!(vd["nodes"], 16);
+        let cell = v["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["system"] == vd["system"] && c["nodes"] == 16)
+            .unwrap();
+        let slowdown = cell["mean_ps"].as_f64().unwrap() / cell["noiseless_ps"].as_f64().unwrap();
+        assert!((vd["slowdown"].as_f64().unwrap() - slowdown).abs() < 1e-6);
+        // Extra cost per run: (mean − noiseless) × nodes × price per node-hour; per job × 100.
+        let extra_h = (cell["mean_ps"].as_f64().unwrap() - cell["noiseless_ps"].as_f64().unwrap())
+            * 16.0
+            / 3.6e15;
+        let od = &vd["on_demand"];
+        let per_run = extra_h * od["usd_per_node_hour"].as_f64().unwrap();
+        assert!(
+            (od["extra_usd_per_run"].as_f64().unwrap() - per_run).abs() <= 1e-6 * per_run.abs()
+        );
+        assert!(
+            (od["extra_usd_per_job"].as_f64().unwrap()
+                - 100.0 * od["extra_usd_per_run"].as_f64().unwrap())
+            .abs()
+                <= 1e-9 * per_run.abs().max(1e-12)
+        );
+        let ci = od["extra_usd_per_run_ci95"].as_array().unwrap();
+        assert!(ci[0].as_f64().unwrap() <= per_run && per_run <= ci[1].as_f64().unwrap());
+        assert!(vd["why"]["part"].is_string(), "{vd}");
+    }
+    // Systems side by side: ranks 1 and 2 by time, the best at ratio 1.
+    let mut ranks: Vec<u64> = verdicts
+        .iter()
+        .map(|v| v["rank"]["by_time"].as_u64().unwrap())
+        .collect();
+    ranks.sort();
+    assert_eq!(ranks, [1, 2]);
+    let best = verdicts.iter().find(|v| v["rank"]["by_time"] == 1).unwrap();
+    assert_eq!(best["rank"]["time_ratio"].as_f64(), Some(1.0));
+
+    let csv = ok(&with(&["-q", "--format", "csv"]));
+    let mut rows = csv.lines();
+    let head: Vec<&str> = rows.next().unwrap().split(',').collect();
+    let col = |name: &str| head.iter().position(|h| *h == name).unwrap();
+    let with_verdict: Vec<&str> = rows
+        .filter(|r| !r.split(',').nth(col("verdict")).unwrap_or("").is_empty())
+        .collect();
+    assert_eq!(with_verdict.len(), 2, "{csv}");
+    assert!(with_verdict.iter().all(|r| r.contains("16 nodes, ")));
+}
+
+/// Why, where people look: the report has the verdict at the top and, per verdict cell, the
+/// critical-path table and a stacked bar.
+#[test]
+fn the_report_has_the_verdict_and_the_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let html = dir.path().join("r.html");
+    let mut args = with(&["-q", "--report"]);
+    let h = html.to_str().unwrap().to_string();
+    args.push(&h);
+    ok(&args);
+    let h = std::fs::read_to_string(&html).unwrap();
+    let verdict = h.find("<h2>Verdict</h2>").expect("a verdict");
+    let results = h.find("<h2>Results</h2>").expect("results");
+    assert!(verdict < results, "the verdict comes first");
+    let why = &h[h
+        .find("<h2>Why: the critical path</h2>")
+        .expect("a why section")
+        + 10..];
+    let why = &why[..why.find("<h2>").unwrap_or(why.len())];
+    assert_eq!(why.matches("<h3>").count(), 2, "one per verdict cell");
+    assert!(why.contains("network noise"));
+    assert!(h.contains("Systems side by side"));
+}
+
+/// Time spent moving bytes is bandwidth: the 64-node AWS ring's noiseless critical path is
+/// sends of 8 MiB, so NIC gap (G·size) is most of it, not "waiting for a busy NIC". The p95
+/// band names repetitions, and the attribution's p95 is the table's.
+#[test]
+fn moving_bytes_is_bandwidth_and_the_band_names_repetitions() {
+    let dir = tempfile::tempdir().unwrap();
+    let cp = dir.path().join("cp.json");
+    let flag = format!("--critical-path={}", cp.display());
+    let out = ok(&[
+        "--goal",
+        "goal/ring_512MiB.goal",
+        "--nodes",
+        "64",
+        "--noise",
+        "calibration/aws.h5",
+        "--reps",
+        "20",
+        "--format",
+        "json",
+        "-q",
+        &flag,
+    ]);
+    let r: Value = serde_json::from_str(&out).unwrap();
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&cp).unwrap()).unwrap();
+    let run = &v["runs"][0]["shares"];
+    let share = |k: &str| run[k].as_f64().unwrap_or_else(|| panic!("{k}: {run}"));
+    assert!(share("nic_gap") > 0.8, "{run}");
+    assert!(share("wait_nic") < 0.2, "{run}");
+    let noisy = |cells: &Value| -> Value {
+        cells
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["noise_mode"] == "os+net")
+            .unwrap_or_else(|| panic!("{cells}"))
+            .clone()
+    };
+    let cell = noisy(&v["cells"]);
+    let band = cell["p95_band"]["reps"].as_array().unwrap();
+    assert!(!band.is_empty());
+    let table_p95 = noisy(&r["cells"])["p95_ps"].as_f64().unwrap();
+    let path_p95 = cell["parts"]["total"]["p95_ps"].as_f64().unwrap();
+    assert!(
+        (table_p95 - path_p95).abs() <= 1.0,
+        "{table_p95} {path_p95}"
+    );
+    let human = ok(&[
+        "--goal",
+        "goal/ring_512MiB.goal",
+        "--nodes",
+        "64",
+        "--noise",
+        "calibration/aws.h5",
+        "--reps",
+        "20",
+        "-q",
+        "--critical-path",
+    ]);
+    let line = human
+        .lines()
+        .find(|l| l.contains("p95 band"))
+        .unwrap_or_else(|| panic!("{human}"));
+    assert!(line.contains("p95 band: repetition"), "{line}");
+    assert!(!line.contains("ranks"), "{line}");
+}
+
+/// `--dry-run`: the plan and the estimates, and nothing run or written.
+#[test]
+fn dry_run_runs_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    let text = ok(&[
+        "--goal",
+        "goal/ring_512MiB.goal",
+        "--nodes",
+        "16384",
+        "--noise",
+        "calibration/aws.h5",
+        "--dry-run",
+        "--output",
+        out.to_str().unwrap(),
+    ]);
+    assert!(!out.exists(), "a dry run wrote its output");
+    assert!(text.contains("= 1 cells"), "{text}");
+    assert!(text.contains("nothing is run"), "{text}");
+    assert!(
+        text.contains("ring_512MiB  aws     16384  os+net"),
+        "{text}"
+    );
+    assert!(text.contains("estimated CPU time: "), "{text}");
+    assert!(text.contains("peak memory: about "), "{text}");
+}
+
+/// The trial's smaller defects.
+#[test]
+fn small_defects_stay_fixed() {
+    // `--nodes 4,4`: one row, and a note.
+    let o = run_here(&["--goal", "goal/dissemination_16B.goal", "--nodes", "4,4"]);
+    assert!(o.status.success());
+    assert_eq!(stdout(&o).matches("4 ranks: finishes at").count(), 1);
+    assert!(stderr(&o).contains("--nodes repeats a node count"));
+    // `--threads 0` refused.
+    let o = run_here(&[
+        "--goal",
+        "goal/dissemination_16B.goal",
+        "--nodes",
+        "4",
+        "--threads",
+        "0",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("at least one thread"), "{}", stderr(&o));
+    // Timeline ranks outside the run refused, located.
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("t.json");
+    let o = run_here(&[
+        "--goal",
+        "goal/dissemination_16B.goal",
+        "--nodes",
+        "64",
+        "--timeline",
+        t.to_str().unwrap(),
+        "--timeline-ranks",
+        "0-5000",
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("ranks 64-5000 are not in the run, which has 64 rank(s)"),
+        "{}",
+        stderr(&o)
+    );
+    // The help's -G is the README's.
+    let help = ok(&["--help"]);
+    assert!(help.contains("-G 6ns") && !help.contains("0.006ns"));
+    let readme = std::fs::read_to_string(crate::util::root().join("README.md")).unwrap();
+    assert!(readme.contains("-G 6ns"));
+    // A noiseless plot draws single runs as diamonds, no boxes, and no system `flags`.
+    let svg = dir.path().join("nl.svg");
+    ok(&[
+        "--goal",
+        "goal/dissemination_16B.goal",
+        "--nodes",
+        "4,16",
+        "-q",
+        "--plot",
+        svg.to_str().unwrap(),
+    ]);
+    let s = std::fs::read_to_string(&svg).unwrap();
+    assert!(s.contains("diamonds"), "title names the diamonds");
+    assert!(!s.contains(">flags<"), "the system is not named `flags`");
+}
