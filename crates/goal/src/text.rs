@@ -836,12 +836,12 @@ impl<'o, R: BufRead, S: Sink> Parser<'o, R, S> {
         let rest = &line[p.min(line.len())..];
         if rest.first() == Some(&b':') {
             let p = self.skip(line, p + 1);
-            // The whole word: `l: calcc 50` is an unknown op, not `calc` and a bad duration.
-            let oe = if p < line.len() && line[p].is_ascii_alphabetic() {
-                ident_end(line, p)
-            } else {
-                p
-            };
+            // The whole word (its letters: `send16b` is glued to its size): `l: calcc 50` is
+            // an unknown op, not `calc` and a bad duration.
+            let oe = p + line[p..]
+                .iter()
+                .take_while(|c| c.is_ascii_alphabetic())
+                .count();
             let kind = match &line[p..oe] {
                 b"send" => OpKind::Send,
                 b"recv" => OpKind::Recv,
@@ -850,7 +850,7 @@ impl<'o, R: BufRead, S: Sink> Parser<'o, R, S> {
                     return Err(self.expected(
                         line,
                         p,
-                        "an op after the label: \"send\", \"recv\" or \"calc\" (unknown op)",
+                        "\"send\", \"recv\" or \"calc\" after the label (unknown op)",
                     ))
                 }
             };
