@@ -375,6 +375,9 @@ pub struct RunArgs {
     /// memory, and run nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Issue 47: spot capacity.
+    #[command(flatten)]
+    pub spot: crate::spot::SpotArgs,
 }
 
 fn why_reps(s: &str) -> Result<u64, String> {

@@ -16,6 +16,7 @@ mod out;
 mod profile_show;
 mod run;
 mod schedule;
+mod spot; // issue 47
 mod units;
 mod validate;
 mod why;

@@ -1138,6 +1138,13 @@ pub fn sweep(
         crate::run::emit(args.out.output.as_deref(), &text)?;
     } else {
         write_outputs(&args.out, &result)?;
+        // Issue 47 hook: spot capacity under the table, when its price and rate are known.
+        if let (Some(spot), FormatArg::Human) = (args.spot.spot()?, args.out.format) {
+            let rows = crate::spot::rows(&result, &spot, result.plan.settings.seed);
+            if !rows.is_empty() {
+                crate::run::emit(None, &format!("\n{}", crate::spot::text(&rows, &spot)))?;
+            }
+        }
     }
     if let Some(x) = noiseless_explain {
         x.finish()?; // issue 30 hook
