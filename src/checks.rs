@@ -375,6 +375,14 @@ pub fn flags(cli: &Cli, m: &ArgMatches) -> Result<()> {
                 p.plot.iter().map(|f| ("--plot", Some(f.clone()))).collect();
             clashes(&[("FILE.h5", &Some(p.file.clone()))], &refs(&outputs))
         }
+        Some(Command::Profile(crate::cli::ProfileCommand::Combine(c))) => {
+            let inputs: Vec<(&str, Option<PathBuf>)> = c
+                .files
+                .iter()
+                .map(|p| ("FILE.h5", Some(p.clone())))
+                .collect();
+            clashes(&refs(&inputs), &[("--output", &Some(c.output.clone()))])
+        }
         Some(Command::Gen(g)) => {
             let sub = m.subcommand_matches("gen").expect("gen was parsed");
             apply(GEN_RULES, g, sub)?;

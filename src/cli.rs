@@ -139,6 +139,26 @@ pub enum ProfileCommand {
     /// the OS-noise summary, prices, provenance and the file's SHA-256; --plot draws the
     /// distributions.
     Show(ProfileShowArgs),
+    /// Put profiles of one system captured on several days into one: each repetition of a
+    /// run then runs on one of the days (chosen uniformly), so predictions show the spread
+    /// between days. The first profile gives the system, prices and placements' layout.
+    Combine(ProfileCombineArgs),
+}
+
+#[derive(Args, Debug)]
+#[command(after_help = "Example (two Piz Daint capture days):
+  loggops-sim calibrate --system daint --day 2022-03-30 ... -o daint-0330.h5
+  loggops-sim calibrate --system daint --day 2022-05-13 ... -o daint-0513.h5
+  loggops-sim profile combine daint-0330.h5 daint-0513.h5 -o daint-days.h5
+  loggops-sim validate MEASURED_DIR --noise daint-days.h5")]
+pub struct ProfileCombineArgs {
+    /// Profiles of the same system, one per capture day (their own days too, if they hold
+    /// several).
+    #[arg(value_name = "FILE.h5", required = true, num_args = 2..)]
+    pub files: Vec<PathBuf>,
+    /// The combined profile (HDF5, written atomically).
+    #[arg(short = 'o', long = "output", value_name = "FILE.h5")]
+    pub output: PathBuf,
 }
 
 #[derive(Args, Debug)]
@@ -493,9 +513,34 @@ pub struct CalibrateArgs {
     /// Write the fit report as JSON to FILE.
     #[arg(long, value_name = "FILE")]
     pub report_json: Option<PathBuf>,
+    /// How the profile is made. `captures`: base parameters by Netgauge's definitions and
+    /// distributions solved so that simulating each capture's own ping-pong reproduces it
+    /// (the fit report prints the closure table). `paper-table`: the paper's convention, base
+    /// parameters from --set-*, a --params-table row or the LogGP fit, the captured
+    /// distributions' medians pinned to them. [default: paper-table with --params-table,
+    /// --set-L or --set-G; captures otherwise]
+    #[arg(long, value_enum, value_name = "KIND")]
+    pub calibration: Option<CalibrationArg>,
+    /// Concurrent messages each bandwidth sample was striped over (libstripe's
+    /// LIBSTRIPE_FACTOR or Netgauge's --concurrent): the closure simulates the capture's
+    /// ping-pong with that many messages.
+    #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub bandwidth_stripes: u32,
+    /// Label of the capture day recorded in the profile (e.g. 2022-05-13): `profile combine`
+    /// names its days so.
+    #[arg(long, value_name = "LABEL", default_value = "")]
+    pub day: String,
     /// Output profile.
     #[arg(short = 'o', long = "output", value_name = "FILE.h5")]
     pub output: PathBuf,
+}
+
+/// `calibrate --calibration`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CalibrationArg {
+    Captures,
+    #[value(name = "paper-table")]
+    PaperTable,
 }
 
 #[derive(Args, Debug)]

@@ -74,6 +74,9 @@ fn dispatch(cli: cli::Cli) -> anyhow::Result<ExitCode> {
         Some(cli::Command::Gen(args)) => run::gen(args),
         Some(cli::Command::Calibrate(args)) => run::calibrate(*args),
         Some(cli::Command::Profile(cli::ProfileCommand::Show(args))) => profile_show::show(&args),
+        Some(cli::Command::Profile(cli::ProfileCommand::Combine(args))) => {
+            profile_show::combine(&args)
+        }
         Some(cli::Command::Merge(args)) => mc::merge(&args),
         Some(cli::Command::Validate(args)) => validate::validate(*args),
         None => run::simulate(cli.run),

@@ -414,3 +414,66 @@ mod tests {
         assert_eq!(quantile(&s, 1.0), 4.0);
     }
 }
+
+/// `profile combine`: the days of several profiles of one system in one profile.
+pub fn combine(args: &crate::cli::ProfileCombineArgs) -> Result<ExitCode> {
+    let mut profiles = Vec::with_capacity(args.files.len());
+    for f in &args.files {
+        profiles.push(loggops_profile::read_profile(f)?);
+    }
+    let label = |p: &Profile, f: &std::path::Path| {
+        if p.day.is_empty() {
+            crate::inputs::stem(f)
+        } else {
+            p.day.clone()
+        }
+    };
+    let mut out = profiles[0].clone();
+    out.day = label(&profiles[0], &args.files[0]);
+    for (p, f) in profiles.iter().zip(&args.files).skip(1) {
+        if p.system != out.system {
+            anyhow::bail!(
+                "{}: system `{}`, but {} is `{}`: combine the days of one system",
+                f.display(),
+                p.system,
+                args.files[0].display(),
+                out.system
+            );
+        }
+        if p.calibration != out.calibration {
+            anyhow::bail!(
+                "{}: calibration `{}`, but {} has `{}`",
+                f.display(),
+                p.calibration.as_str(),
+                args.files[0].display(),
+                out.calibration.as_str()
+            );
+        }
+        out.days.push(loggops_profile::Day {
+            label: label(p, f),
+            near: p.near.clone(),
+            far: p.far.clone(),
+            os_noise: p.os_noise.clone(),
+        });
+        out.days.extend(p.days.iter().cloned());
+        out.provenance.sources.extend(p.provenance.sources.iter().cloned());
+    }
+    out.provenance.command = crate::inputs::command_line();
+    out.provenance
+        .notes
+        .push(format!("combined from {} capture days", out.days.len() + 1));
+    // The days must share what the engine computes itself (S, O).
+    loggops_noise::NoiseModel::new(&out, &loggops_noise::NoiseConfig::default())
+        .with_context(|| format!("cannot combine into {}", args.output.display()))?;
+    loggops_profile::write_profile(&args.output, &out)?;
+    crate::out::errln!(
+        "wrote {} ({} days: {})",
+        args.output.display(),
+        out.days.len() + 1,
+        std::iter::once(out.day.as_str())
+            .chain(out.days.iter().map(|d| d.label.as_str()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    Ok(ExitCode::SUCCESS)
+}

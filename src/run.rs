@@ -457,6 +457,16 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
             class: class.clone(),
         });
     }
+    inp.bandwidth_stripes = a.bandwidth_stripes;
+    inp.day = a.day.clone();
+    inp.calibration = match a.calibration {
+        Some(crate::cli::CalibrationArg::Captures) => loggops_profile::Calibration::Captures,
+        Some(crate::cli::CalibrationArg::PaperTable) => loggops_profile::Calibration::PaperTable,
+        None if a.params_table.is_some() || a.l.is_some() || a.big_g.is_some() => {
+            loggops_profile::Calibration::PaperTable
+        }
+        None => loggops_profile::Calibration::Captures,
+    };
     let built = loggops_calibrate::build_profile(&inp);
     if let Some(b) = CALIBRATE_BAR.get() {
         b.finish_and_clear();

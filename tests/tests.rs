@@ -4,6 +4,7 @@ mod util;
 mod apps;
 mod cli;
 mod closed_forms;
+mod closure;
 mod conformance;
 mod explain;
 mod generators;

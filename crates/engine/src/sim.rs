@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering as AtomicOrdering};
 
 use crate::counters::Counters;
 use crate::matching::{Arrived, Lists, Posted, MIXED, NIL};
-use crate::noise::{MsgCosts, Noise};
+use crate::noise::{communicated, idle_time, MsgCosts, Noise, NEVER_COMMUNICATED};
 use crate::params::{or_overflow, Params, Time};
 use crate::program::{DepKind, Op, OpKind, Program, Tabled};
 use crate::queue::{EventQueue, HeapQueue, QueueItem, RadixQueue};
@@ -486,6 +486,10 @@ struct Sim<
     next_send: Vec<u32>,
     parked: std::collections::BTreeSet<(u32, u32)>,
     recv_end: Vec<Time>,
+    /// Per rank, when it last communicated (started a send or completed a receive;
+    /// [`NEVER_COMMUNICATED`] before), kept only when the noise asks for senders' idle times
+    /// ([`Noise::uses_idle`]; empty otherwise).
+    last_active: Vec<Time>,
     /// Queued model: `ts` values taken by sends queued again when they stopped waiting (not
     /// events of LogGOPSim's count).
     requeued: u64,
@@ -530,6 +534,7 @@ impl<
         let nnic = prog.num_nics().max(1) as usize;
         let counters = Counters::new(prog);
         let n = ranks as usize;
+        let uses_idle = noise.uses_idle();
         Ok(Sim {
             prog,
             p: cfg.params,
@@ -572,6 +577,11 @@ impl<
             next_send: if QUEUED { vec![NOT_YET; n] } else { Vec::new() },
             parked: Default::default(),
             recv_end: if QUEUED { vec![0; n] } else { Vec::new() },
+            last_active: if N::ACTIVE && uses_idle {
+                vec![NEVER_COMMUNICATED; n]
+            } else {
+                Vec::new()
+            },
             requeued: 0,
             start_deps: prog.has_start_dependents(),
             g_ticks: cfg.params.big_g.whole_units(),
@@ -1080,7 +1090,10 @@ impl<
                 if ready <= t {
                     self.mark(host, id, DepKind::Start);
                     let (lat, o, g, gap) = if N::ACTIVE {
-                        let c = self.noise.send_costs(&self.p, host, op.peer, id, op.size);
+                        let idle = idle_time(self.last_active.get_mut(h), t);
+                        let c = self
+                            .noise
+                            .send_costs_idle(&self.p, host, op.peer, id, op.size, idle);
                         (c.latency, c.o, c.g, c.gap_bytes)
                     } else {
                         let gap = self.gap_bytes(op.size);
@@ -1156,6 +1169,7 @@ impl<
                     if QUEUED {
                         self.recv_end[h] = self.recv_end[h].max(t);
                     }
+                    communicated(self.last_active.get_mut(h), t);
                     self.mark(host, id, DepKind::Done);
                 } else {
                     self.posted(h).post(op.peer, op.tag, id);
@@ -1304,6 +1318,7 @@ impl<
                     self.mark(sender, send_id, DepKind::Done);
                     self.release_sender(sender as usize, op.cpu, op.nic, t);
                 }
+                communicated(self.last_active.get_mut(h), t);
                 self.mark(host, recv, DepKind::Done);
             } else {
                 self.arrived(h).push(sender, op.tag, send_id);
@@ -1367,7 +1382,10 @@ impl<
         }
         self.mark(host, id, DepKind::Start);
         let (lat, o, g, gap, o_r) = if N::ACTIVE {
-            let c = self.noise.send_costs(&self.p, host, op.peer, id, op.size);
+            let idle = idle_time(self.last_active.get_mut(h), t);
+            let c = self
+                .noise
+                .send_costs_idle(&self.p, host, op.peer, id, op.size, idle);
             let r = self.noise.recv_costs(&self.p, host, op.peer, id, op.size);
             (c.latency, c.o, c.g, c.gap_bytes, r.o)
         } else {
@@ -1498,6 +1516,7 @@ impl<
                 self.mark(sender, send_id, DepKind::Done);
             }
             self.recv_end[h] = self.recv_end[h].max(t);
+            communicated(self.last_active.get_mut(h), t);
             self.mark(host, recv, DepKind::Done);
         } else {
             self.arrived(h).push(sender, op.tag, send_id);

@@ -73,6 +73,7 @@ fn profile(distinct: bool) -> Profile {
         bandwidth_block_bytes: 16 << 20,
         overhead: None,
         gap: None,
+        after_idle: None,
     };
     let mut start = Vec::new();
     let mut duration = Vec::new();
@@ -105,6 +106,9 @@ fn profile(distinct: bool) -> Profile {
         },
         prices: Prices::default(),
         provenance: Provenance::default(),
+        calibration: Default::default(),
+        day: String::new(),
+        days: Vec::new(),
     }
 }
 

@@ -233,6 +233,7 @@ fn handmade(tool_version: String) -> Profile {
             bandwidth_block_bytes: 16 << 20,
             overhead: None,
             gap: None,
+            after_idle: None,
         },
         far: Some(Placement {
             params: params(3_000_000.0),
@@ -248,6 +249,7 @@ fn handmade(tool_version: String) -> Profile {
             bandwidth_block_bytes: 16 << 20,
             overhead: None,
             gap: None,
+            after_idle: None,
         }),
         nodes_per_switch: 8,
         os_noise: OsNoise {
@@ -279,6 +281,9 @@ fn handmade(tool_version: String) -> Profile {
             tool_version,
             notes: vec!["a single note as a scalar string".into()],
         },
+        calibration: Default::default(),
+        day: String::new(),
+        days: Vec::new(),
     }
 }
 

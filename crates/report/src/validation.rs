@@ -140,12 +140,63 @@ impl Comparison {
             .map(|tol| (self.ratio(stat) - 1.0).abs() <= tol + 1e-12)
     }
 
+    /// Whether the measurement lies outside anything the profile produced: its median above
+    /// the largest simulated iteration or below the smallest, with how far (measured median /
+    /// that bound: above 1 for a measurement too slow, below 1 for one too fast). A
+    /// two-node capture does not see what a collective on a busy day meets (other jobs' traffic
+    /// on a shared network): such rows say so instead of only printing a ratio.
+    pub fn outside_profile(&self) -> Option<Outside> {
+        let m = self.measured.median;
+        let (lo, hi) = (self.simulated.min as f64, self.simulated.max as f64);
+        if m > hi && hi > 0.0 {
+            Some(Outside::Above(m / hi))
+        } else if m < lo && lo > 0.0 {
+            Some(Outside::Below(m / lo))
+        } else {
+            None
+        }
+    }
+
     /// p95 / p50 of the measured and of the simulated side.
     pub fn spreads(&self) -> (f64, f64) {
         (
             self.measured.p95 / self.measured.median,
             self.simulated.p95 / self.simulated.median,
         )
+    }
+}
+
+/// A measurement outside the simulated range ([`Comparison::outside_profile`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Outside {
+    /// Measured median / the largest simulated iteration (> 1).
+    Above(f64),
+    /// Measured median / the smallest simulated iteration (< 1).
+    Below(f64),
+}
+
+impl Outside {
+    /// How far, as measured median / the nearest simulated bound.
+    pub fn factor(self) -> f64 {
+        match self {
+            Outside::Above(f) | Outside::Below(f) => f,
+        }
+    }
+
+    /// `above` or `below`.
+    pub fn side(self) -> &'static str {
+        match self {
+            Outside::Above(_) => "above",
+            Outside::Below(_) => "below",
+        }
+    }
+
+    /// In words, for the table.
+    pub fn describe(self) -> String {
+        match self {
+            Outside::Above(f) => format!("meas p50 {}x sim max", fmt_ratio(f)),
+            Outside::Below(f) => format!("meas p50 {}x sim min", fmt_ratio(f)),
+        }
     }
 }
 
@@ -164,6 +215,8 @@ pub struct Tally {
     /// The same at 16 nodes (the paper's claim).
     pub paper_cells_16: usize,
     pub paper_within_16: usize,
+    /// Benchmarks whose measurement lies outside anything the profile produced.
+    pub outside_profile: usize,
 }
 
 /// Counts what is within tolerance.
@@ -187,6 +240,7 @@ pub fn tally(rows: &[Comparison]) -> Tally {
         paper_within: count(&paper_ok),
         paper_cells_16: count(&|c| c.paper_cell && c.nodes == 16),
         paper_within_16: count(&|c| paper_ok(c) && c.nodes == 16),
+        outside_profile: count(&|c| c.outside_profile().is_some()),
     }
 }
 
@@ -201,6 +255,13 @@ impl Tally {
             self.p95_within,
             100.0 * self.median_mean_error
         );
+        if self.outside_profile > 0 {
+            let _ = write!(
+                s,
+                "; {}/{n} measured outside anything the profile produced (their medians beyond every simulated iteration: another machine state than the captures')",
+                self.outside_profile
+            );
+        }
         if self.paper_cells > 0 {
             let _ = write!(
                 s,
@@ -267,6 +328,13 @@ pub fn render_validation_table(rows: &[Comparison]) -> String {
         format!("{m:.2}/{s:.2}")
     }));
     columns.push(col("mean error", Right, &signed_pct));
+    if rows.iter().any(|c| c.outside_profile().is_some()) {
+        columns.push(col("outside the profile", Left, &|c| {
+            c.outside_profile()
+                .map(|o| o.describe())
+                .unwrap_or_default()
+        }));
+    }
     let mut out = layout(&columns, rows.len());
     out.push_str(&tally(rows).line());
     out.push('\n');
@@ -274,7 +342,7 @@ pub fn render_validation_table(rows: &[Comparison]) -> String {
 }
 
 /// The CSV columns of [`validation_csv`].
-pub const VALIDATION_COLUMNS: [&str; 27] = [
+pub const VALIDATION_COLUMNS: [&str; 29] = [
     "benchmark",
     "pattern",
     "nodes",
@@ -302,6 +370,8 @@ pub const VALIDATION_COLUMNS: [&str; 27] = [
     "mean_within_10pct",
     "p50_within_10pct",
     "p95_within_20pct",
+    "outside_profile",
+    "outside_factor",
 ];
 
 fn ps(x: f64) -> i64 {
@@ -333,6 +403,9 @@ fn row_values(c: &Comparison) -> Vec<Value> {
     v.extend(Stat::ALL.map(|s| json!(c.ratio(s))));
     v.push(json!(c.mean_error()));
     v.extend([Stat::Mean, Stat::P50, Stat::P95].map(|s| json!(c.within(s))));
+    let out = c.outside_profile();
+    v.push(json!(out.map(|o| o.side())));
+    v.push(json!(out.map(|o| o.factor())));
     v
 }
 
@@ -363,6 +436,7 @@ pub fn validation_json(rows: &[Comparison]) -> String {
             "paper_cells_mean_error_below_10pct": t.paper_within,
             "paper_cells_16_nodes": t.paper_cells_16,
             "paper_cells_16_nodes_mean_error_below_10pct": t.paper_within_16,
+            "outside_profile": t.outside_profile,
             "line": t.line(),
         }
     });

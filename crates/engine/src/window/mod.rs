@@ -347,4 +347,8 @@ struct Win<'a, P: Program, N: Noise, const FULL: bool, const QUEUED: bool> {
     /// and the sends that wait for it (see `events.rs`).
     next_send: Vec<u32>,
     parked: std::collections::BTreeSet<(u32, u32)>,
+    /// Per rank, when it last communicated (started a send or completed a receive;
+    /// [`crate::noise::NEVER_COMMUNICATED`] before), kept only when the noise asks for senders'
+    /// idle times (empty otherwise).
+    last_active: Vec<Time>,
 }
