@@ -456,7 +456,9 @@ pub fn combine(args: &crate::cli::ProfileCombineArgs) -> Result<ExitCode> {
             os_noise: p.os_noise.clone(),
         });
         out.days.extend(p.days.iter().cloned());
-        out.provenance.sources.extend(p.provenance.sources.iter().cloned());
+        out.provenance
+            .sources
+            .extend(p.provenance.sources.iter().cloned());
     }
     out.provenance.command = crate::inputs::command_line();
     out.provenance

@@ -56,7 +56,10 @@ fn every_shipped_profile_closes_against_its_captures() {
         assert_closes(&path.display().to_string(), &rows);
         checked += 1;
     }
-    assert!(checked >= 8, "{checked} shipped profiles of the captures calibration");
+    assert!(
+        checked >= 8,
+        "{checked} shipped profiles of the captures calibration"
+    );
 }
 
 /// `calibrate` on the full capture sets of ../shared (the acceptance command's form) makes
@@ -102,7 +105,11 @@ fn calibrate_closes_on_the_shared_capture_sets() {
             "-o",
             out.to_str().unwrap(),
         ]);
-        assert!(o.status.success(), "{set}: {}", String::from_utf8_lossy(&o.stderr));
+        assert!(
+            o.status.success(),
+            "{set}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
         let json: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
         let rows = json["closure"]["rows"].as_array().expect("closure rows");

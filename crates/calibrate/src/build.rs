@@ -30,8 +30,8 @@ use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use loggops_profile::{
-    BaseParams, Calibration, DetourProcess, DetourTrace, Distribution, ExactTail, OsNoise, Placement, Prices,
-    Profile, Provenance,
+    BaseParams, Calibration, DetourProcess, DetourTrace, Distribution, ExactTail, OsNoise,
+    Placement, Prices, Profile, Provenance,
 };
 use serde::Serialize;
 
@@ -1769,7 +1769,10 @@ fn captures_placements(
         (Some(n), _) => (n, "explicit".to_string()),
         (None, Some(_)) => {
             return Err(CalibError::MissingParams {
-                missing: vec!["nodes_per_switch (nodes per switch, which decides near and far messages)".into()],
+                missing: vec![
+                    "nodes_per_switch (nodes per switch, which decides near and far messages)"
+                        .into(),
+                ],
                 hint: "give it explicitly".into(),
             })
         }
@@ -1782,7 +1785,9 @@ fn captures_placements(
             r.benchmark = format!("far: {}", r.benchmark);
             r
         }));
-        closure.notes.extend(f.report.notes.iter().map(|n| format!("far: {n}")));
+        closure
+            .notes
+            .extend(f.report.notes.iter().map(|n| format!("far: {n}")));
     }
     notes.push(format!(
         "captures calibration: simulating the captures' own ping-pongs with this profile reproduces them ({}); messages sent after {} us of idleness draw the captured latency, others the back-to-back one (the capture up to {} x its median)",
@@ -2013,13 +2018,34 @@ pub fn build_profile(inp: &CalibrateInputs) -> Result<(Profile, FitReport), Cali
     sources.push(near_lat.report.source.clone());
     sources.push(near_bw.report.source.clone());
     let captures = inp.calibration == Calibration::Captures;
-    if captures && (inp.params.table.is_some() || inp.params.explicit.l_ps.is_some() || inp.params.explicit.big_g_ps_per_byte.is_some()) {
+    if captures
+        && (inp.params.table.is_some()
+            || inp.params.explicit.l_ps.is_some()
+            || inp.params.explicit.big_g_ps_per_byte.is_some())
+    {
         return Err(CalibError::InvalidProfile {
             detail: "the captures calibration solves L and G from the captures: a parameter table, --set-L or --set-G belong to the paper-table calibration (--calibration paper-table)".into(),
         });
     }
-    let (near, near_report, far, far_report, far_stored_as_near, nodes_per_switch, nps_source, loggp_used, closure) = if captures {
-        captures_placements(inp, &loggp_fit, &near_lat, &near_bw, &mut sources, &mut notes)?
+    let (
+        near,
+        near_report,
+        far,
+        far_report,
+        far_stored_as_near,
+        nodes_per_switch,
+        nps_source,
+        loggp_used,
+        closure,
+    ) = if captures {
+        captures_placements(
+            inp,
+            &loggp_fit,
+            &near_lat,
+            &near_bw,
+            &mut sources,
+            &mut notes,
+        )?
     } else {
         let mut near_partial = Partial::explicit(&inp.params.explicit, "explicit");
         if let Some(t) = &table {
@@ -2176,7 +2202,17 @@ pub fn build_profile(inp: &CalibrateInputs) -> Result<(Profile, FitReport), Cali
             None => (None, None),
         };
 
-        (near, near_report, far, far_report, far_stored_as_near, nodes_per_switch, nps_source, loggp_used, None)
+        (
+            near,
+            near_report,
+            far,
+            far_report,
+            far_stored_as_near,
+            nodes_per_switch,
+            nps_source,
+            loggp_used,
+            None,
+        )
     };
     // OS noise.
     let (os_noise, os_report) = match &inp.os_noise {

@@ -165,7 +165,11 @@ fn deconvolve(target: &[f64], n: usize, other: Option<&[f64]>) -> Vec<f64> {
     let body_quantile = |u: f64| -> f64 {
         let i = cdf.partition_point(|&c| c < u).min(m - 1);
         let lo = if i == 0 { 0.0 } else { cdf[i - 1] };
-        let frac = if cdf[i] > lo { (u - lo) / (cdf[i] - lo) } else { 0.5 };
+        let frac = if cdf[i] > lo {
+            (u - lo) / (cdf[i] - lo)
+        } else {
+            0.5
+        };
         ((i as f64 - 0.5 + frac) * h).max(0.0)
     };
     // A rare event is carried by one draw: its excess over the other draws' median, n times.
@@ -256,7 +260,13 @@ mod tests {
     /// back): a narrow other distribution and a target with a 10 % mode far out.
     #[test]
     fn against_a_known_other_draw() {
-        let t = target(|u| if u < 0.85 { 1.0 + 0.5 * u } else { 8.0 + 5.0 * u });
+        let t = target(|u| {
+            if u < 0.85 {
+                1.0 + 0.5 * u
+            } else {
+                8.0 + 5.0 * u
+            }
+        });
         let other = target(|u| 1.0 + 0.2 * u);
         let d = mean_deconvolve_with(&t, &other);
         let mut s = 11u64;

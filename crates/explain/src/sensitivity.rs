@@ -135,9 +135,7 @@ impl<N: Noise> Noise for Shifted<N> {
         if !N::ACTIVE {
             return self.plain(p, src, dst, size);
         }
-        let c = self
-            .inner
-            .send_costs_idle(p, src, dst, send_op, size, idle);
+        let c = self.inner.send_costs_idle(p, src, dst, send_op, size, idle);
         self.shift(c)
     }
     fn recv_costs(&mut self, p: &Params, src: u32, dst: u32, send_op: u32, size: u64) -> MsgCosts {

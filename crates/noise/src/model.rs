@@ -385,7 +385,10 @@ fn place(
     )?;
     // After idle periods: the latency moves with `lat` (the same factor), so a base L that is
     // overridden shifts both.
-    let after_idle = own.after_idle.as_ref().or(fallback.and_then(|f| f.after_idle.as_ref()));
+    let after_idle = own
+        .after_idle
+        .as_ref()
+        .or(fallback.and_then(|f| f.after_idle.as_ref()));
     let (lat_idle, idle_threshold) = match after_idle {
         Some(a) => {
             let scaling = match (cfg.scaling, &lat) {
@@ -759,7 +762,12 @@ impl NoiseModel {
     /// Period of the stitched OS-noise trace of the profile's own day, ps (`None` without
     /// trace replay).
     pub fn os_period_ps(&self) -> Option<u64> {
-        self.inner.days[0].os.as_ref()?.table.as_ref().map(|t| t.period())
+        self.inner.days[0]
+            .os
+            .as_ref()?
+            .table
+            .as_ref()
+            .map(|t| t.period())
     }
 
     /// One line per active ingredient, for logs.
@@ -1145,7 +1153,16 @@ impl Noise for NoiseRun {
                 gap_bytes,
             };
         }
-        self.costs(src, dst, send_op, size, 1, false, Some(gap_bytes), NEVER_COMMUNICATED)
+        self.costs(
+            src,
+            dst,
+            send_op,
+            size,
+            1,
+            false,
+            Some(gap_bytes),
+            NEVER_COMMUNICATED,
+        )
     }
 
     /// The base parameters of the message's placement (near or far), whatever the mode.

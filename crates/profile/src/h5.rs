@@ -379,7 +379,9 @@ fn decode(path: &Path, bytes: Vec<u8>) -> Result<Profile, ProfileError> {
             )
         })?,
     };
-    let day = r.opt_str(&attrs, "/", schema::ATTR_DAY)?.unwrap_or_default();
+    let day = r
+        .opt_str(&attrs, "/", schema::ATTR_DAY)?
+        .unwrap_or_default();
     let days = r.days()?;
 
     let profile = Profile {
@@ -921,12 +923,12 @@ impl Reader<'_> {
             Some(pg) => {
                 let a = self.attrs(&pg, &process_path)?;
                 let rate_per_s = self.req_f64(&a, &process_path, schema::ATTR_RATE)?;
-                let duration_ps = self
-                    .distribution(&duration_path, Unit::Ps)?
-                    .ok_or_else(|| ProfileError::MissingGroup {
-                        path: self.path.to_path_buf(),
-                        group: duration_path.clone(),
-                    })?;
+                let duration_ps =
+                    self.distribution(&duration_path, Unit::Ps)?
+                        .ok_or_else(|| ProfileError::MissingGroup {
+                            path: self.path.to_path_buf(),
+                            group: duration_path.clone(),
+                        })?;
                 Some(DetourProcess {
                     rate_per_s,
                     duration_ps,

@@ -8,9 +8,7 @@
 //! is refused on load instead of overflowing the simulator's clock in the middle of a run.
 
 use crate::error::Invalid;
-use crate::model::{
-    BaseParams, DetourTrace, Distribution, ExactTail, OsNoise, Placement, Profile,
-};
+use crate::model::{BaseParams, DetourTrace, Distribution, ExactTail, OsNoise, Placement, Profile};
 use crate::schema::{self, Unit};
 
 /// Largest time a profile may hold, ps (one hour).
