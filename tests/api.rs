@@ -1,6 +1,6 @@
 //! The library API (`loggops_sim::api`, what the Python module calls): the CLI's numbers and
 //! messages for the same flags, and a poll that stops a sweep as Ctrl-C does.
-use loggops_sim::api::{self, Runner, SweepRequest, ValidateRequest};
+use loggops_sim::api::{self, LogGops, Runner, SweepRequest, ValidateRequest};
 
 use crate::util::{run_here, stderr, stdout};
 
@@ -93,7 +93,10 @@ fn errors_are_the_clis_messages() {
         ),
         (
             SweepRequest {
-                big_g: Some("fast".into()),
+                loggops: LogGops {
+                    big_g: Some("fast".into()),
+                    ..LogGops::default()
+                },
                 nodes: vec![4],
                 ..SweepRequest::new("goal/dissemination_16B.goal")
             },

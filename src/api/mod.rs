@@ -80,6 +80,37 @@ impl From<anyhow::Error> for Error {
     }
 }
 
+/// `-L`, `-o`, `-g`, `-G`, `-O`, `-S`: LogGOPS parameters with units, as the CLI takes them
+/// (`"2.5us"`, `"0.1ns"` per byte, `"64KiB"`), replacing the profile's or the defaults.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LogGops {
+    pub l: Option<String>,
+    pub o: Option<String>,
+    pub g: Option<String>,
+    pub big_g: Option<String>,
+    pub big_o: Option<String>,
+    pub s: Option<String>,
+}
+
+impl LogGops {
+    fn push(&self, a: &mut Argv) {
+        for (flag, v) in [
+            ("-L", &self.l),
+            ("-o", &self.o),
+            ("-g", &self.g),
+            ("-G", &self.big_g),
+            ("-O", &self.big_o),
+            ("-S", &self.s),
+        ] {
+            if let Some(v) = v {
+                a.0.push(flag.into());
+                // Every short flag of the CLI takes values that start with `-`.
+                a.0.push(v.into());
+            }
+        }
+    }
+}
+
 /// A sweep: the flags of `loggops-sim --goal ...` that decide a result, as values. `None` and
 /// empty lists are flags left out (the CLI's defaults); a flag that does not apply (`seed`
 /// without `noise`) is refused with the CLI's message. Values with units are given as the CLI
@@ -104,13 +135,7 @@ pub struct SweepRequest {
     pub threads: Option<usize>,
     /// `--param NAME=VALUE` of a rank-parametric schedule.
     pub params: Vec<(String, String)>,
-    /// `-L`, `-o`, `-g`, `-G`, `-O`, `-S`.
-    pub l: Option<String>,
-    pub o: Option<String>,
-    pub g: Option<String>,
-    pub big_g: Option<String>,
-    pub big_o: Option<String>,
-    pub s: Option<String>,
+    pub loggops: LogGops,
     /// `--tick`.
     pub tick: Option<String>,
     /// `--order`: `stable` or `libstdcxx`.
@@ -157,18 +182,7 @@ impl SweepRequest {
         for (k, v) in &self.params {
             a.long("param", format!("{k}={v}"));
         }
-        for (flag, v) in [
-            ("-L", &self.l),
-            ("-o", &self.o),
-            ("-g", &self.g),
-            ("-G", &self.big_g),
-            ("-O", &self.big_o),
-            ("-S", &self.s),
-        ] {
-            if let Some(v) = v {
-                a.short(flag, v);
-            }
-        }
+        self.loggops.push(&mut a);
         a.opt("tick", &self.tick);
         a.opt("order", &self.order);
         a.opt("rndv-3l", &self.rndv_3l);
@@ -241,12 +255,7 @@ pub struct ValidateRequest {
     pub measured: Vec<PathBuf>,
     /// `--noise`: the measured system's profile.
     pub noise: PathBuf,
-    pub l: Option<String>,
-    pub o: Option<String>,
-    pub g: Option<String>,
-    pub big_g: Option<String>,
-    pub big_o: Option<String>,
-    pub s: Option<String>,
+    pub loggops: LogGops,
     /// `--noise-mode`.
     pub noise_mode: Option<String>,
     /// `--measure`: `barrier` or `collective`.
@@ -270,18 +279,7 @@ impl ValidateRequest {
     pub fn command_line(&self) -> Vec<OsString> {
         let mut a = Argv::new(&["validate"]);
         a.long("noise", &self.noise);
-        for (flag, v) in [
-            ("-L", &self.l),
-            ("-o", &self.o),
-            ("-g", &self.g),
-            ("-G", &self.big_g),
-            ("-O", &self.big_o),
-            ("-S", &self.s),
-        ] {
-            if let Some(v) = v {
-                a.short(flag, v);
-            }
-        }
+        self.loggops.push(&mut a);
         a.opt("noise-mode", &self.noise_mode);
         a.opt("measure", &self.measure);
         a.opt("call-overhead", &self.call_overhead);
@@ -523,12 +521,6 @@ impl Argv {
             let v: Vec<String> = values.iter().map(ToString::to_string).collect();
             self.long(name, v.join(","));
         }
-    }
-
-    /// `-L value` (every short flag of the CLI takes values that start with `-`).
-    fn short(&mut self, flag: &str, value: &str) {
-        self.0.push(flag.into());
-        self.0.push(value.into());
     }
 
     fn switch(&mut self, name: &str, on: bool) {

@@ -36,12 +36,28 @@ them). Calls run one at a time in a process.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import io
 import json
+import numbers
+import operator
 import os
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, Dict, List, Literal, Mapping, Optional, Sequence, Union
+from typing import (
+    Any,
+    Callable,
+    Dict,
+    Iterable,
+    List,
+    Literal,
+    Mapping,
+    Optional,
+    ParamSpec,
+    Sequence,
+    Union,
+)
 
 import pandas as pd
 
@@ -69,6 +85,7 @@ Quantity = Union[str, int, float]
 """A time, per-byte cost or size as the CLI takes it: ``"2.5us"``, ``"64KiB"``; a bare number
 is ns (bytes for sizes)."""
 Reps = Union[int, Literal["auto"]]
+P = ParamSpec("P")
 Model = Literal["queued", "loggopsim"]
 
 _LABELS = {"workload": str, "system": str, "noise_mode": str}
@@ -133,16 +150,17 @@ def _paths(value: Optional[Paths], what: str) -> List[str]:
 def _ints(value: Union[int, Sequence[int], None], what: str) -> List[int]:
     if value is None:
         return []
-    if isinstance(value, int) or hasattr(value, "__index__"):
-        value = [value]  # type: ignore[list-item]
-    out = []
-    for v in value:  # type: ignore[union-attr]
-        if isinstance(v, bool):
-            raise TypeError(f"{what}: expected whole numbers, got a bool")
-        try:
-            out.append(v.__index__())
-        except AttributeError:
-            raise TypeError(f"{what}: expected whole numbers, got {type(v).__name__}") from None
+    if isinstance(value, numbers.Integral):
+        items: List[Any] = [value]
+    elif isinstance(value, Iterable):
+        items = list(value)
+    else:
+        raise TypeError(f"{what}: expected a whole number or a list of them, got {type(value).__name__}")
+    out: List[int] = []
+    for v in items:
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral):
+            raise TypeError(f"{what}: expected whole numbers, got {type(v).__name__}")
+        out.append(operator.index(v))
     return out
 
 
@@ -317,32 +335,26 @@ def run(
     return _native_sweep(request)
 
 
-def sweep(
-    goal: Paths,
-    noise: Optional[Paths] = None,
-    nodes: Union[int, Sequence[int], None] = None,
-    noise_mode: Union[str, Sequence[str], None] = None,
-    reps: Optional[Reps] = None,
-    seed: Optional[int] = None,
-    model: Optional[Model] = None,
-    threads: Optional[int] = None,
-    *,
-    L: Optional[Quantity] = None,
-    o: Optional[Quantity] = None,
-    g: Optional[Quantity] = None,
-    G: Optional[Quantity] = None,
-    O: Optional[Quantity] = None,  # noqa: E741
-    S: Optional[Quantity] = None,
-    tick: Optional[Quantity] = None,
-    order: Optional[Literal["stable", "libstdcxx"]] = None,
-    rndv_3l: Optional[bool] = None,
-    absolute_latency: bool = False,
-    cosched: bool = False,
-    nodes_per_switch: Optional[int] = None,
-    force_large: bool = False,
-    progress: bool = False,
-    **params: Quantity,
-) -> pd.DataFrame:
+def _part(run: Callable[P, Run], part: str, name: str, doc: str) -> Callable[P, pd.DataFrame]:
+    """``run`` returning one of its DataFrames: the same parameters, its own name and doc."""
+
+    @functools.wraps(run)
+    def call(*args: P.args, **kwargs: P.kwargs) -> pd.DataFrame:
+        frame: pd.DataFrame = getattr(run(*args, **kwargs), part)
+        return frame
+
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = doc
+    call.__signature__ = inspect.signature(run).replace(  # type: ignore[attr-defined]
+        return_annotation=pd.DataFrame
+    )
+    return call
+
+
+sweep = _part(
+    run,
+    "cells",
+    "sweep",
     """Runs a sweep and returns one row per cell: ``loggops-sim ... --format csv``.
 
     The arguments are :func:`run`'s. Columns (times in integer ps): ``workload``,
@@ -358,41 +370,17 @@ def sweep(
     ``workload_sha256``, ``tool_version``, ``schema_version``. README.md ("Columns") and
     ``crates/report/src/lib.rs`` define each. Missing values (a confidence interval of one
     repetition, a price a profile lacks) are NaN.
-    """
-    request = _sweep_request(
-        goal, noise, nodes, noise_mode, reps, seed, model, threads, L, o, g, G, O, S, tick,
-        order, rndv_3l, absolute_latency, cosched, nodes_per_switch, force_large, progress,
-        params,
-    )
-    return _native_sweep(request).cells
 
+    Raises:
+        LoggopsError: the CLI's error message.
+        KeyboardInterrupt: Ctrl-C; ``partial`` holds the :class:`Run` of what finished.
+    """,
+)
 
-def samples(
-    goal: Paths,
-    noise: Optional[Paths] = None,
-    nodes: Union[int, Sequence[int], None] = None,
-    noise_mode: Union[str, Sequence[str], None] = None,
-    reps: Optional[Reps] = None,
-    seed: Optional[int] = None,
-    model: Optional[Model] = None,
-    threads: Optional[int] = None,
-    *,
-    L: Optional[Quantity] = None,
-    o: Optional[Quantity] = None,
-    g: Optional[Quantity] = None,
-    G: Optional[Quantity] = None,
-    O: Optional[Quantity] = None,  # noqa: E741
-    S: Optional[Quantity] = None,
-    tick: Optional[Quantity] = None,
-    order: Optional[Literal["stable", "libstdcxx"]] = None,
-    rndv_3l: Optional[bool] = None,
-    absolute_latency: bool = False,
-    cosched: bool = False,
-    nodes_per_switch: Optional[int] = None,
-    force_large: bool = False,
-    progress: bool = False,
-    **params: Quantity,
-) -> pd.DataFrame:
+samples = _part(
+    run,
+    "samples",
+    "samples",
     """Runs a sweep and returns one row per repetition: ``loggops-sim ... --samples FILE``.
 
     The arguments are :func:`run`'s. Columns: ``workload``, ``system``, ``nodes``,
@@ -401,13 +389,12 @@ def samples(
     ``on_demand_usd``, ``committed_usd`` (NaN without a price), ``cost_increase_pct`` (over
     noiseless) and ``partial``. A boxplot of ``time_ps`` per ``nodes`` and ``noise_mode`` is
     the paper's Fig. 14.
-    """
-    request = _sweep_request(
-        goal, noise, nodes, noise_mode, reps, seed, model, threads, L, o, g, G, O, S, tick,
-        order, rndv_3l, absolute_latency, cosched, nodes_per_switch, force_large, progress,
-        params,
-    )
-    return _native_sweep(request).samples
+
+    Raises:
+        LoggopsError: the CLI's error message.
+        KeyboardInterrupt: Ctrl-C; ``partial`` holds the :class:`Run` of what finished.
+    """,
+)
 
 
 def critical_path(

@@ -44,6 +44,18 @@ impl<'py> Request<'_, 'py> {
         })
     }
 
+    /// The keys `L`, `o`, `g`, `G`, `O`, `S`.
+    fn loggops(&self) -> PyResult<api::LogGops> {
+        Ok(api::LogGops {
+            l: self.get("L")?,
+            o: self.get("o")?,
+            g: self.get("g")?,
+            big_g: self.get("G")?,
+            big_o: self.get("O")?,
+            s: self.get("S")?,
+        })
+    }
+
     /// A list that may be missing or `None` (empty).
     fn list<T: FromPyObjectOwned<'py>>(&self, key: &str) -> PyResult<Vec<T>> {
         Ok(self.get::<Option<Vec<T>>>(key)?.unwrap_or_default())
@@ -62,12 +74,7 @@ fn sweep_request(d: &Bound<'_, PyDict>) -> PyResult<api::SweepRequest> {
         model: r.get("model")?,
         threads: r.get("threads")?,
         params: r.list("params")?,
-        l: r.get("L")?,
-        o: r.get("o")?,
-        g: r.get("g")?,
-        big_g: r.get("G")?,
-        big_o: r.get("O")?,
-        s: r.get("S")?,
+        loggops: r.loggops()?,
         tick: r.get("tick")?,
         order: r.get("order")?,
         rndv_3l: r.get("rndv_3l")?,
@@ -84,12 +91,7 @@ fn validate_request(d: &Bound<'_, PyDict>) -> PyResult<api::ValidateRequest> {
     Ok(api::ValidateRequest {
         measured: r.list::<PathBuf>("measured")?,
         noise: r.get("noise")?,
-        l: r.get("L")?,
-        o: r.get("o")?,
-        g: r.get("g")?,
-        big_g: r.get("G")?,
-        big_o: r.get("O")?,
-        s: r.get("S")?,
+        loggops: r.loggops()?,
         noise_mode: r.get("noise_mode")?,
         measure: r.get("measure")?,
         call_overhead: r.get("call_overhead")?,
