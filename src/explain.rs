@@ -289,8 +289,7 @@ fn emit(args: &RunArgs, runs: &[RunReport], cells: &[CellPaths]) -> Result<()> {
             s
         }
         FormatArg::Json => render::report_json(runs, cells),
-        FormatArg::Csv if cells.is_empty() => render::runs_csv(runs),
-        FormatArg::Csv => render::cells_csv(cells),
+        FormatArg::Csv => csv(runs, cells),
     };
     match x.destination() {
         Some(p) => loggops_report::write_atomic(p, |w| w.write_all(text.as_bytes()))
@@ -304,6 +303,15 @@ fn emit(args: &RunArgs, runs: &[RunReport], cells: &[CellPaths]) -> Result<()> {
             out.flush()?;
             Ok(())
         }
+    }
+}
+
+/// The CSV report: one row per noiseless run, or with noise one per cell and part.
+pub(crate) fn csv(runs: &[RunReport], cells: &[CellPaths]) -> String {
+    if cells.is_empty() {
+        render::runs_csv(runs)
+    } else {
+        render::cells_csv(cells)
     }
 }
 
@@ -397,6 +405,11 @@ impl Noiseless {
             tolerance: tol,
         });
         Ok(out)
+    }
+
+    /// The reports of the recorded runs (what [`Noiseless::finish`] prints).
+    pub(crate) fn reports(self) -> Vec<RunReport> {
+        self.runs
     }
 
     /// Prints or writes the report.
@@ -595,6 +608,17 @@ impl McPaths {
 
     /// Prints or writes the report once every cell has run; `system` labels the cells.
     pub fn finish(self, system: &str) -> Result<()> {
+        let args = self.args.clone_flags();
+        let (runs, cells) = self.reports(system)?;
+        if args.explain.wants_path() {
+            emit(&args, &runs, &cells)?;
+        }
+        Ok(())
+    }
+
+    /// The reports once every cell has run (what [`McPaths::finish`] prints): the noiseless
+    /// run of each node count and the cells; `system` labels them.
+    pub(crate) fn reports(self, system: &str) -> Result<(Vec<RunReport>, Vec<CellPaths>)> {
         let mut st = self.state.into_inner().expect("no panics");
         // A noiseless baseline may run alongside the noisy repetitions; the report follows the
         // sweep's order.
@@ -614,7 +638,7 @@ impl McPaths {
             );
         }
         if !x.wants_path() {
-            return Ok(());
+            return Ok((Vec::new(), Vec::new()));
         }
         let mut cells = Vec::new();
         let mut runs = Vec::new();
@@ -651,7 +675,7 @@ impl McPaths {
                 cells.push(c);
             }
         }
-        emit(&self.args, &runs, &cells)
+        Ok((runs, cells))
     }
 }
 

@@ -78,6 +78,20 @@ pub fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::SeqCst)
 }
 
+/// What Ctrl-C does, for a front end that catches it itself (the Python module): no new
+/// repetition starts, a noiseless run stops at its next report.
+pub(crate) fn request_interrupt() {
+    INTERRUPTED.store(true, Ordering::SeqCst);
+    HOOK.request_stop();
+}
+
+/// Clears [`request_interrupt`] before the next run of a process that runs several.
+pub(crate) fn clear_interrupt() {
+    INTERRUPTED.store(false, Ordering::SeqCst);
+    HOOK.clear_stop();
+    HOOK.reset();
+}
+
 /// A system of the plan with what its cells need to run.
 struct System {
     info: SystemInfo,
@@ -1027,6 +1041,60 @@ pub fn sweep(
     goal_opts: &ParseOptions,
 ) -> Result<ExitCode> {
     install_interrupt_handler();
+    let Swept {
+        result,
+        stalled,
+        noiseless_explain,
+        mc_explain,
+        system,
+    } = run(args, ov, goal_opts)?;
+    if let Some(text) = stalled {
+        crate::out::err_text(&text);
+        return Ok(ExitCode::from(1));
+    }
+    if args.shard.is_some() {
+        // The shard's result for `merge`: always the JSON document.
+        let text = Format::Json.render_to_string(&result);
+        crate::run::emit(args.out.output.as_deref(), &text)?;
+    } else {
+        write_outputs(&args.out, &result)?;
+    }
+    if let Some(x) = noiseless_explain {
+        x.finish()?; // issue 30 hook
+    }
+    if let Some(x) = mc_explain {
+        x.finish(&system)?; // issue 30 hook
+    }
+    if result.status == Status::Interrupted {
+        let (complete, partial, missing) = result.cell_counts();
+        crate::out::errln!(
+            "interrupted: wrote a partial result ({complete} cell(s) complete, {partial} cut \
+             short, {missing} not run)"
+        );
+        return Ok(ExitCode::from(EXIT_INTERRUPTED));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What steps 1 and 2 of a sweep hand on: the result, and what the explain hooks recorded.
+pub(crate) struct Swept {
+    pub result: RunResult,
+    /// A noiseless schedule that did not complete: what was left over (exit status 1).
+    pub stalled: Option<String>,
+    pub noiseless_explain: Option<crate::explain::Noiseless>,
+    pub mc_explain: Option<crate::explain::McPaths>,
+    /// The first system's name (an explain report labels its cells with it).
+    pub system: String,
+}
+
+/// Steps 1 and 2 of a sweep, writing nothing: the command line's [`sweep`] and the library's
+/// `api::sweep` both run this. Ctrl-C is the caller's business ([`install_interrupt_handler`],
+/// or [`request_interrupt`]).
+pub(crate) fn run(
+    args: &RunArgs,
+    ov: &[(String, String)],
+    goal_opts: &ParseOptions,
+) -> Result<Swept> {
     let (plan, systems, goals) = plan(args, ov, goal_opts)?;
     let budget = crate::budget::plan(args);
     for goal in &goals {
@@ -1071,32 +1139,13 @@ pub fn sweep(
         &goals,
         &budget,
     )?;
-    if let Some(text) = stalled {
-        crate::out::err_text(&text);
-        return Ok(ExitCode::from(1));
-    }
-    if args.shard.is_some() {
-        // The shard's result for `merge`: always the JSON document.
-        let text = Format::Json.render_to_string(&result);
-        crate::run::emit(args.out.output.as_deref(), &text)?;
-    } else {
-        write_outputs(&args.out, &result)?;
-    }
-    if let Some(x) = noiseless_explain {
-        x.finish()?; // issue 30 hook
-    }
-    if let Some(x) = mc_explain {
-        x.finish(&systems[0].info.name)?; // issue 30 hook
-    }
-    if result.status == Status::Interrupted {
-        let (complete, partial, missing) = result.cell_counts();
-        crate::out::errln!(
-            "interrupted: wrote a partial result ({complete} cell(s) complete, {partial} cut \
-             short, {missing} not run)"
-        );
-        return Ok(ExitCode::from(EXIT_INTERRUPTED));
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok(Swept {
+        result,
+        stalled,
+        noiseless_explain,
+        mc_explain,
+        system: systems[0].info.name.clone(),
+    })
 }
 
 /// What `--shard` needs: the JSON output (everything else is drawn from the merge), and a word

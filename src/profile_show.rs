@@ -15,7 +15,7 @@ use loggops_units::{fmt_time_ps_f64, format_size};
 use crate::cli::ProfileShowArgs;
 
 /// The probabilities printed for every distribution.
-const PROBS: [(f64, &str); 10] = [
+pub(crate) const PROBS: [(f64, &str); 10] = [
     (0.0, "min"),
     (0.01, "p1"),
     (0.05, "p5"),
@@ -120,7 +120,7 @@ fn cdf_points(d: &Distribution) -> Vec<(f64, f64)> {
     }
 }
 
-fn describe_kind(d: &Distribution) -> String {
+pub(crate) fn describe_kind(d: &Distribution) -> String {
     match d {
         Distribution::Samples(s) => format!("{} raw samples", s.len()),
         Distribution::Quantiles { probs, tail, .. } => match tail {
@@ -205,21 +205,46 @@ fn placement(out: &mut String, name: &str, pl: &Placement, near: Option<&Placeme
     }
 }
 
+/// What `profile show` says of a detour trace.
+pub(crate) struct TraceStats {
+    pub detours: usize,
+    pub period_ps: u64,
+    /// Fraction of the period spent in detours.
+    pub busy_fraction: f64,
+    pub per_second: f64,
+    /// The upper median of the durations.
+    pub median_ps: u64,
+    pub max_ps: u64,
+}
+
+impl TraceStats {
+    pub(crate) fn of(t: &DetourTrace) -> TraceStats {
+        let n = t.duration_ps.len();
+        let busy: u128 = t.duration_ps.iter().map(|&d| d as u128).sum();
+        let mut d: Vec<u64> = t.duration_ps.clone();
+        d.sort_unstable();
+        TraceStats {
+            detours: n,
+            period_ps: t.period_ps,
+            busy_fraction: busy as f64 / t.period_ps.max(1) as f64,
+            per_second: n as f64 / (t.period_ps.max(1) as f64 * 1e-12),
+            median_ps: if n == 0 { 0 } else { d[n / 2] },
+            max_ps: d.last().copied().unwrap_or(0),
+        }
+    }
+}
+
 fn trace_summary(t: &DetourTrace) -> String {
-    let n = t.duration_ps.len();
-    let busy: u128 = t.duration_ps.iter().map(|&d| d as u128).sum();
-    let max = t.duration_ps.iter().copied().max().unwrap_or(0);
-    let mut d: Vec<u64> = t.duration_ps.clone();
-    d.sort_unstable();
-    let median = if n == 0 { 0 } else { d[n / 2] };
+    let s = TraceStats::of(t);
     format!(
-        "{n} detours in {} ({:.3}% of the time in detours, {:.1} per second); duration median \
+        "{} detours in {} ({:.3}% of the time in detours, {:.1} per second); duration median \
          {}, max {}",
-        time(t.period_ps as f64),
-        100.0 * busy as f64 / t.period_ps.max(1) as f64,
-        n as f64 / (t.period_ps.max(1) as f64 * 1e-12),
-        time(median as f64),
-        time(max as f64)
+        s.detours,
+        time(s.period_ps as f64),
+        100.0 * s.busy_fraction,
+        s.per_second,
+        time(s.median_ps as f64),
+        time(s.max_ps as f64)
     )
 }
 
@@ -362,17 +387,21 @@ pub fn panels(p: &Profile) -> Vec<CurvePanel> {
     out
 }
 
-pub fn show(args: &ProfileShowArgs) -> Result<ExitCode> {
-    let bytes = std::fs::read(&args.file)
-        .with_context(|| format!("cannot read noise profile {}", args.file.display()))?;
-    let profile = loggops_profile::read_profile(&args.file)?;
-    let sha = crate::inputs::sha256_bytes(&bytes);
-    let text = render(
-        &profile,
-        &args.file.display().to_string(),
-        &sha,
+/// A profile, the SHA-256 of its file and the file's size in bytes.
+pub(crate) fn load(path: &std::path::Path) -> Result<(Profile, String, u64)> {
+    let bytes = std::fs::read(path)
+        .with_context(|| format!("cannot read noise profile {}", path.display()))?;
+    let profile = loggops_profile::read_profile(path)?;
+    Ok((
+        profile,
+        crate::inputs::sha256_bytes(&bytes),
         bytes.len() as u64,
-    );
+    ))
+}
+
+pub fn show(args: &ProfileShowArgs) -> Result<ExitCode> {
+    let (profile, sha, size) = load(&args.file)?;
+    let text = render(&profile, &args.file.display().to_string(), &sha, size);
     for path in &args.plot {
         loggops_report::plot::write_curves(
             Some(path),

@@ -145,6 +145,20 @@ pub fn emit(output: Option<&Path>, text: &str) -> Result<()> {
 }
 
 pub fn simulate(args: RunArgs) -> Result<ExitCode> {
+    let ov = run_checks(&args)?;
+    // --tick, --shard and --model queued with --compat are refused by `checks::RUN_RULES`.
+    if args.compat.is_some() {
+        let [goal] = args.goal.as_slice() else {
+            bail!("--compat loggopsim runs one schedule: give one --goal FILE");
+        };
+        return compat_run(&args, goal, &ov);
+    }
+    let goal_opts = sweep_checks(&args)?;
+    crate::mc::sweep(&args, &ov, &goal_opts)
+}
+
+/// The checks of every run; the `--param` overrides.
+fn run_checks(args: &RunArgs) -> Result<Vec<(String, String)>> {
     if args.goal.is_empty() {
         bail!("no schedule given: use --goal FILE (try --help for examples)");
     }
@@ -154,15 +168,20 @@ pub fn simulate(args: RunArgs) -> Result<ExitCode> {
     let ov = overrides(&args.params)?;
     // Issue 30: --critical-path/--sensitivity/--timeline are refused with --compat and checked
     // here; the sweep records the runs.
-    crate::explain::check_flags(&args)?;
-    // --tick, --shard and --model queued with --compat are refused by `checks::RUN_RULES`.
-    if args.compat.is_some() {
-        let [goal] = args.goal.as_slice() else {
-            bail!("--compat loggopsim runs one schedule: give one --goal FILE");
-        };
-        return compat_run(&args, goal, &ov);
-    }
-    let goal_opts = goal_options(&args)?;
+    crate::explain::check_flags(args)?;
+    Ok(ov)
+}
+
+/// What a sweep (not `--compat`) needs from the flags, checked: the `--param` overrides and
+/// how GOAL files are read (the library's `api::sweep` calls it too).
+pub(crate) fn sweep_inputs(args: &RunArgs) -> Result<(Vec<(String, String)>, ParseOptions)> {
+    let ov = run_checks(args)?;
+    Ok((ov, sweep_checks(args)?))
+}
+
+/// The checks of a sweep after [`run_checks`]; how GOAL files are read.
+fn sweep_checks(args: &RunArgs) -> Result<ParseOptions> {
+    let goal_opts = goal_options(args)?;
     if args.tick.is_some() {
         for goal in &args.goal {
             if schedule::is_parametric(goal)? {
@@ -175,7 +194,7 @@ pub fn simulate(args: RunArgs) -> Result<ExitCode> {
             }
         }
     }
-    crate::mc::sweep(&args, &ov, &goal_opts)
+    Ok(goal_opts)
 }
 
 /// Names what was left over: ranks, sources, tags and op labels.

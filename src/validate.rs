@@ -131,6 +131,27 @@ fn paper_cell(name: &BenchmarkName) -> bool {
 }
 
 pub fn validate(args: ValidateArgs) -> Result<ExitCode> {
+    let rows = compare(&args)?;
+    let engine = args.model.into();
+    let text = match args.format {
+        FormatArg::Human => format!(
+            "{} model, noise mode {}, {} repetitions per benchmark, seed {}\n{}",
+            crate::run::model_name(engine),
+            args.noise_mode,
+            args.reps,
+            args.seed,
+            render_validation_table(&rows)
+        ),
+        FormatArg::Json => validation_json(&rows),
+        FormatArg::Csv => validation_csv(&rows),
+    };
+    crate::run::emit(args.output.as_deref(), &text)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The comparison of every measured benchmark, in file order, writing nothing (`validate` and
+/// the library's `api::validate` render it).
+pub(crate) fn compare(args: &ValidateArgs) -> Result<Vec<Comparison>> {
     // Flags first: a bad value fails before any file is read.
     let call_overhead_ps = match &args.call_overhead {
         Some(t) => {
@@ -221,6 +242,10 @@ pub fn validate(args: ValidateArgs) -> Result<ExitCode> {
                 (0..args.reps as u64)
                     .into_par_iter()
                     .map(|rep| {
+                        // A library front end's Ctrl-C (the CLI's ends the process).
+                        if crate::mc::interrupted() {
+                            anyhow::bail!("interrupted (Ctrl-C)");
+                        }
                         let t = iteration_time(b, &model, args.seed, rep, &odds, engine);
                         bar.inc(1);
                         t
@@ -242,18 +267,5 @@ pub fn validate(args: ValidateArgs) -> Result<ExitCode> {
         rows.push(c);
     }
     bar.finish_and_clear();
-    let text = match args.format {
-        FormatArg::Human => format!(
-            "{} model, noise mode {}, {} repetitions per benchmark, seed {}\n{}",
-            crate::run::model_name(engine),
-            args.noise_mode,
-            args.reps,
-            args.seed,
-            render_validation_table(&rows)
-        ),
-        FormatArg::Json => validation_json(&rows),
-        FormatArg::Csv => validation_csv(&rows),
-    };
-    crate::run::emit(args.output.as_deref(), &text)?;
-    Ok(ExitCode::SUCCESS)
+    Ok(rows)
 }

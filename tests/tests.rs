@@ -1,6 +1,7 @@
 //! Integration tests of the `loggops-sim` binary (one test binary, ripgrep style).
 mod util;
 
+mod api;
 mod apps;
 mod cli;
 mod closed_forms;

@@ -144,6 +144,11 @@ impl Progress {
     pub fn stop_requested(&self) -> bool {
         self.stop.load(AtomicOrdering::Relaxed)
     }
+    /// Withdraws [`Progress::request_stop`], for the next run of a process that runs several
+    /// (a library front end whose user pressed Ctrl-C once).
+    pub fn clear_stop(&self) {
+        self.stop.store(false, AtomicOrdering::Relaxed);
+    }
 }
 
 /// Two hooks are equal only when they are the same object.
