@@ -193,6 +193,12 @@ fn param_flags(args: &RunArgs) -> Vec<String> {
     out
 }
 
+/// What the outputs say of a system's MPI progress: only `polled`, which differs from
+/// LogGOPSim's behaviour.
+fn polled_name(m: loggops_engine::MpiProgress) -> Option<String> {
+    (m == loggops_engine::MpiProgress::Polled).then(|| m.name().to_string())
+}
+
 /// Step 1: what to run, described completely.
 fn plan(
     args: &RunArgs,
@@ -211,6 +217,7 @@ fn plan(
         cosched: args.cosched,
         rndv_triple_latency: args.rndv_3l.unwrap_or(true),
         nodes_per_switch: args.nodes_per_switch,
+        mpi_progress: args.mpi_progress.map(Into::into),
         ..NoiseConfig::default()
     };
 
@@ -258,6 +265,7 @@ fn plan(
                     on_demand_usd_per_node_hour: profile.prices.on_demand_usd_per_node_hour,
                     committed_usd_per_node_hour: profile.prices.committed_usd_per_node_hour,
                 },
+                mpi_progress: polled_name(model.mpi_progress()),
             };
             systems.push(System {
                 info,
@@ -279,6 +287,7 @@ fn plan(
                 far: None,
                 nodes_per_switch: None,
                 prices: Prices::default(),
+                mpi_progress: polled_name(args.mpi_progress.map(Into::into).unwrap_or_default()),
             },
             profile: None,
             base_cfg,
@@ -420,6 +429,7 @@ fn outcome<P: Program>(
     let cfg = Config {
         progress: Some(hook),
         model: engine_model,
+        mpi_progress: model.mpi_progress(),
         ..Config::new(model.engine_params())
     };
     let out = if model.needs_noise_run() {
@@ -785,6 +795,7 @@ fn execute(
                         order: crate::run::order(args.order),
                         model: exec.model,
                         progress: Some(&HOOK),
+                        mpi_progress: args.mpi_progress.map(Into::into).unwrap_or_default(),
                         ..Config::new(sys.flag_params)
                     };
                     let what = format!("{} on {ranks} ranks", wl.name);

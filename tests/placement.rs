@@ -70,6 +70,7 @@ fn run(prog: &Generated, near: Link, far: Link, nps: u32, s: u64, model: Model) 
         os_noise: OsNoise::default(),
         prices: Prices::default(),
         provenance: Provenance::default(),
+        mpi_progress: None,
     };
     let noise = NoiseModel::new(
         &profile,

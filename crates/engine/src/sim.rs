@@ -1328,8 +1328,7 @@ impl<
             if let Some(recv) = matched {
                 if op.size > self.p.s {
                     let data_in = cpu_end;
-                    if self.rndv_matched(t, data_in, sender, send_id, host, recv, op.cpu, op.nic)
-                    {
+                    if self.rndv_matched(t, data_in, sender, send_id, host, recv, op.cpu, op.nic) {
                         return self.check(sender, send_id);
                     }
                     self.mark(sender, send_id, DepKind::Done);

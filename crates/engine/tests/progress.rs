@@ -85,7 +85,10 @@ fn a_handshake_waits_for_the_receivers_calc_when_polled() {
     // LogGOPSim's model raises the sender's clocks to the match (async) or to the data's
     // arrival (polled).
     assert_eq!(finish(&p, Model::LogGOPSim, MpiProgress::Async), [C, late]);
-    assert_eq!(finish(&p, Model::LogGOPSim, MpiProgress::Polled), [late, late]);
+    assert_eq!(
+        finish(&p, Model::LogGOPSim, MpiProgress::Polled),
+        [late, late]
+    );
     assert_eq!(finish(&p, Model::Queued, MpiProgress::Async), [200, C]);
     assert_eq!(finish(&p, Model::Queued, MpiProgress::Polled), [200, late]);
 }
@@ -103,7 +106,10 @@ fn a_handshake_waits_for_the_senders_calc_when_polled() {
     assert_eq!(finish(&p, Model::LogGOPSim, MpiProgress::Async), [end, X]);
     assert_eq!(finish(&p, Model::Queued, MpiProgress::Async), [end, X]);
     let late = end + 200 + 10_000;
-    assert_eq!(finish(&p, Model::LogGOPSim, MpiProgress::Polled), [late, late]);
+    assert_eq!(
+        finish(&p, Model::LogGOPSim, MpiProgress::Polled),
+        [late, late]
+    );
     assert_eq!(finish(&p, Model::Queued, MpiProgress::Polled), [end, late]);
 }
 

@@ -105,6 +105,7 @@ fn profile(distinct: bool) -> Profile {
         },
         prices: Prices::default(),
         provenance: Provenance::default(),
+        mpi_progress: None,
     }
 }
 

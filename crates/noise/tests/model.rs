@@ -74,6 +74,7 @@ fn profile() -> Profile {
         },
         prices: Prices::default(),
         provenance: Provenance::default(),
+        mpi_progress: None,
     }
 }
 

@@ -1,17 +1,20 @@
-//! Names of the HDF5 objects of schema versions 1 and 2 (see `SCHEMA.md`). Shared by the
+//! Names of the HDF5 objects of schema versions 1 to 3 (see `SCHEMA.md`). Shared by the
 //! reader, the writer and the validator so that error messages use exactly the names found in
 //! files.
 
 /// Value of the root attribute `schema`.
 pub const SCHEMA_NAME: &str = "loggops-sim noise profile";
 /// The newest `schema_version` this build reads and writes. Version 2 adds exact tails to
-/// quantile tables (`tail_<unit>` + `sample_count`); everything else is as in version 1.
-pub const SCHEMA_VERSION: i64 = 2;
+/// quantile tables (`tail_<unit>` + `sample_count`); version 3 the root attribute
+/// `mpi_progress`; everything else is as in version 1.
+pub const SCHEMA_VERSION: i64 = MPI_PROGRESS_SCHEMA_VERSION;
 /// The oldest `schema_version` this build reads. The writer writes version 1 for profiles
 /// without exact tails, so older builds keep reading them.
 pub const MIN_SCHEMA_VERSION: i64 = 1;
 /// The first version with exact tails.
 pub(crate) const TAIL_SCHEMA_VERSION: i64 = 2;
+/// The first version with the root attribute `mpi_progress` (SCHEMA.md "MPI progress").
+pub(crate) const MPI_PROGRESS_SCHEMA_VERSION: i64 = 3;
 
 /// Unit suffix of a distribution's value datasets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,6 +72,7 @@ pub(crate) const ATTR_SCHEMA_VERSION: &str = "schema_version";
 pub(crate) const ATTR_SYSTEM: &str = "system";
 pub(crate) const ATTR_DESCRIPTION: &str = "description";
 pub(crate) const ATTR_NODES_PER_SWITCH: &str = "nodes_per_switch";
+pub(crate) const ATTR_MPI_PROGRESS: &str = "mpi_progress";
 
 // Placement attributes.
 pub(crate) const ATTR_L: &str = "L_ps";

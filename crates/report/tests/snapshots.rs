@@ -126,6 +126,7 @@ fn run() -> RunResult {
                 on_demand_usd_per_node_hour: Some(1.73),
                 committed_usd_per_node_hour: Some(1.02),
             },
+            mpi_progress: None,
         }],
         nodes: vec![64],
         noise_modes: vec!["os".into(), "os+net".into()],

@@ -64,7 +64,9 @@ impl std::str::FromStr for MpiProgress {
         match s {
             "async" => Ok(MpiProgress::Async),
             "polled" => Ok(MpiProgress::Polled),
-            _ => Err(format!("unknown MPI progress `{s}`: expected `async` or `polled`")),
+            _ => Err(format!(
+                "unknown MPI progress `{s}`: expected `async` or `polled`"
+            )),
         }
     }
 }
@@ -175,7 +177,10 @@ impl<
     fn extra_stamp(&mut self) -> u64 {
         let ts = self.ts;
         self.ts += 1;
-        self.polled.as_deref_mut().expect("polled progress").extra_ts += 1;
+        self.polled
+            .as_deref_mut()
+            .expect("polled progress")
+            .extra_ts += 1;
         ts
     }
 
@@ -211,7 +216,13 @@ impl<
     /// receiver at `arrival`. `true` when the rules take it over (it is then received after
     /// its handshake); `false` with [`MpiProgress::Async`] and for eager messages.
     #[inline]
-    pub(super) fn rndv_arrives(&mut self, arrival: Time, sender: u32, send_op: u32, op: &Op) -> bool {
+    pub(super) fn rndv_arrives(
+        &mut self,
+        arrival: Time,
+        sender: u32,
+        send_op: u32,
+        op: &Op,
+    ) -> bool {
         if self.polled.is_none() || op.size <= self.p.s {
             return false;
         }

@@ -95,6 +95,7 @@ pub fn full_profile() -> Profile {
             tool_version: "0.1.0".into(),
             notes: vec!["far latency substituted from near capture".into()],
         },
+        mpi_progress: None,
     }
 }
 
@@ -116,6 +117,7 @@ pub fn minimal_profile() -> Profile {
         os_noise: OsNoise::default(),
         prices: Prices::default(),
         provenance: Provenance::default(),
+        mpi_progress: None,
     }
 }
 
