@@ -266,7 +266,9 @@ fn recorded<P: Program, N: Noise>(
 ) -> Result<(Outcome, ActivityLog, Option<CriticalPath>)> {
     if cfg.mpi_progress == loggops_engine::MpiProgress::Polled {
         bail!(
-            "--critical-path, --sensitivity and --timeline cannot explain runs with polled MPI              progress yet (the time a rendezvous message waits for a calc is not attributed);              add --mpi-progress async to explain the run with asynchronous progress"
+            "--critical-path, --sensitivity and --timeline cannot explain runs with polled MPI \
+             progress yet (the time a rendezvous message waits for a calc is not attributed); \
+             add --mpi-progress async to explain the run with asynchronous progress"
         );
     }
     let (out, log) = record(prog, cfg, noise, keep_posts)?;

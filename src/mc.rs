@@ -946,11 +946,15 @@ fn noiseless_text(run: &RunResult) -> String {
         let st = &run.plan.settings;
         let _ = writeln!(
             s,
-            "{}: {} ({} order, {} model{})",
+            "{}: {} ({} order, {} model{}{})",
             w.path,
             loggops_report::table::describe_params(&sys.near),
             st.order,
             st.model,
+            match &sys.mpi_progress {
+                Some(m) => format!(", MPI progress {m}"),
+                None => String::new(),
+            },
             if w.explicit {
                 format!(
                     "; plain calc numbers are ticks of {}",

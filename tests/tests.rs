@@ -9,6 +9,7 @@ mod explain;
 mod generators;
 mod outputs;
 mod placement;
+mod progress;
 mod roundtrip;
 mod shards;
 mod validate;
