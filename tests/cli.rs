@@ -278,7 +278,11 @@ fn mask_memory(s: &str) -> String {
 }
 
 /// Runs the example captures of calibration/example through `calibrate` with extra flags.
-fn calibrate(dir: &Path, name: &str, extra: &[&str]) -> (std::process::Output, std::path::PathBuf) {
+pub(crate) fn calibrate(
+    dir: &Path,
+    name: &str,
+    extra: &[&str],
+) -> (std::process::Output, std::path::PathBuf) {
     let out_path = dir.join(name);
     let mut args = vec![
         "calibrate",

@@ -60,32 +60,9 @@ fn a_calc_after_a_rendezvous_send_holds_its_receive_when_polled() {
 }
 
 fn calibrate(dir: &Path, extra: &[&str]) -> std::path::PathBuf {
-    let out_path = dir.join("demo.h5");
-    let mut args = vec![
-        "calibrate",
-        "--system",
-        "demo",
-        "--latency",
-        "calibration/example/lat.txt",
-        "--bandwidth",
-        "calibration/example/bw.txt",
-        "--set-L",
-        "2us",
-        "--set-o",
-        "1us",
-        "--set-g",
-        "1us",
-        "--set-G",
-        "0.1ns",
-        "--set-S",
-        "4KiB",
-        "-o",
-        out_path.to_str().unwrap(),
-    ];
-    args.extend_from_slice(extra);
-    let out = run_here(&args);
+    let (out, path) = crate::cli::calibrate(dir, "demo.h5", extra);
     assert!(out.status.success(), "{}", stderr(&out));
-    out_path
+    path
 }
 
 /// `calibrate --mpi-progress polled` records the attribute; `profile show` names it, runs with

@@ -21,7 +21,7 @@ use loggops_calibrate::{BenchmarkName, MeasuredPattern, Variant};
 use loggops_engine::{DepKind, Op};
 use loggops_goal::{ExplicitProgram, ProgramBuilder};
 use loggops_schedgen::check::Line;
-use loggops_schedgen::goal2mpi::{rank_program, Goal2Mpi};
+use loggops_schedgen::goal2mpi::{ops_of, rank_program, Goal2Mpi};
 use loggops_schedgen::schedgen_text::emit_rank;
 use loggops_schedgen::{Collective, GenError, GenOptions, Generated};
 
@@ -125,13 +125,7 @@ pub fn programs(
         if let Some(g) = &sched {
             emit_rank(g, r, &mut |l: Line| lines.push(l));
         }
-        let ops: Vec<Op> = lines
-            .iter()
-            .filter_map(|l| match l {
-                Line::Op(op) => Some(*op),
-                _ => None,
-            })
-            .collect();
+        let ops = ops_of(&lines);
         let seq = rank_program(&lines, opts).sequence(&ops).map_err(|e| {
             format!(
                 "the generated `{}` program cannot be simulated: {e}",

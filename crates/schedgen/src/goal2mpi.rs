@@ -131,16 +131,21 @@ fn call_op(c: Call) -> u32 {
     }
 }
 
-/// The calls `goal2mpi.py` writes for one rank whose schedule is `lines` (its ops and
-/// `requires` lines in file order, as [`crate::schedgen_text::emit_rank`] gives them).
-pub fn rank_program(lines: &[Line], opts: Goal2Mpi) -> RankProgram {
-    let ops: Vec<Op> = lines
+/// The ops among `lines`, in order (op `i` of the rank is the `i`-th).
+pub fn ops_of(lines: &[Line]) -> Vec<Op> {
+    lines
         .iter()
         .filter_map(|l| match l {
             Line::Op(op) => Some(*op),
             _ => None,
         })
-        .collect();
+        .collect()
+}
+
+/// The calls `goal2mpi.py` writes for one rank whose schedule is `lines` (its ops and
+/// `requires` lines in file order, as [`crate::schedgen_text::emit_rank`] gives them).
+pub fn rank_program(lines: &[Line], opts: Goal2Mpi) -> RankProgram {
+    let ops = ops_of(lines);
     let mut deps: Vec<Vec<u32>> = vec![Vec::new(); ops.len()];
     for l in lines {
         if let Line::Requires { tail, head } | Line::Irequires { tail, head } = *l {

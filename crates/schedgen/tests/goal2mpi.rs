@@ -8,7 +8,7 @@
 //! is part of this repository. The hand-written cases below restate facts of those files.
 use loggops_engine::{DepKind, Op};
 use loggops_schedgen::check::Line;
-use loggops_schedgen::goal2mpi::{rank_program, Call, Goal2Mpi, RankProgram, Unsupported};
+use loggops_schedgen::goal2mpi::{ops_of, rank_program, Call, Goal2Mpi, RankProgram, Unsupported};
 use loggops_schedgen::schedgen_text::emit_rank;
 use loggops_schedgen::{Collective, GenOptions, Generated};
 
@@ -22,14 +22,7 @@ const BLOCKING: Goal2Mpi = Goal2Mpi {
 fn rank(g: &Generated, r: u32, opts: Goal2Mpi) -> (RankProgram, Vec<Op>) {
     let mut lines = Vec::new();
     emit_rank(g, r, &mut |l: Line| lines.push(l));
-    let ops = lines
-        .iter()
-        .filter_map(|l| match l {
-            Line::Op(op) => Some(*op),
-            _ => None,
-        })
-        .collect();
-    (rank_program(&lines, opts), ops)
+    (rank_program(&lines, opts), ops_of(&lines))
 }
 
 fn nway(p: u32, d: u64) -> Generated {
