@@ -13,18 +13,25 @@ C=$S/captures/cloud_noise
 BIN=${BIN:-target/release/loggops-sim}
 [ -x "$BIN" ] || cargo build --release
 mkdir -p calibration/reports calibration/paper/reports
+# MPI progress during computation, where measured collectives show it (VALIDATION.md, "Progress
+# during computation"): Piz Daint's MPI advances rendezvous messages only inside MPI calls, Azure
+# HC44rs's asynchronously; the other systems have no evidence and carry no attribute.
+progress_of() { case $1 in daint) echo polled ;; azure) echo async ;; esac; }
 # name dir provider instance price_system price_class eager_threshold stripes day description [note]
 one() {
   local name=$1 dir=$2 provider=$3 instance=$4 psys=$5 pclass=$6 s=$7 stripes=$8 day=$9 desc=${10} note=${11:-}
+  local progress; progress=$(progress_of "$name")
   local common=(--system "$name" --description "$desc"
     --latency "$C/$dir/ng_netnoise_mpi_lat.out.xz" --bandwidth "$C/$dir/ng_netnoise_mpi_bw.out.xz"
     --os-noise "$C/$dir/ng_osnoise.out.xz" --loggp "$C/$dir/ng_loggp.out"
     --prices-table "$S/paper/systems.csv" --price-system "$psys" --price-class "$pclass"
-    --day "$day" ${note:+--note "$note"})
+    ${note:+--note "$note"})
   # The MPI's eager threshold S is the paper's (its loggp_params.csv); the bandwidth messages
   # were striped over NET_NOISE_CONC connections (the artifact's benchmarks/conf/*.sh).
-  "$BIN" calibrate "${common[@]}" --set-S "$s" --bandwidth-stripes "$stripes" \
+  "$BIN" calibrate "${common[@]}" --set-S "$s" --bandwidth-stripes "$stripes" --day "$day" \
+    ${progress:+--mpi-progress "$progress"} \
     --report "calibration/reports/$name.txt" -o "calibration/$name.h5"
+  [ "${PAPER:-1}" = 1 ] || return 0
   "$BIN" calibrate "${common[@]}" --calibration paper-table \
     --params-table "$S/reference/paper/loggp_params.csv" --provider "$provider" --instance "$instance" \
     --placement "Different Racks" \

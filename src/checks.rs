@@ -20,7 +20,9 @@ use clap::ArgMatches;
 use loggops_noise::NoiseMode;
 use loggops_profile::Profile;
 
-use crate::cli::{CalibrateArgs, Cli, Command, FormatArg, GenArgs, ModelArg, RunArgs};
+use crate::cli::{
+    CalibrateArgs, Cli, Command, FormatArg, GenArgs, ModelArg, MpiProgressArg, RunArgs,
+};
 
 /// A flag that applies only in some situations: `why_not` explains, for the parsed arguments,
 /// why it does not apply here (`None`: it applies).
@@ -82,6 +84,16 @@ pub const RUN_RULES: &[Rule<RunArgs>] = &[
                 return None;
             }
             in_compat(a, "runs LogGOPSim's own rules exactly (--model loggopsim); drop --compat to run the queued model")
+        },
+    },
+    Rule {
+        id: "mpi_progress",
+        flag: "--mpi-progress polled",
+        why_not: |a| {
+            if a.mpi_progress != Some(MpiProgressArg::Polled) {
+                return None;
+            }
+            in_compat(a, "runs LogGOPSim's own rules exactly (rendezvous messages progress during computation); drop --compat to model polled progress")
         },
     },
     Rule {

@@ -264,6 +264,13 @@ fn recorded<P: Program, N: Noise>(
     noise: &mut N,
     keep_posts: bool,
 ) -> Result<(Outcome, ActivityLog, Option<CriticalPath>)> {
+    if cfg.mpi_progress == loggops_engine::MpiProgress::Polled {
+        bail!(
+            "--critical-path, --sensitivity and --timeline cannot explain runs with polled MPI \
+             progress yet (the time a rendezvous message waits for a calc is not attributed); \
+             add --mpi-progress async to explain the run with asynchronous progress"
+        );
+    }
     let (out, log) = record(prog, cfg, noise, keep_posts)?;
     if !out.completed() {
         return Ok((out, log, None));
@@ -521,6 +528,7 @@ impl McPaths {
         }
         let cfg = Config {
             model: engine_model,
+            mpi_progress: model.mpi_progress(),
             ..Config::new(model.engine_params())
         };
         let keep = timeline.is_some();

@@ -207,6 +207,12 @@ fn param_flags(args: &RunArgs) -> Vec<String> {
     out
 }
 
+/// What the outputs say of a system's MPI progress: only `polled`, which differs from
+/// LogGOPSim's behaviour.
+fn polled_name(m: loggops_engine::MpiProgress) -> Option<String> {
+    (m == loggops_engine::MpiProgress::Polled).then(|| m.name().to_string())
+}
+
 /// Step 1: what to run, described completely.
 fn plan(
     args: &RunArgs,
@@ -225,6 +231,7 @@ fn plan(
         cosched: args.cosched,
         rndv_triple_latency: args.rndv_3l.unwrap_or(true),
         nodes_per_switch: args.nodes_per_switch,
+        mpi_progress: args.mpi_progress.map(Into::into),
         ..NoiseConfig::default()
     };
 
@@ -272,6 +279,7 @@ fn plan(
                     on_demand_usd_per_node_hour: profile.prices.on_demand_usd_per_node_hour,
                     committed_usd_per_node_hour: profile.prices.committed_usd_per_node_hour,
                 },
+                mpi_progress: polled_name(model.mpi_progress()),
             };
             systems.push(System {
                 info,
@@ -293,6 +301,7 @@ fn plan(
                 far: None,
                 nodes_per_switch: None,
                 prices: Prices::default(),
+                mpi_progress: polled_name(args.mpi_progress.map(Into::into).unwrap_or_default()),
             },
             profile: None,
             base_cfg,
@@ -434,6 +443,7 @@ fn outcome<P: Program>(
     let cfg = Config {
         progress: Some(hook),
         model: engine_model,
+        mpi_progress: model.mpi_progress(),
         ..Config::new(model.engine_params())
     };
     let out = if model.needs_noise_run() {
@@ -799,6 +809,7 @@ fn execute(
                         order: crate::run::order(args.order),
                         model: exec.model,
                         progress: Some(&HOOK),
+                        mpi_progress: args.mpi_progress.map(Into::into).unwrap_or_default(),
                         ..Config::new(sys.flag_params)
                     };
                     let what = format!("{} on {ranks} ranks", wl.name);
@@ -949,11 +960,15 @@ fn noiseless_text(run: &RunResult) -> String {
         let st = &run.plan.settings;
         let _ = writeln!(
             s,
-            "{}: {} ({} order, {} model{})",
+            "{}: {} ({} order, {} model{}{})",
             w.path,
             loggops_report::table::describe_params(&sys.near),
             st.order,
             st.model,
+            match &sys.mpi_progress {
+                Some(m) => format!(", MPI progress {m}"),
+                None => String::new(),
+            },
             if w.explicit {
                 format!(
                     "; plain calc numbers are ticks of {}",

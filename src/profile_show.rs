@@ -261,6 +261,17 @@ pub fn render(p: &Profile, path: &str, sha256: &str, size: u64) -> String {
         "  ranks r / {} share a switch: messages between them are near, the others far",
         p.nodes_per_switch
     );
+    if let Some(m) = p.mpi_progress {
+        let what = match m {
+            loggops_profile::MpiProgress::Async => {
+                "rendezvous messages progress during computation"
+            }
+            loggops_profile::MpiProgress::Polled => {
+                "rendezvous messages progress only inside MPI, not during computation"
+            }
+        };
+        let _ = writeln!(out, "  MPI progress: {} ({what})", m.name());
+    }
     placement(&mut out, "near", &p.near, None);
     match &p.far {
         Some(f) => placement(&mut out, "far", f, Some(&p.near)),

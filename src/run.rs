@@ -286,6 +286,7 @@ fn compat_run(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Result<Ex
         order: order(args.order),
         compat: true,
         progress: None,
+        mpi_progress: loggops_engine::MpiProgress::Async,
     };
     let nodes = match args.nodes.as_slice() {
         [] => None,
@@ -397,6 +398,7 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
     use loggops_calibrate::{CalibrateInputs, ParamsTableRow, PricesTableRow};
     let mut inp = CalibrateInputs::new(a.system.clone(), a.latency.clone(), a.bandwidth.clone());
     inp.description = a.description.clone();
+    inp.mpi_progress = a.mpi_progress.map(Into::into);
     inp.os_noise = a.os_noise.clone();
     inp.loggp = a.loggp.clone();
     inp.far_latency = a.far_latency.clone();

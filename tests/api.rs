@@ -6,7 +6,7 @@ use crate::util::{run_here, stderr, stdout};
 
 fn acceptance() -> SweepRequest {
     SweepRequest {
-        noise: vec!["calibration/aws.h5".into()],
+        noise: vec!["calibration/paper/aws.h5".into()],
         nodes: vec![64],
         noise_mode: vec!["os+net".into()],
         reps: Some("50".into()),
@@ -24,7 +24,7 @@ fn a_sweep_gives_the_clis_json_csv_and_samples() {
         "--goal",
         "goal/dissemination_16B.goal",
         "--noise",
-        "calibration/aws.h5",
+        "calibration/paper/aws.h5",
         "--nodes",
         "64",
         "--noise-mode",
@@ -57,7 +57,7 @@ fn a_sweep_gives_the_clis_json_csv_and_samples() {
     assert!(run.complete());
     assert_eq!(
         run.result.command,
-        "loggops-sim --goal=goal/dissemination_16B.goal --noise=calibration/aws.h5 --nodes=64 \
+        "loggops-sim --goal=goal/dissemination_16B.goal --noise=calibration/paper/aws.h5 --nodes=64 \
          --noise-mode=os+net --reps=50 --seed=3"
     );
 }
@@ -78,7 +78,7 @@ fn errors_are_the_clis_messages() {
         ),
         (
             SweepRequest {
-                noise: vec!["calibration/aws.h5".into()],
+                noise: vec!["calibration/paper/aws.h5".into()],
                 reps: Some("-2".into()),
                 ..SweepRequest::new("goal/dissemination_16B.goal")
             },
@@ -86,7 +86,7 @@ fn errors_are_the_clis_messages() {
                 "--goal",
                 "goal/dissemination_16B.goal",
                 "--noise",
-                "calibration/aws.h5",
+                "calibration/paper/aws.h5",
                 "--reps",
                 "-2",
             ],
@@ -120,7 +120,7 @@ fn errors_are_the_clis_messages() {
     }
     let err = api::validate(&ValidateRequest {
         measured: vec!["calibration/README.md".into()],
-        noise: "calibration/aws.h5".into(),
+        noise: "calibration/paper/aws.h5".into(),
         ..ValidateRequest::default()
     })
     .unwrap_err();
@@ -128,7 +128,7 @@ fn errors_are_the_clis_messages() {
         "validate",
         "calibration/README.md",
         "--noise",
-        "calibration/aws.h5",
+        "calibration/paper/aws.h5",
     ]);
     assert_eq!(format!("error: {err}\n"), stderr(&out));
     let err = api::profile("calibration/missing.h5".as_ref()).unwrap_err();
@@ -139,7 +139,7 @@ fn errors_are_the_clis_messages() {
 #[test]
 fn a_poll_stops_a_sweep_and_the_next_call_runs_in_full() {
     let req = SweepRequest {
-        noise: vec!["calibration/aws.h5".into()],
+        noise: vec!["calibration/paper/aws.h5".into()],
         nodes: vec![256],
         reps: Some("1000000".into()),
         threads: Some(2),

@@ -37,7 +37,7 @@ fn load_app(shared: &Path, name: &str) -> loggops_goal::ExplicitProgram {
 fn application_paths_tile_exactly() {
     let shared = shared_or_skip!();
     let profile = loggops_profile::read_profile(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("calibration/aws.h5"),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("calibration/paper/aws.h5"),
     )
     .unwrap();
     let model = loggops_noise::NoiseModel::new(
@@ -338,7 +338,7 @@ fn timeline_matches_the_run(engine: Model) {
     };
     let p = p();
     let profile = loggops_profile::read_profile(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("calibration/aws.h5"),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("calibration/paper/aws.h5"),
     )
     .unwrap();
     let model = loggops_noise::NoiseModel::new(
@@ -516,7 +516,7 @@ fn perfetto_check(json: &[u8], cats: &BTreeMap<String, u64>, flows: u64) {
 fn monte_carlo_critical_path_cells() {
     let tmp = tempfile::tempdir().unwrap();
     let goal = gen(tmp.path(), "dissemination", 32, "16B");
-    let profile = Path::new(env!("CARGO_MANIFEST_DIR")).join("calibration/aws.h5");
+    let profile = Path::new(env!("CARGO_MANIFEST_DIR")).join("calibration/paper/aws.h5");
     let prof = profile.to_str().unwrap();
     let base = [
         "--goal",
@@ -614,7 +614,7 @@ fn monte_carlo_critical_path_cells() {
 fn near_far_pathology_as_a_critical_path() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
     let goal = dir.join("goal/paper_pipelinedring_16MiB.goal");
-    let alps = dir.join("calibration/alps.h5");
+    let alps = dir.join("calibration/paper/alps.h5");
     let tmp = tempfile::tempdir().unwrap();
     let json = tmp.path().join("cp.json");
     for (model, finish, wait_cpu, wait_nic) in [

@@ -74,6 +74,7 @@ fn run(prog: &Generated, near: Link, far: Link, nps: u32, s: u64, model: Model) 
         calibration: Default::default(),
         day: String::new(),
         days: Vec::new(),
+        mpi_progress: None,
     };
     let noise = NoiseModel::new(
         &profile,

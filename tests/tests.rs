@@ -11,6 +11,7 @@ mod explain;
 mod generators;
 mod outputs;
 mod placement;
+mod progress;
 mod roundtrip;
 mod shards;
 mod validate;

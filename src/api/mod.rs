@@ -435,7 +435,7 @@ impl<'a> Runner<'a> {
         };
         self.run(|| {
             Ok(Validation {
-                rows: crate::validate::compare(&args)?,
+                rows: crate::validate::compare(&args)?.rows,
             })
         })
     }

@@ -183,6 +183,10 @@ pub struct CalibrateInputs {
     pub created: Option<String>,
     /// Extra provenance notes (e.g. "substitute capture").
     pub notes: Vec<String>,
+    /// Whether the system's rendezvous messages progress during computation (the profile's
+    /// `mpi_progress`); `None` writes none (the simulator then assumes asynchronous progress).
+    /// Not measurable from the captures: `calibrate --mpi-progress` states it.
+    pub mpi_progress: Option<loggops_profile::MpiProgress>,
     /// Called with a short description of each step as it starts (e.g. for a progress
     /// display); it never changes the result.
     pub progress: Option<StepHook>,
@@ -251,6 +255,7 @@ impl CalibrateInputs {
             command: String::new(),
             created: None,
             notes: Vec::new(),
+            mpi_progress: None,
             progress: None,
             bandwidth_stripes: 1,
             calibration: Calibration::Captures,
@@ -2321,6 +2326,7 @@ pub fn build_profile(inp: &CalibrateInputs) -> Result<(Profile, FitReport), Cali
         },
         day: inp.day.clone(),
         days: Vec::new(),
+        mpi_progress: inp.mpi_progress,
     };
     loggops_profile::validate(&profile).map_err(|e| CalibError::InvalidProfile {
         detail: e.to_string(),

@@ -17,14 +17,17 @@ use crate::params::{Params, Time};
 pub const NEVER_COMMUNICATED: Time = Time::MAX;
 
 /// The idle time of a send starting at `t` on a rank that last communicated (started a send or
-/// completed a receive) at `*last` ([`NEVER_COMMUNICATED`]: not yet), and records `t`. `None`
+/// completed a receive) at `*last` ([`NEVER_COMMUNICATED`]: not yet, idle since time 0), and
+/// records `t`. `None`
 /// (the engine keeps no times because the noise ignores them) gives [`NEVER_COMMUNICATED`].
 #[inline]
 pub fn idle_time(last: Option<&mut Time>, t: Time) -> Time {
     match last {
         Some(last) => {
+            // A rank is active from the run's start (the end of the barrier or `MPI_Init` that
+            // precedes a measured program): its first send is idle for as long as it ran.
             let idle = if *last == NEVER_COMMUNICATED {
-                NEVER_COMMUNICATED
+                t
             } else {
                 t.saturating_sub(*last)
             };
@@ -90,7 +93,7 @@ pub trait Noise: Clone + Send {
         false
     }
     /// [`Self::send_costs`] of a message whose sender last communicated `idle` before this
-    /// send ([`NEVER_COMMUNICATED`] if it had not yet). Only the latency may depend on `idle`:
+    /// send (since time 0 if it had not yet; [`NEVER_COMMUNICATED`]: unknown). Only the latency may depend on `idle`:
     /// the receiver's costs ([`Self::recv_costs`]) do not. The default ignores it.
     #[inline]
     fn send_costs_idle(

@@ -39,7 +39,7 @@
 //!         traces: vec![DetourTrace { start_ps: vec![0], duration_ps: vec![1000], period_ps: 100_000 }],
 //!         process: None,
 //!     },
-//!     prices: Prices::default(), provenance: Provenance::default(),
+//!     prices: Prices::default(), provenance: Provenance::default(), mpi_progress: None,
 //! };
 //! let cfg = NoiseConfig { mode: "os+net".parse()?, ..NoiseConfig::default() };
 //! let model = NoiseModel::new(&profile, &cfg)?;

@@ -48,7 +48,7 @@ use crate::dist::{Sampler, Scaling};
 use crate::os::{DetourProcessGen, DetourTable};
 use crate::rng::{CounterRng, DOMAIN_DAY, DOMAIN_MSG, DOMAIN_PHASE, DOMAIN_PHASE_COSCHED};
 use crate::NoiseError;
-use loggops_engine::{MsgCosts, Noise, Params, PerByte, Time, NEVER_COMMUNICATED};
+use loggops_engine::{MpiProgress, MsgCosts, Noise, Params, PerByte, Time, NEVER_COMMUNICATED};
 use loggops_profile::{BaseParams, Distribution, OsNoise, Placement, Profile};
 use std::fmt;
 use std::str::FromStr;
@@ -190,6 +190,9 @@ pub struct NoiseConfig {
     pub overhead_gap_noise: bool,
     /// OS-noise replay beyond one trace period.
     pub os_replay: OsReplay,
+    /// Overrides the profile's `mpi_progress` (whether rendezvous messages progress while a
+    /// rank computes; [`NoiseModel::mpi_progress`]).
+    pub mpi_progress: Option<MpiProgress>,
 }
 
 impl Default for NoiseConfig {
@@ -202,6 +205,7 @@ impl Default for NoiseConfig {
             rndv_triple_latency: true,
             overhead_gap_noise: true,
             os_replay: OsReplay::Cyclic,
+            mpi_progress: None,
         }
     }
 }
@@ -247,6 +251,7 @@ struct Inner {
     min_delay: Time,
     /// The smallest `L` of any message (see [`Noise::min_latency`]); 0 in mode `none`.
     min_latency: Time,
+    mpi_progress: MpiProgress,
 }
 
 #[derive(Debug)]
@@ -582,6 +587,10 @@ impl NoiseModel {
                 idle,
                 min_delay,
                 min_latency,
+                mpi_progress: cfg.mpi_progress.unwrap_or(match profile.mpi_progress {
+                    Some(loggops_profile::MpiProgress::Polled) => MpiProgress::Polled,
+                    Some(loggops_profile::MpiProgress::Async) | None => MpiProgress::Async,
+                }),
             }),
         })
     }
@@ -605,6 +614,14 @@ impl NoiseModel {
     /// The label of day `d` (see [`Self::day_of`]).
     pub fn day_label(&self, d: usize) -> &str {
         &self.inner.days[d].label
+    }
+
+    /// Whether rendezvous messages progress while a rank computes: the override of
+    /// [`NoiseConfig::mpi_progress`], else the profile's `mpi_progress`, else
+    /// [`MpiProgress::Async`] (what a profile without the attribute means). Runs with this
+    /// model set [`loggops_engine::Config::mpi_progress`] to it.
+    pub fn mpi_progress(&self) -> MpiProgress {
+        self.inner.mpi_progress
     }
 
     /// The noise of repetition `rep` of a run with master seed `seed`, for ranks `0..num_ranks`.

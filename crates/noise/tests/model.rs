@@ -78,6 +78,7 @@ fn profile() -> Profile {
         calibration: Default::default(),
         day: String::new(),
         days: Vec::new(),
+        mpi_progress: None,
     }
 }
 

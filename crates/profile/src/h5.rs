@@ -1,4 +1,4 @@
-//! The HDF5 encoding of a [`Profile`] (schema versions 1 and 2, documented in `SCHEMA.md`).
+//! The HDF5 encoding of a [`Profile`] (schema versions 1 to 3, documented in `SCHEMA.md`).
 //!
 //! This is the only module that touches `hdf5-pure`; nothing of that crate leaks through the
 //! public API. Files are written with plain 1-D `float64`/`uint64` datasets, scalar numeric
@@ -16,7 +16,7 @@ use hdf5_pure::{AttrValue, DType, Dataset, File, FileBuilder, FormatError, Group
 use crate::error::{Invalid, ProfileError};
 use crate::model::{
     AfterIdle, BaseParams, Calibration, Day, DetourProcess, DetourTrace, Distribution, ExactTail,
-    OsNoise, Placement, Prices, Profile, Provenance,
+    MpiProgress, OsNoise, Placement, Prices, Profile, Provenance,
 };
 use crate::schema::{self, Unit, MIN_SCHEMA_VERSION, SCHEMA_NAME, SCHEMA_VERSION};
 use crate::validate;
@@ -119,6 +119,9 @@ fn encode(p: &Profile) -> Result<Vec<u8>, hdf5_pure::Error> {
         schema::ATTR_NODES_PER_SWITCH,
         AttrValue::U32(p.nodes_per_switch),
     );
+    if let Some(m) = p.mpi_progress {
+        fb.set_attr(schema::ATTR_MPI_PROGRESS, vlen(m.name()));
+    }
 
     let near = placement_group(fb.create_group("near"), &p.near);
     fb.add_group(near);
@@ -199,9 +202,12 @@ fn os_noise_group(mut os: GroupBuilder, n: &OsNoise) -> hdf5_pure::FinishedGroup
 }
 
 /// The oldest schema version that holds `p`: 3 with a calibration other than the paper's
-/// table, a latency after idle periods or capture days; else 2 when a quantile table has an
-/// exact tail, else 1 (so profiles without them stay readable by older builds).
+/// table, a latency after idle periods, capture days or `mpi_progress`; else 2 when a quantile
+/// table has an exact tail, else 1 (so profiles without them stay readable by older builds).
 fn version_needed(p: &Profile) -> i64 {
+    if p.mpi_progress.is_some() {
+        return schema::MPI_PROGRESS_SCHEMA_VERSION;
+    }
     let has_tail =
         |d: Option<&Distribution>| matches!(d, Some(Distribution::Quantiles { tail: Some(_), .. }));
     let placements = std::iter::once(&p.near).chain(p.far.as_ref());
@@ -362,6 +368,7 @@ fn decode(path: &Path, bytes: Vec<u8>) -> Result<Profile, ProfileError> {
         )
     })?;
 
+    let mpi_progress = r.mpi_progress(&attrs)?;
     let near = r.placement("/near", r.req_group("/near")?)?;
     let far = match r.group("/far")? {
         Some(g) => Some(r.placement("/far", g)?),
@@ -396,6 +403,7 @@ fn decode(path: &Path, bytes: Vec<u8>) -> Result<Profile, ProfileError> {
         calibration,
         day,
         days,
+        mpi_progress,
     };
     validate::validate(&profile).map_err(|e| ProfileError::invalid(path, e))?;
     Ok(profile)
@@ -632,6 +640,32 @@ impl Reader<'_> {
                 format!("is {}, expected a string", describe(v)),
             )
         })
+    }
+
+    /// The root attribute `mpi_progress` (schema version 3), if present.
+    fn mpi_progress(&self, attrs: &Attrs) -> Result<Option<MpiProgress>, ProfileError> {
+        let name = schema::ATTR_MPI_PROGRESS;
+        let Some(v) = self.attr(attrs, name)? else {
+            return Ok(None);
+        };
+        let object = schema::attr_object("/", name);
+        if self.version < schema::MPI_PROGRESS_SCHEMA_VERSION {
+            return Err(self.invalid(
+                object,
+                format!(
+                    "needs schema_version {} or later, but the file has schema_version {}",
+                    schema::MPI_PROGRESS_SCHEMA_VERSION,
+                    self.version
+                ),
+            ));
+        }
+        match v.as_str().and_then(MpiProgress::from_name) {
+            Some(m) => Ok(Some(m)),
+            None => Err(self.invalid(
+                object,
+                format!("is {}, expected \"async\" or \"polled\"", describe(v)),
+            )),
+        }
     }
 
     fn opt_strings(

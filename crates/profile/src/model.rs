@@ -204,6 +204,37 @@ pub struct Provenance {
     pub notes: Vec<String>,
 }
 
+/// Whether a message above the eager threshold S advances while its sender or receiver
+/// computes (the root attribute `mpi_progress`, SCHEMA.md "MPI progress"). A property of the
+/// system and its MPI library: without asynchronous progress (Cray MPICH's default, for one) a
+/// rendezvous transfer moves only while both ranks are inside MPI.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MpiProgress {
+    /// It advances during computation (`"async"`).
+    Async,
+    /// It advances only while both ranks are outside computation, inside MPI (`"polled"`).
+    Polled,
+}
+
+impl MpiProgress {
+    /// The attribute's value: `"async"` or `"polled"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            MpiProgress::Async => "async",
+            MpiProgress::Polled => "polled",
+        }
+    }
+
+    /// From the attribute's value.
+    pub fn from_name(s: &str) -> Option<MpiProgress> {
+        match s {
+            "async" => Some(MpiProgress::Async),
+            "polled" => Some(MpiProgress::Polled),
+            _ => None,
+        }
+    }
+}
+
 /// A complete noise profile (`aws.h5`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Profile {
@@ -226,4 +257,7 @@ pub struct Profile {
     /// Further capture days (schema version 3): with any, each repetition runs on one day of
     /// `[this profile's own, days...]`, chosen uniformly.
     pub days: Vec<Day>,
+    /// Whether rendezvous messages progress during computation; `None` (profiles made before
+    /// it existed, or that do not know): the simulator's default, asynchronous progress.
+    pub mpi_progress: Option<MpiProgress>,
 }

@@ -1,11 +1,13 @@
-//! Names of the HDF5 objects of schema versions 1 and 2 (see `SCHEMA.md`). Shared by the
+//! Names of the HDF5 objects of schema versions 1 to 3 (see `SCHEMA.md`). Shared by the
 //! reader, the writer and the validator so that error messages use exactly the names found in
 //! files.
 
 /// Value of the root attribute `schema`.
 pub const SCHEMA_NAME: &str = "loggops-sim noise profile";
 /// The newest `schema_version` this build reads and writes. Version 2 adds exact tails to
-/// quantile tables (`tail_<unit>` + `sample_count`); everything else is as in version 1.
+/// quantile tables (`tail_<unit>` + `sample_count`); version 3 calibrations from captures,
+/// latencies after idle periods, capture days and the root attribute `mpi_progress`;
+/// everything else is as in version 1.
 pub const SCHEMA_VERSION: i64 = 3;
 /// The oldest `schema_version` this build reads. The writer writes version 1 for profiles
 /// without exact tails, so older builds keep reading them.
@@ -14,6 +16,9 @@ pub const MIN_SCHEMA_VERSION: i64 = 1;
 pub(crate) const TAIL_SCHEMA_VERSION: i64 = 2;
 /// The first version with calibrations, latencies after idle periods and capture days.
 pub(crate) const CAPTURES_SCHEMA_VERSION: i64 = 3;
+/// The first version with the root attribute `mpi_progress` (SCHEMA.md "MPI progress"): the
+/// same version as the captures' additions.
+pub(crate) const MPI_PROGRESS_SCHEMA_VERSION: i64 = CAPTURES_SCHEMA_VERSION;
 
 /// Unit suffix of a distribution's value datasets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,6 +88,7 @@ pub(crate) const ATTR_DAY: &str = "day";
 pub(crate) const DAYS: &str = "/days";
 pub(crate) const DAY_PREFIX: &str = "day_";
 pub(crate) const ATTR_LABEL: &str = "label";
+pub(crate) const ATTR_MPI_PROGRESS: &str = "mpi_progress";
 
 // Placement attributes.
 pub(crate) const ATTR_L: &str = "L_ps";

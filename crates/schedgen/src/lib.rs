@@ -31,6 +31,7 @@ pub mod check;
 pub mod closed_form;
 pub mod collective;
 pub mod error;
+pub mod goal2mpi;
 pub mod schedgen_text;
 pub mod schedule;
 pub mod units;

@@ -100,6 +100,7 @@ pub fn full_profile() -> Profile {
         calibration: Default::default(),
         day: String::new(),
         days: Vec::new(),
+        mpi_progress: None,
     }
 }
 
@@ -125,6 +126,7 @@ pub fn minimal_profile() -> Profile {
         calibration: Default::default(),
         day: String::new(),
         days: Vec::new(),
+        mpi_progress: None,
     }
 }
 
