@@ -196,6 +196,15 @@ fn placement(out: &mut String, name: &str, pl: &Placement, near: Option<&Placeme
             let _ = writeln!(out, "    {}", quantile_line(d, fmt));
         }
     }
+    if let Some(a) = &pl.after_idle {
+        let _ = writeln!(
+            out,
+            "  latency after {} idle (a sender that has not sent or received for that long): {}",
+            time(a.threshold_ps),
+            describe_kind(&a.latency)
+        );
+        let _ = writeln!(out, "    {}", quantile_line(&a.latency, &time));
+    }
     if pl.bandwidth.is_some() {
         let _ = writeln!(
             out,
@@ -261,6 +270,35 @@ pub fn render(p: &Profile, path: &str, sha256: &str, size: u64) -> String {
         "  ranks r / {} share a switch: messages between them are near, the others far",
         p.nodes_per_switch
     );
+    // Profiles of the paper's table print as before.
+    if p.calibration != loggops_profile::Calibration::PaperTable || !p.day.is_empty() {
+        let _ = writeln!(
+            out,
+            "  calibration: {}{}",
+            match p.calibration {
+                loggops_profile::Calibration::Captures => {
+                    "captures (simulating the captures' own ping-pongs reproduces them)"
+                }
+                loggops_profile::Calibration::PaperTable => {
+                    "paper table (captured shapes pinned to the parameters)"
+                }
+            },
+            if p.day.is_empty() {
+                String::new()
+            } else {
+                format!("; captured on {}", p.day)
+            }
+        );
+    }
+    if !p.days.is_empty() {
+        let labels: Vec<&str> = p.days.iter().map(|d| d.label.as_str()).collect();
+        let _ = writeln!(
+            out,
+            "  further capture days: {} (each repetition runs on one of the {} days)",
+            labels.join(", "),
+            labels.len() + 1
+        );
+    }
     if let Some(m) = p.mpi_progress {
         let what = match m {
             loggops_profile::MpiProgress::Async => {

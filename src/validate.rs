@@ -154,7 +154,10 @@ pub fn validate(args: ValidateArgs) -> Result<ExitCode> {
         header,
     } = compare(&args)?;
     let text = match args.format {
-        FormatArg::Human => format!("{header}\n{}", render_validation_table_with(&rows, &skipped)),
+        FormatArg::Human => format!(
+            "{header}\n{}",
+            render_validation_table_with(&rows, &skipped)
+        ),
         FormatArg::Json => validation_json_with(&rows, &skipped),
         FormatArg::Csv => validation_csv_with(&rows, &skipped),
     };

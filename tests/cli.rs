@@ -772,7 +772,9 @@ fn outputs_that_would_overwrite_inputs_or_each_other_are_refused() {
     let cal = "calibrate --system x --latency calibration/example/lat.txt \
                --bandwidth calibration/example/bw.txt";
     let cases = [
-        format!("--goal {g} --nodes 4 --noise calibration/paper/alps.h5 --output {r} --samples {r}"),
+        format!(
+            "--goal {g} --nodes 4 --noise calibration/paper/alps.h5 --output {r} --samples {r}"
+        ),
         format!("--goal {g} --nodes 4 --output {g}"),
         format!("--goal {g} --nodes 4 --output {missing}"),
         format!("gen --goal {g} --nodes 4 -o {g}"),

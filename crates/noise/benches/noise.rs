@@ -208,7 +208,10 @@ fn bench(c: &mut Criterion) {
         &mut run,
         &p,
     );
-    let alps = concat!(env!("CARGO_MANIFEST_DIR"), "/../../calibration/paper/alps.h5");
+    let alps = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../calibration/paper/alps.h5"
+    );
     match loggops_profile::read_profile(alps) {
         Ok(prof) => {
             let m = NoiseModel::new(
