@@ -33,6 +33,9 @@ pub(crate) enum Func {
     At,
     Min,
     Max,
+    /// `dims(n, d, i)`: dimension i (0-based, non-increasing) of the balanced d-dimensional
+    /// grid of n ranks that `MPI_Dims_create(n, d, …)` gives.
+    Dims,
 }
 
 impl Func {
@@ -42,6 +45,7 @@ impl Func {
             "at" => Func::At,
             "min" => Func::Min,
             "max" => Func::Max,
+            "dims" => Func::Dims,
             _ => return None,
         })
     }
@@ -49,6 +53,7 @@ impl Func {
     pub(crate) fn arity(self) -> std::ops::RangeInclusive<usize> {
         match self {
             Func::At => 1..=3,
+            Func::Dims => 3..=3,
             _ => 2..=2,
         }
     }
@@ -58,6 +63,7 @@ impl Func {
             Func::At => "at",
             Func::Min => "min",
             Func::Max => "max",
+            Func::Dims => "dims",
         }
     }
 }
@@ -111,6 +117,32 @@ pub(crate) enum EvalError {
     DivByZero,
     Overflow,
     BadRoot,
+    BadDims,
+}
+
+/// `MPI_Dims_create(n, d)`: n's prime factors, largest first, each multiplied into the
+/// currently smallest dimension; the dimensions in non-increasing order.
+pub fn dims_create(n: u64, d: usize) -> Vec<u64> {
+    let mut primes = Vec::new();
+    let mut m = n;
+    let mut f = 2;
+    while f * f <= m {
+        while m % f == 0 {
+            primes.push(f);
+            m /= f;
+        }
+        f += 1;
+    }
+    if m > 1 {
+        primes.push(m);
+    }
+    let mut dims = vec![1u64; d.max(1)];
+    for &q in primes.iter().rev() {
+        let k = (0..dims.len()).min_by_key(|&k| (dims[k], k)).expect("d >= 1");
+        dims[k] *= q;
+    }
+    dims.sort_unstable_by(|a, b| b.cmp(a));
+    dims
 }
 
 /// ⌊a^(1/k)⌋ for k ≥ 1.
@@ -147,6 +179,7 @@ impl fmt::Display for EvalError {
             EvalError::DivByZero => f.write_str("divides by zero"),
             EvalError::Overflow => f.write_str("overflows a 64-bit integer"),
             EvalError::BadRoot => f.write_str("takes root(a, k) of a negative a or with k < 1"),
+            EvalError::BadDims => f.write_str("calls dims(n, d, i) with n < 1, d outside 1..8 or i outside 0..d"),
         }
     }
 }
@@ -389,6 +422,13 @@ impl Expr {
                     }
                     Func::Min => x.min(y),
                     Func::Max => x.max(y),
+                    Func::Dims => {
+                        let i = args[2].eval(rank, p)?;
+                        if x < 1 || !(1..=8).contains(&y) || i < 0 || i >= y {
+                            return Err(EvalError::BadDims);
+                        }
+                        dims_create(x as u64, y as usize)[i as usize] as i64
+                    }
                     Func::At => unreachable!("at() is bound with the grid"),
                 }
             }
@@ -436,6 +476,27 @@ mod tests {
 
     fn bin(op: BinOp, a: Expr, b: Expr) -> Expr {
         Expr::Bin(op, Box::new(a), Box::new(b))
+    }
+
+    #[test]
+    fn roots_and_dims_create() {
+        for a in 0..2000u64 {
+            for k in 1..5 {
+                let r = iroot(a, k);
+                assert!(r.pow(k as u32) <= a && (r + 1).pow(k as u32) > a, "{a} {k}");
+            }
+        }
+        assert_eq!(iroot(u64::MAX, 2), 4294967295);
+        assert_eq!(dims_create(12, 2), [4, 3]);
+        assert_eq!(dims_create(64, 3), [4, 4, 4]);
+        assert_eq!(dims_create(24, 3), [4, 3, 2]);
+        assert_eq!(dims_create(7, 2), [7, 1]);
+        assert_eq!(dims_create(16, 3), [4, 2, 2]);
+        for n in 1..500u64 {
+            for d in 1..4 {
+                assert_eq!(dims_create(n, d).iter().product::<u64>(), n);
+            }
+        }
     }
 
     #[test]

@@ -29,6 +29,8 @@ mod parse;
 mod trace_coll;
 
 pub use mpi::COLLS_BASE;
+pub use expr::dims_create;
+pub use trace_coll::RecdoubMpich;
 
 use std::path::Path;
 

@@ -1385,6 +1385,7 @@ impl Parser<'_> {
                         Some(match f {
                             Func::Root => "root(a, k) is the integer k-th root of a, e.g. `root(P, 3)`".to_string(),
                             Func::At => "at(dx, dy, dz) is the rank at that offset in the grid (wrapping around)".to_string(),
+                            Func::Dims => "dims(n, d, i) is dimension i of MPI_Dims_create(n, d), e.g. `dims(P, 2, 0)`".to_string(),
                             _ => format!("{}(a, b)", f.name()),
                         }),
                     ));

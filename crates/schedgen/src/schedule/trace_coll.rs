@@ -22,7 +22,7 @@ use crate::collective::Generated;
 
 /// MPICH's recursive-doubling allreduce as spcl/atlahs' Schedgen writes it (any P ≥ 1).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct RecdoubMpich {
+pub struct RecdoubMpich {
     p: u32,
     size: u64,
     pof2: u32,
@@ -42,7 +42,8 @@ enum Role {
 }
 
 impl RecdoubMpich {
-    pub(crate) fn new(p: u32, size: u64) -> RecdoubMpich {
+    /// The pattern on `p` ranks with `size` bytes per message.
+    pub fn new(p: u32, size: u64) -> RecdoubMpich {
         let pof2 = 1u32 << (31 - p.max(1).leading_zeros());
         RecdoubMpich {
             p,
@@ -80,7 +81,8 @@ impl RecdoubMpich {
         }
     }
 
-    pub(crate) fn num_ops(&self, r: u32) -> u32 {
+    /// Ops of rank `r`.
+    pub fn num_ops(&self, r: u32) -> u32 {
         match self.role(r) {
             Role::Even => 2,
             Role::Odd => 2 * self.rounds + 2,
@@ -88,7 +90,8 @@ impl RecdoubMpich {
         }
     }
 
-    pub(crate) fn op(&self, r: u32, i: u32) -> Op {
+    /// Op `i` of rank `r` (tag 0).
+    pub fn op(&self, r: u32, i: u32) -> Op {
         let d = self.size;
         match self.role(r) {
             Role::Even => {
@@ -129,17 +132,20 @@ impl RecdoubMpich {
         }
     }
 
-    pub(crate) fn depcount(&self, r: u32, i: u32) -> u32 {
+    /// Dependencies of op `i` of rank `r`.
+    pub fn depcount(&self, r: u32, i: u32) -> u32 {
         self.chained(r, i) as u32
     }
 
-    pub(crate) fn dependents(&self, r: u32, i: u32, f: &mut dyn FnMut(u32)) {
+    /// Calls `f` with the ops that require op `i` (completion).
+    pub fn dependents(&self, r: u32, i: u32, f: &mut dyn FnMut(u32)) {
         if i + 1 < self.num_ops(r) && self.chained(r, i + 1) {
             f(i + 1);
         }
     }
 
-    pub(crate) fn num_roots(&self, r: u32) -> u32 {
+    /// Ops of rank `r` without dependencies.
+    pub fn num_roots(&self, r: u32) -> u32 {
         match self.role(r) {
             Role::Even => 2,
             // every receive
@@ -149,7 +155,8 @@ impl RecdoubMpich {
         }
     }
 
-    pub(crate) fn root(&self, r: u32, k: u32) -> u32 {
+    /// The `k`-th op of rank `r` without dependencies.
+    pub fn root(&self, r: u32, k: u32) -> u32 {
         match self.role(r) {
             Role::Even => k,
             Role::Odd => 2 * k,
@@ -163,11 +170,13 @@ impl RecdoubMpich {
         }
     }
 
-    pub(crate) fn is_sink(&self, r: u32, i: u32) -> bool {
+    /// Whether no op requires op `i`.
+    pub fn is_sink(&self, r: u32, i: u32) -> bool {
         !(i + 1 < self.num_ops(r) && self.chained(r, i + 1))
     }
 
-    pub(crate) fn num_sinks(&self, r: u32) -> u32 {
+    /// Ops of rank `r` that no op requires.
+    pub fn num_sinks(&self, r: u32) -> u32 {
         match self.role(r) {
             Role::Even => 2,
             // every send (the last receive feeds the stage-3 send)
