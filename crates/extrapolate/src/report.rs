@@ -22,6 +22,56 @@ pub struct Counts {
     pub compute: f64,
     /// Noiseless finishing time (ps), when simulated and complete.
     pub time: Option<u64>,
+    /// The same with every computation removed: communication alone.
+    pub comm_time: Option<u64>,
+}
+
+/// A program with every computation made zero-length.
+struct NoCompute<'a, P: Program>(&'a P);
+
+impl<P: Program> Program for NoCompute<'_, P> {
+    fn num_ranks(&self) -> u32 {
+        self.0.num_ranks()
+    }
+    fn num_cpus(&self) -> u8 {
+        self.0.num_cpus()
+    }
+    fn num_nics(&self) -> u8 {
+        self.0.num_nics()
+    }
+    fn num_ops(&self, rank: u32) -> u32 {
+        self.0.num_ops(rank)
+    }
+    fn op(&self, rank: u32, id: u32) -> loggops_engine::Op {
+        let mut o = self.0.op(rank, id);
+        if o.kind == OpKind::Calc {
+            o.size = 0;
+        }
+        o
+    }
+    fn depcount(&self, rank: u32, id: u32) -> u32 {
+        self.0.depcount(rank, id)
+    }
+    fn num_roots(&self, rank: u32) -> u32 {
+        self.0.num_roots(rank)
+    }
+    fn root(&self, rank: u32, k: u32) -> u32 {
+        self.0.root(rank, k)
+    }
+    fn for_each_dependent<F: FnMut(u32)>(&self, rank: u32, id: u32, kind: loggops_engine::DepKind, f: F) {
+        self.0.for_each_dependent(rank, id, kind, f)
+    }
+    fn dense_counters(&self) -> bool {
+        self.0.dense_counters()
+    }
+    fn has_start_dependents(&self) -> bool {
+        self.0.has_start_dependents()
+    }
+}
+
+fn run_time<P: Program>(p: &P, params: &Params) -> Option<u64> {
+    let out = simulate(p, &Config::new(*params), &mut NoNoise).ok()?;
+    out.leftovers.is_empty().then(|| out.max().0)
 }
 
 /// One row of the side-by-side table.
@@ -75,11 +125,8 @@ fn counts<P: Program>(p: &P, params: Option<&Params>) -> Counts {
     }
     c.compute = comp as f64 / p.num_ranks().max(1) as f64;
     if let Some(params) = params {
-        if let Ok(out) = simulate(p, &Config::new(*params), &mut NoNoise) {
-            if out.leftovers.is_empty() {
-                c.time = Some(out.max().0);
-            }
-        }
+        c.time = run_time(p, params);
+        c.comm_time = run_time(&NoCompute(p), params);
     }
     c
 }
@@ -435,8 +482,8 @@ impl Report {
         let _ = writeln!(s, "computation (--compute {}): {}", self.compute_mode, self.compute_kinds);
         let _ = writeln!(
             s,
-            "\n{:>7}  {:<28} {:>22} {:>8}  {:>26} {:>8}  {:>22} {:>8}  {:>22} {:>8}",
-            "P", "trace", "messages trace/sched", "diff", "bytes trace/sched", "diff", "compute/rank tr/sched", "diff", "noiseless tr/sched", "diff"
+            "\n{:>7}  {:<28} {:>22} {:>7}  {:>26} {:>7}  {:>22} {:>7}  {:>22} {:>7}  {:>22} {:>7}",
+            "P", "trace", "messages trace/sched", "diff", "bytes trace/sched", "diff", "compute/rank tr/sched", "diff", "noiseless tr/sched", "diff", "comm. only tr/sched", "diff"
         );
         for r in &self.rows {
             let name = format!("{}{}", r.file, if r.input { "" } else { " (left out)" });
@@ -449,7 +496,7 @@ impl Report {
                     let time = |x: Option<u64>| x.map_or("incomplete".to_string(), fmt_time_ps);
                     let _ = writeln!(
                         s,
-                        "{:>7}  {:<28} {:>22} {:>8}  {:>26} {:>8}  {:>22} {:>8}  {:>22} {:>8}",
+                        "{:>7}  {:<28} {:>22} {:>7}  {:>26} {:>7}  {:>22} {:>7}  {:>22} {:>7}  {:>22} {:>7}",
                         r.p,
                         name,
                         format!("{}/{}", t.messages, c.messages),
@@ -462,12 +509,17 @@ impl Report {
                         match (t.time, c.time) {
                             (Some(a), Some(b)) => pct(a as f64, b as f64),
                             _ => "-".to_string(),
+                        },
+                        format!("{}/{}", time(t.comm_time), time(c.comm_time)),
+                        match (t.comm_time, c.comm_time) {
+                            (Some(a), Some(b)) => pct(a as f64, b as f64),
+                            _ => "-".to_string(),
                         }
                     );
                 }
             }
         }
-        let _ = writeln!(s, "(noiseless runs with {}, LogGOPSim's rules)", self.params);
+        let _ = writeln!(s, "(noiseless runs with {}, LogGOPSim's rules; comm. only: every computation removed)", self.params);
         if let Some((n, msgs, bytes)) = self.target {
             let _ = writeln!(
                 s,
