@@ -92,12 +92,16 @@ fn rank_count(s: &str) -> Result<u32, String> {
     match s.trim().parse::<u32>() {
         Ok(0) => Err("the rank count must be at least 1".to_string()),
         Ok(n) => Ok(n),
-        Err(_) => Err(format!("`{s}` is not a rank count (a whole number from 1 to {})", u32::MAX)),
+        Err(_) => Err(format!(
+            "`{s}` is not a rank count (a whole number from 1 to {})",
+            u32::MAX
+        )),
     }
 }
 
 pub fn run(args: ExtrapolateArgs) -> Result<ExitCode> {
-    let tick = crate::units::parse_tick_ps(&args.tick).map_err(|e| anyhow::anyhow!("--tick {}: {e}", args.tick))?;
+    let tick = crate::units::parse_tick_ps(&args.tick)
+        .map_err(|e| anyhow::anyhow!("--tick {}: {e}", args.tick))?;
     let quiet = args.quiet;
     let mut progress = |m: &str| {
         if !quiet {
@@ -114,7 +118,10 @@ pub fn run(args: ExtrapolateArgs) -> Result<ExitCode> {
         let Some(n) = args.nodes else {
             bail!("--replicate needs --nodes N, a multiple of the trace's rank count");
         };
-        progress(&format!("replicating {} to {n} ranks", args.traces[0].display()));
+        progress(&format!(
+            "replicating {} to {n} ranks",
+            args.traces[0].display()
+        ));
         let prog = loggops_extrapolate::replicate(&args.traces[0], n, tick)?;
         let emit = |w: &mut dyn Write| loggops_goal::write_goal_with(&prog, w, tick);
         match &args.output {
@@ -139,13 +146,7 @@ pub fn run(args: ExtrapolateArgs) -> Result<ExitCode> {
         tick_ps: tick,
         compare: args.compare.clone(),
         command: std::env::args()
-            .map(|a| {
-                if a.contains(' ') {
-                    format!("'{a}'")
-                } else {
-                    a
-                }
-            })
+            .map(|a| if a.contains(' ') { format!("'{a}'") } else { a })
             .collect::<Vec<_>>()
             .join(" "),
         ..Options::default()
@@ -156,7 +157,10 @@ pub fn run(args: ExtrapolateArgs) -> Result<ExitCode> {
         Some(p) => {
             loggops_report::write_atomic(p, |w| w.write_all(x.schedule.as_bytes()))
                 .with_context(|| format!("cannot write {}", p.display()))?;
-            crate::run::emit(None, &format!("{report}schedule written to {}\n", p.display()))?;
+            crate::run::emit(
+                None,
+                &format!("{report}schedule written to {}\n", p.display()),
+            )?;
         }
         None => {
             crate::run::emit(None, &x.schedule)?;

@@ -6,18 +6,34 @@ fn main() {
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
-            "--compare" => { opts.compare.push(args[i+1].clone().into()); i += 1; }
-            "--nodes" => { opts.nodes = Some(args[i+1].parse().unwrap()); i += 1; }
-            "--tick" => { opts.tick_ps = args[i+1].parse().unwrap(); i += 1; }
-            "-o" => { out = Some(args[i+1].clone()); i += 1; }
+            "--compare" => {
+                opts.compare.push(args[i + 1].clone().into());
+                i += 1;
+            }
+            "--nodes" => {
+                opts.nodes = Some(args[i + 1].parse().unwrap());
+                i += 1;
+            }
+            "--tick" => {
+                opts.tick_ps = args[i + 1].parse().unwrap();
+                i += 1;
+            }
+            "-o" => {
+                out = Some(args[i + 1].clone());
+                i += 1;
+            }
             a => inputs.push(std::path::PathBuf::from(a)),
         }
         i += 1;
     }
     let t0 = std::time::Instant::now();
-    match loggops_extrapolate::extrapolate(&inputs, &opts, &mut |m| eprintln!("[{:.1}s] {m}", t0.elapsed().as_secs_f64())) {
+    match loggops_extrapolate::extrapolate(&inputs, &opts, &mut |m| {
+        eprintln!("[{:.1}s] {m}", t0.elapsed().as_secs_f64())
+    }) {
         Ok(x) => {
-            if let Some(o) = out { std::fs::write(o, &x.schedule).unwrap(); }
+            if let Some(o) = out {
+                std::fs::write(o, &x.schedule).unwrap();
+            }
             println!("{}", x.report.render());
         }
         Err(e) => println!("{e}"),

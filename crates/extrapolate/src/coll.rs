@@ -43,7 +43,9 @@ impl CollPattern {
     /// Which MPI call Schedgen writes this way (for reports).
     pub fn mpi_call(&self) -> &'static str {
         match self {
-            CollPattern::Dissemination => "MPI_Barrier/MPI_Allgather (or upstream Schedgen's MPI_Allreduce)",
+            CollPattern::Dissemination => {
+                "MPI_Barrier/MPI_Allgather (or upstream Schedgen's MPI_Allreduce)"
+            }
             CollPattern::RecdoubMpich => "MPI_Allreduce",
             CollPattern::BcastBinomial(_) => "MPI_Bcast",
             CollPattern::ReduceBinomial(_) => "MPI_Reduce",
@@ -54,7 +56,11 @@ impl CollPattern {
     /// The pattern's ops on rank `r` of `p` with `size` bytes (tag 0), each with the ops it
     /// requires (declaration order), as Schedgen writes them.
     pub fn ops_with_deps(&self, p: u32, r: u32, size: u64) -> Vec<(Op, Vec<u32>)> {
-        let mut out: Vec<(Op, Vec<u32>)> = self.ops(p, r, size).into_iter().map(|o| (o, Vec::new())).collect();
+        let mut out: Vec<(Op, Vec<u32>)> = self
+            .ops(p, r, size)
+            .into_iter()
+            .map(|o| (o, Vec::new()))
+            .collect();
         let n = out.len() as u32;
         match *self {
             CollPattern::RecdoubMpich => {
@@ -70,9 +76,19 @@ impl CollPattern {
                     CollPattern::ReduceBinomial(x) => (Collective::BinomialTreeReduce, x),
                     _ => (Collective::LinearAlltoall, 0),
                 };
-                if let Ok(g) = Generated::with_options(pattern, p, size.max(1), GenOptions { root, ..GenOptions::default() }) {
+                if let Ok(g) = Generated::with_options(
+                    pattern,
+                    p,
+                    size.max(1),
+                    GenOptions {
+                        root,
+                        ..GenOptions::default()
+                    },
+                ) {
                     for i in 0..n {
-                        g.for_each_dependent(r, i, loggops_engine::DepKind::Done, |d| out[d as usize].1.push(i));
+                        g.for_each_dependent(r, i, loggops_engine::DepKind::Done, |d| {
+                            out[d as usize].1.push(i)
+                        });
                     }
                 }
             }
@@ -120,7 +136,12 @@ impl CollPattern {
 /// The patterns an instance can be (in order of preference), given every rank's ops of it:
 /// `ops[r]` with one tag; `None` if the sizes differ within the instance.
 pub fn candidates(p: u32, ops: &[&[Op]]) -> Vec<CollPattern> {
-    let size = ops.iter().flat_map(|o| o.iter()).map(|o| o.size).next().unwrap_or(0);
+    let size = ops
+        .iter()
+        .flat_map(|o| o.iter())
+        .map(|o| o.size)
+        .next()
+        .unwrap_or(0);
     if ops.iter().flat_map(|o| o.iter()).any(|o| o.size != size) {
         return Vec::new();
     }

@@ -54,7 +54,11 @@ impl fmt::Display for Refusal {
         if let Some(op) = self.op {
             write!(f, ", op l{}", op + 1)?;
         }
-        write!(f, ": {}\n  what would make it work: {}", self.what, self.fix)
+        write!(
+            f,
+            ": {}\n  what would make it work: {}",
+            self.what, self.fix
+        )
     }
 }
 

@@ -86,11 +86,20 @@ impl Denom {
 pub enum SizeFit {
     Const(u64),
     /// ⌊k / D⌋.
-    Div { k: u64, d: Denom },
+    Div {
+        k: u64,
+        d: Denom,
+    },
     /// k · D.
-    Mul { k: u64, d: Denom },
+    Mul {
+        k: u64,
+        d: Denom,
+    },
     /// Not exact: the closest form, and its largest relative error on the traced means.
-    Approx { form: Box<SizeFit>, err: f64 },
+    Approx {
+        form: Box<SizeFit>,
+        err: f64,
+    },
 }
 
 impl SizeFit {
@@ -239,7 +248,10 @@ pub fn fit_dur(points: &[(u32, f64)], mode: ComputeMode, tick: u64) -> DurFit {
     let inv = || {
         // least squares of v = a/P
         let num: f64 = points.iter().map(|&(p, v)| v / p as f64).sum();
-        let den: f64 = points.iter().map(|&(p, _)| 1.0 / (p as f64 * p as f64)).sum();
+        let den: f64 = points
+            .iter()
+            .map(|&(p, _)| 1.0 / (p as f64 * p as f64))
+            .sum();
         DurFit::Inv(round_to(num / den, tick))
     };
     if points.iter().all(|x| x.1 == 0.0) {
@@ -283,7 +295,11 @@ fn fit_mode(
                 let mx = xs.iter().sum::<f64>() / n;
                 let my = points.iter().map(|x| x.1).sum::<f64>() / n;
                 let sxx: f64 = xs.iter().map(|x| (x - mx) * (x - mx)).sum();
-                let sxy: f64 = xs.iter().zip(points).map(|(x, pt)| (x - mx) * (pt.1 - my)).sum();
+                let sxy: f64 = xs
+                    .iter()
+                    .zip(points)
+                    .map(|(x, pt)| (x - mx) * (pt.1 - my))
+                    .sum();
                 if sxx > 0.0 {
                     let b = sxy / sxx;
                     let a = my - b * mx;
@@ -333,7 +349,10 @@ mod tests {
         assert_eq!(fit_dur(&strong, ComputeMode::Best, 1), DurFit::Inv(8000));
         assert_eq!(fit_dur(&strong, ComputeMode::Strong, 1), DurFit::Inv(8000));
         let aff = [(2, 600.0), (4, 350.0), (8, 225.0)];
-        assert_eq!(fit_dur(&aff, ComputeMode::Best, 1), DurFit::Affine(100, 1000));
+        assert_eq!(
+            fit_dur(&aff, ComputeMode::Best, 1),
+            DurFit::Affine(100, 1000)
+        );
         assert_eq!(DurFit::Inv(98_000_000).text(), "98us / P");
     }
 }

@@ -261,16 +261,32 @@ mod tests {
 
     #[test]
     fn finds_cubes_squares_and_rings() {
-        let g = detect(&[(8, stencil([2, 2, 2], false)), (27, stencil([3, 3, 3], false))]).unwrap();
+        let g = detect(&[
+            (8, stencil([2, 2, 2], false)),
+            (27, stencil([3, 3, 3], false)),
+        ])
+        .unwrap();
         assert_eq!(g.rule, GridRule::Cube);
         assert_eq!(g.periodic, [false; 3]);
-        let g = detect(&[(16, stencil([4, 4, 1], true)), (36, stencil([6, 6, 1], true))]).unwrap();
+        let g = detect(&[
+            (16, stencil([4, 4, 1], true)),
+            (36, stencil([6, 6, 1], true)),
+        ])
+        .unwrap();
         assert_eq!(g.rule, GridRule::Square);
         assert_eq!(g.periodic, [true, true, false]);
-        let g = detect(&[(5, stencil([5, 1, 1], true)), (12, stencil([12, 1, 1], true))]).unwrap();
+        let g = detect(&[
+            (5, stencil([5, 1, 1], true)),
+            (12, stencil([12, 1, 1], true)),
+        ])
+        .unwrap();
         assert_eq!(g.rule, GridRule::Line);
         assert_eq!(g.periodic[0], true);
-        let g = detect(&[(12, stencil([3, 4, 1], false)), (24, stencil([4, 6, 1], false))]).unwrap();
+        let g = detect(&[
+            (12, stencil([3, 4, 1], false)),
+            (24, stencil([4, 6, 1], false)),
+        ])
+        .unwrap();
         assert_eq!(
             g.rule,
             GridRule::Balanced {

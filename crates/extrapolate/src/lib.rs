@@ -35,7 +35,7 @@ use loggops_engine::{DepKind, OpKind, Params, Program};
 
 pub use error::{ExtrapError, Refusal};
 pub use fit::ComputeMode;
-pub use replicate::replicate;
+pub use replicate::{program_of, replicate};
 pub use report::Report;
 
 use crate::error::refuse;
@@ -105,7 +105,14 @@ pub fn extrapolate(
             )));
         }
         if t.p < 2 {
-            return Err(refuse(t.p, p, 0, None, "a trace of one rank says nothing about who talks to whom", "trace at 2 ranks or more"));
+            return Err(refuse(
+                t.p,
+                p,
+                0,
+                None,
+                "a trace of one rank says nothing about who talks to whom",
+                "trace at 2 ranks or more",
+            ));
         }
         traces.push(t);
     }
@@ -131,8 +138,14 @@ pub fn extrapolate(
                 &t.path,
                 0,
                 None,
-                format!("the process grid is {}, which cannot lay out --nodes {n}", grid.rule.describe()),
-                format!("ask for a rank count the grid allows: {}", grid.rule.allows()),
+                format!(
+                    "the process grid is {}, which cannot lay out --nodes {n}",
+                    grid.rule.describe()
+                ),
+                format!(
+                    "ask for a rank count the grid allows: {}",
+                    grid.rule.allows()
+                ),
             ));
         }
     }
@@ -149,10 +162,14 @@ pub fn extrapolate(
         .iter()
         .all(|s| s.size.as_ref().is_none_or(|f| f.is_exact()));
     for t in &traces {
-        progress(&format!("checking the schedule against {} (P = {})", t.name(), t.p));
+        progress(&format!(
+            "checking the schedule against {} (P = {})",
+            t.name(),
+            t.p
+        ));
         let s = instantiate(&schedule, t.p)?;
         // the trace as decoded (waits on requests completed before dropped)
-        let decoded = replicate::emit(t, t.p, None)?;
+        let decoded = replicate::program_of(&t.ranks)?;
         if let Some((r, op, what)) = difference(&decoded, &s, exact) {
             return Err(refuse(
                 t.p,
@@ -186,7 +203,11 @@ pub fn difference<A: Program, B: Program>(
     sizes: bool,
 ) -> Option<(u32, u32, String)> {
     if trace.num_ranks() != sched.num_ranks() {
-        return Some((0, 0, format!("{} ranks vs {}", trace.num_ranks(), sched.num_ranks())));
+        return Some((
+            0,
+            0,
+            format!("{} ranks vs {}", trace.num_ranks(), sched.num_ranks()),
+        ));
     }
     let deps = |p: &dyn Fn(&mut dyn FnMut(u32))| {
         let mut v = Vec::new();
@@ -201,21 +222,47 @@ pub fn difference<A: Program, B: Program>(
                 && (a.kind == OpKind::Calc
                     || (a.peer == b.peer && a.tag == b.tag && (!sizes || a.size == b.size)));
             if !same {
-                return Some((r, i, format!("op l{} is {a:?} in the trace, {b:?} in the schedule", i + 1)));
+                return Some((
+                    r,
+                    i,
+                    format!("op l{} is {a:?} in the trace, {b:?} in the schedule", i + 1),
+                ));
             }
             if trace.depcount(r, i) != sched.depcount(r, i) {
-                return Some((r, i, format!("op l{} waits for {} ops in the trace, {} in the schedule", i + 1, trace.depcount(r, i), sched.depcount(r, i))));
+                return Some((
+                    r,
+                    i,
+                    format!(
+                        "op l{} waits for {} ops in the trace, {} in the schedule",
+                        i + 1,
+                        trace.depcount(r, i),
+                        sched.depcount(r, i)
+                    ),
+                ));
             }
             for kind in [DepKind::Done, DepKind::Start] {
                 let x = deps(&|f: &mut dyn FnMut(u32)| trace.for_each_dependent(r, i, kind, f));
                 let y = deps(&|f: &mut dyn FnMut(u32)| sched.for_each_dependent(r, i, kind, f));
                 if x != y {
-                    return Some((r, i, format!("op l{} releases {:?} in the trace, {:?} in the schedule ({kind:?})", i + 1, x.iter().map(|q| q + 1).collect::<Vec<_>>(), y.iter().map(|q| q + 1).collect::<Vec<_>>())));
+                    return Some((
+                        r,
+                        i,
+                        format!(
+                            "op l{} releases {:?} in the trace, {:?} in the schedule ({kind:?})",
+                            i + 1,
+                            x.iter().map(|q| q + 1).collect::<Vec<_>>(),
+                            y.iter().map(|q| q + 1).collect::<Vec<_>>()
+                        ),
+                    ));
                 }
             }
         }
         if n != m {
-            return Some((r, n.min(m), format!("the rank has {n} ops in the trace, {m} in the schedule")));
+            return Some((
+                r,
+                n.min(m),
+                format!("the rank has {n} ops in the trace, {m} in the schedule"),
+            ));
         }
     }
     None

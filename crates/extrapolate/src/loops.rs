@@ -21,7 +21,12 @@ pub fn compress(sig: &[u32], ok: &dyn Fn(usize, usize) -> bool) -> Vec<Node> {
     compress_range(sig, 0, sig.len(), ok)
 }
 
-fn compress_range(sig: &[u32], lo: usize, hi: usize, ok: &dyn Fn(usize, usize) -> bool) -> Vec<Node> {
+fn compress_range(
+    sig: &[u32],
+    lo: usize,
+    hi: usize,
+    ok: &dyn Fn(usize, usize) -> bool,
+) -> Vec<Node> {
     let n = hi - lo;
     // best: (saved calls, start, period, count)
     let mut best: Option<(usize, usize, usize, usize)> = None;

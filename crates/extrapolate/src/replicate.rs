@@ -25,7 +25,13 @@ pub fn replicate(path: &Path, nodes: u32, tick_ps: u64) -> Result<ExplicitProgra
         )));
     }
     let pats = patterns(&t)?;
-    emit(&t, nodes, Some(&pats))
+    emit(&t.ranks, nodes, Some(&pats))
+}
+
+/// The GOAL program Schedgen's trace conversion writes for these calls (collectives as
+/// given): what [`crate::trace::decode`] reads back.
+pub fn program_of(ranks: &[crate::trace::RankCalls]) -> Result<ExplicitProgram, ExtrapError> {
+    emit(ranks, ranks.len() as u32, None)
 }
 
 /// The pattern and size of every collective instance of a trace (the same on every rank).
@@ -51,14 +57,22 @@ pub(crate) fn patterns(t: &Trace) -> Result<Vec<(CollPattern, u64)>, ExtrapError
             &t.path,
             r,
             None,
-            format!("rank {r} makes {} collective calls, rank 0 makes {n_colls}", per_rank[r as usize].len()),
+            format!(
+                "rank {r} makes {} collective calls, rank 0 makes {n_colls}",
+                per_rank[r as usize].len()
+            ),
             "every rank must take part in the same collectives",
         ));
     }
     let mut pats: Vec<(CollPattern, u64)> = Vec::with_capacity(n_colls);
     for k in 0..n_colls {
         let ops: Vec<&[Op]> = per_rank.iter().map(|v| v[k]).collect();
-        let size = ops.iter().flat_map(|o| o.iter()).map(|o| o.size).next().unwrap_or(0);
+        let size = ops
+            .iter()
+            .flat_map(|o| o.iter())
+            .map(|o| o.size)
+            .next()
+            .unwrap_or(0);
         let c = candidates(p0, &ops);
         // at small P several patterns give the same ops: a 1-byte dissemination is a barrier
         let pick = if size == 1 && c.contains(&CollPattern::Dissemination) {
@@ -72,7 +86,10 @@ pub(crate) fn patterns(t: &Trace) -> Result<Vec<(CollPattern, u64)>, ExtrapError
                 &t.path,
                 0,
                 None,
-                format!("collective call {} is none of the patterns Schedgen's trace conversion writes", k + 1),
+                format!(
+                    "collective call {} is none of the patterns Schedgen's trace conversion writes",
+                    k + 1
+                ),
                 "convert the trace with Schedgen (`schedgen -p trace`)",
             ));
         };
@@ -85,17 +102,17 @@ pub(crate) fn patterns(t: &Trace) -> Result<Vec<(CollPattern, u64)>, ExtrapError
 /// `pats`, collectives are rebuilt over `nodes` ranks; without, they are copied as traced
 /// (`nodes` must then be the trace's rank count).
 pub(crate) fn emit(
-    t: &Trace,
+    ranks: &[crate::trace::RankCalls],
     nodes: u32,
     pats: Option<&[(CollPattern, u64)]>,
 ) -> Result<ExplicitProgram, ExtrapError> {
-    let p0 = t.p;
+    let p0 = ranks.len() as u32;
     let mut b = ProgramBuilder::new(nodes);
     for copy in 0..nodes / p0 {
         for r in 0..p0 {
             let rank = copy * p0 + r;
             b.start_rank(rank);
-            let calls = &t.ranks[r as usize];
+            let calls = &ranks[r as usize];
             let mut prev: Vec<(u32, DepKind)> = Vec::new();
             let mut req_op: Vec<u32> = vec![u32::MAX; calls.calls.len()];
             let mut k = 0usize;

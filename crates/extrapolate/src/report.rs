@@ -58,7 +58,13 @@ impl<P: Program> Program for NoCompute<'_, P> {
     fn root(&self, rank: u32, k: u32) -> u32 {
         self.0.root(rank, k)
     }
-    fn for_each_dependent<F: FnMut(u32)>(&self, rank: u32, id: u32, kind: loggops_engine::DepKind, f: F) {
+    fn for_each_dependent<F: FnMut(u32)>(
+        &self,
+        rank: u32,
+        id: u32,
+        kind: loggops_engine::DepKind,
+        f: F,
+    ) {
         self.0.for_each_dependent(rank, id, kind, f)
     }
     fn dense_counters(&self) -> bool {
@@ -157,7 +163,11 @@ fn phases(t: &Template, m: &Model) -> Vec<String> {
                         (false, false) => "recv",
                         (false, true) => "irecv",
                     };
-                    let size = m.stmts[i].size.as_ref().map(|s| s.text()).unwrap_or_default();
+                    let size = m.stmts[i]
+                        .size
+                        .as_ref()
+                        .map(|s| s.text())
+                        .unwrap_or_default();
                     *kinds.entry(format!("{verb} {size}")).or_default() += 1;
                     if let crate::template::Off::Grid(o) = off {
                         offs.insert(*o);
@@ -171,10 +181,7 @@ fn phases(t: &Template, m: &Model) -> Vec<String> {
                 Key::Coll(_) => colls.push(m.stmts[i].text.clone()),
             }
         }
-        let mut parts: Vec<String> = kinds
-            .iter()
-            .map(|(k, n)| format!("{n} × {k}"))
-            .collect();
+        let mut parts: Vec<String> = kinds.iter().map(|(k, n)| format!("{n} × {k}")).collect();
         if !offs.is_empty() {
             parts.push(format!("{} partner offsets", offs.len()));
         }
@@ -225,7 +232,11 @@ fn size_lines(m: &Model) -> Vec<String> {
                 constant.insert(*v);
             }
             Some(f @ SizeFit::Approx { err, .. }) => {
-                approx.push(format!("{} (closest form, off by up to {:.1} % on the traced means)", f.text(), err * 100.0));
+                approx.push(format!(
+                    "{} (closest form, off by up to {:.1} % on the traced means)",
+                    f.text(),
+                    err * 100.0
+                ));
             }
             Some(f) => {
                 forms.insert(f.text());
@@ -252,7 +263,11 @@ fn size_lines(m: &Model) -> Vec<String> {
 
 fn compute_kinds(m: &Model) -> String {
     let mut c = [0usize; 3];
-    let all = m.gaps.iter().map(|g| &g.0).chain(m.trailing.iter().map(|t| &t.0));
+    let all = m
+        .gaps
+        .iter()
+        .map(|g| &g.0)
+        .chain(m.trailing.iter().map(|t| &t.0));
     let mut zero = 0;
     for f in all {
         match f {
@@ -275,7 +290,11 @@ fn compute_kinds(m: &Model) -> String {
 /// The schedule's header comments.
 pub fn header(traces: &[Trace], t: &Template, m: &Model, opts: &Options) -> String {
     let mut h = String::from("loggops-schedule 1\n");
-    let _ = writeln!(h, "# Extrapolated by `loggops-sim extrapolate` ({}) from:", env!("CARGO_PKG_VERSION"));
+    let _ = writeln!(
+        h,
+        "# Extrapolated by `loggops-sim extrapolate` ({}) from:",
+        env!("CARGO_PKG_VERSION")
+    );
     for tr in traces {
         let _ = writeln!(h, "#   {} (P = {})", tr.path.display(), tr.p);
     }
@@ -306,7 +325,10 @@ pub fn header(traces: &[Trace], t: &Template, m: &Model, opts: &Options) -> Stri
             m.grid_rule.allows()
         );
     } else {
-        let _ = writeln!(h, "# No point-to-point calls: collectives only; runs at any P ≥ 2.");
+        let _ = writeln!(
+            h,
+            "# No point-to-point calls: collectives only; runs at any P ≥ 2."
+        );
     }
     let _ = writeln!(
         h,
@@ -323,7 +345,10 @@ pub fn header(traces: &[Trace], t: &Template, m: &Model, opts: &Options) -> Stri
             crate::ComputeMode::Best => "best (constant or ∝ 1/P per call, whichever fits better)",
         }
     );
-    let _ = writeln!(h, "# The mpi {{ }} block's meaning: goal/README.md, \"MPI calls\".\n");
+    let _ = writeln!(
+        h,
+        "# The mpi {{ }} block's meaning: goal/README.md, \"MPI calls\".\n"
+    );
     h
 }
 
@@ -337,21 +362,26 @@ pub fn build(
     progress: &mut dyn FnMut(&str),
 ) -> Result<Report, ExtrapError> {
     let mut rows = Vec::new();
-    let row = |tr: &Trace, input: bool, progress: &mut dyn FnMut(&str)| -> Result<Row, ExtrapError> {
-        progress(&format!("simulating {} and the schedule at P = {}", tr.name(), tr.p));
-        let tc = counts(&tr.program, Some(&opts.params));
-        let sc = match crate::instantiate(schedule, tr.p) {
-            Ok(s) => Some(counts(&s, Some(&opts.params))),
-            Err(_) => None,
+    let row =
+        |tr: &Trace, input: bool, progress: &mut dyn FnMut(&str)| -> Result<Row, ExtrapError> {
+            progress(&format!(
+                "simulating {} and the schedule at P = {}",
+                tr.name(),
+                tr.p
+            ));
+            let tc = counts(&tr.program, Some(&opts.params));
+            let sc = match crate::instantiate(schedule, tr.p) {
+                Ok(s) => Some(counts(&s, Some(&opts.params))),
+                Err(_) => None,
+            };
+            Ok(Row {
+                p: tr.p,
+                file: tr.name(),
+                input,
+                trace: tc,
+                schedule: sc,
+            })
         };
-        Ok(Row {
-            p: tr.p,
-            file: tr.name(),
-            input,
-            trace: tc,
-            schedule: sc,
-        })
-    };
     for tr in traces {
         rows.push(row(tr, true, progress)?);
     }
@@ -467,7 +497,11 @@ impl Report {
             .map(|(n, p)| format!("{n} (P = {p})"))
             .collect();
         let _ = writeln!(s, "extrapolated from {}", inputs.join(", "));
-        let _ = writeln!(s, "grid: {}; wraps around: {}; runs at P = {}", self.grid, self.wraps, self.allows);
+        let _ = writeln!(
+            s,
+            "grid: {}; wraps around: {}; runs at P = {}",
+            self.grid, self.wraps, self.allows
+        );
         let _ = writeln!(
             s,
             "template: {} calls per rank ({} collectives); {} kinds of ranks at the largest traced size",
@@ -479,17 +513,36 @@ impl Report {
         for l in &self.sizes {
             let _ = writeln!(s, "message sizes: {l}");
         }
-        let _ = writeln!(s, "computation (--compute {}): {}", self.compute_mode, self.compute_kinds);
+        let _ = writeln!(
+            s,
+            "computation (--compute {}): {}",
+            self.compute_mode, self.compute_kinds
+        );
         let _ = writeln!(
             s,
             "\n{:>7}  {:<28} {:>22} {:>7}  {:>26} {:>7}  {:>22} {:>7}  {:>22} {:>7}  {:>22} {:>7}",
-            "P", "trace", "messages trace/sched", "diff", "bytes trace/sched", "diff", "compute/rank tr/sched", "diff", "noiseless tr/sched", "diff", "comm. only tr/sched", "diff"
+            "P",
+            "trace",
+            "messages trace/sched",
+            "diff",
+            "bytes trace/sched",
+            "diff",
+            "compute/rank tr/sched",
+            "diff",
+            "noiseless tr/sched",
+            "diff",
+            "comm. only tr/sched",
+            "diff"
         );
         for r in &self.rows {
             let name = format!("{}{}", r.file, if r.input { "" } else { " (left out)" });
             match &r.schedule {
                 None => {
-                    let _ = writeln!(s, "{:>7}  {:<28} the schedule's grid cannot lay out P = {}", r.p, name, r.p);
+                    let _ = writeln!(
+                        s,
+                        "{:>7}  {:<28} the schedule's grid cannot lay out P = {}",
+                        r.p, name, r.p
+                    );
                 }
                 Some(c) => {
                     let t = &r.trace;
@@ -519,7 +572,11 @@ impl Report {
                 }
             }
         }
-        let _ = writeln!(s, "(noiseless runs with {}, LogGOPSim's rules; comm. only: every computation removed)", self.params);
+        let _ = writeln!(
+            s,
+            "(noiseless runs with {}, LogGOPSim's rules; comm. only: every computation removed)",
+            self.params
+        );
         if let Some((n, msgs, bytes)) = self.target {
             let _ = writeln!(
                 s,
@@ -532,4 +589,3 @@ impl Report {
         s
     }
 }
-

@@ -68,10 +68,12 @@ pub struct Entry {
     pub tags: BTreeSet<u32>,
     /// One place where it was seen: (scale index, rank, op), for messages.
     pub seen: Option<(usize, u32, u32)>,
+    /// The rank (of the largest scale) whose calls brought it into the template, and its op.
+    pub origin: Option<(u32, u32)>,
 }
 
 impl Entry {
-    fn new(key: Key, scales: usize) -> Entry {
+    pub(crate) fn new(key: Key, scales: usize) -> Entry {
         Entry {
             key,
             refs: Vec::new(),
@@ -82,6 +84,7 @@ impl Entry {
             tag_bases: BTreeSet::new(),
             tags: BTreeSet::new(),
             seen: None,
+            origin: None,
         }
     }
 }
@@ -127,16 +130,27 @@ fn collectives(t: &Trace) -> Result<Vec<Vec<CollPattern>>, ExtrapError> {
                 .collect()
         })
         .collect();
-    let n0 = per_rank[0].len();
+    // what most ranks do
+    let mut counts: HashMap<usize, u32> = HashMap::new();
+    for v in &per_rank {
+        *counts.entry(v.len()).or_default() += 1;
+    }
+    let n0 = counts
+        .iter()
+        .max_by_key(|(n, c)| (**c, std::cmp::Reverse(**n)))
+        .map_or(0, |x| *x.0);
     if let Some(r) = (0..t.p).find(|&r| per_rank[r as usize].len() != n0) {
         let n = per_rank[r as usize].len();
-        let op = per_rank[r as usize].get(n0.min(n)).map(|x| x.0);
+        let op = per_rank[r as usize]
+            .get(n0.min(n))
+            .map(|x| x.0)
+            .or_else(|| t.ranks[r as usize].calls.last().map(|c| c.op));
         return Err(refuse(
             t.p,
             &t.path,
             r,
             op,
-            format!("rank {r} makes {n} collective calls, rank 0 makes {n0}"),
+            format!("rank {r} makes {n} collective calls, {} of the {} ranks make {n0}", counts[&n0], t.p),
             "every rank must take part in the same collectives (collectives on sub-communicators are dropped by Schedgen's trace conversion); trace a run where all ranks call the same collectives",
         ));
     }
@@ -225,7 +239,10 @@ pub fn build(traces: &[Trace], grid: Grid) -> Result<Template, ExtrapError> {
     let mut classes: HashMap<Class, Vec<u32>> = HashMap::new();
     for r in 0..t.p {
         let rk = rank_keys(t, r, &grid, &colls[big]);
-        classes.entry((rk.keys, rk.waits, rk.all)).or_default().push(r);
+        classes
+            .entry((rk.keys, rk.waits, rk.all))
+            .or_default()
+            .push(r);
     }
     let mut order: Vec<(Class, Vec<u32>)> = classes.into_iter().collect();
     order.sort_by_key(|((k, _, _), ranks)| (std::cmp::Reverse(k.len()), ranks[0]));
@@ -236,6 +253,7 @@ pub fn build(traces: &[Trace], grid: Grid) -> Result<Template, ExtrapError> {
         if ci == 0 {
             for (i, key) in keys.iter().enumerate() {
                 let mut e = Entry::new(key.clone(), ns);
+                e.origin = Some((rep, t.ranks[rep as usize].calls[i].op));
                 e.refs = waits[i].iter().map(|&q| q as usize).collect();
                 e.all = alls[i] || (matches!(key, Key::Wait) && e.refs.len() != 1);
                 entries.push(e);
@@ -259,6 +277,11 @@ pub fn build(traces: &[Trace], grid: Grid) -> Result<Template, ExtrapError> {
             continue;
         }
         let map = merge(&mut entries, keys, ns);
+        for (j, &i) in map.iter().enumerate() {
+            if entries[i].origin.is_none() {
+                entries[i].origin = Some((rep, t.ranks[rep as usize].calls[j].op));
+            }
+        }
         for (i, w) in waits.iter().enumerate() {
             if matches!(keys[i], Key::Wait) {
                 let e = &mut entries[map[i]];
@@ -334,14 +357,19 @@ fn filter_matches(
             Key::Wait => e.all || e.refs.iter().any(|&q| present[q] != usize::MAX),
         };
         if !here {
-            if matches!(e.key, Key::Wait) && keys.get(j) == Some(&Key::Wait) && waits[j].is_empty() {
+            if matches!(e.key, Key::Wait) && keys.get(j) == Some(&Key::Wait) && waits[j].is_empty()
+            {
                 return Err(Some(i));
             }
             continue;
         }
         if j >= keys.len() || !e.key.matches(&keys[j]) {
             if std::env::var("XDEBUG").is_ok() {
-                eprintln!("rank {r}: template {i} {:?} vs call {j} {:?}", e.key, keys.get(j));
+                eprintln!(
+                    "rank {r}: template {i} {:?} vs call {j} {:?}",
+                    e.key,
+                    keys.get(j)
+                );
             }
             return Err(None);
         }
@@ -354,7 +382,10 @@ fn filter_matches(
                 .collect();
             if want != waits[j] {
                 if std::env::var("XDEBUG").is_ok() {
-                    eprintln!("rank {r}: template wait {i} wants {want:?} vs call {j} {:?}", waits[j]);
+                    eprintln!(
+                        "rank {r}: template wait {i} wants {want:?} vs call {j} {:?}",
+                        waits[j]
+                    );
                 }
                 return Err(None);
             }
@@ -390,7 +421,11 @@ fn merge(entries: &mut Vec<Entry>, keys: &[Key], ns: usize) -> Vec<usize> {
     let mut map = vec![0usize; n];
     let (mut i, mut j) = (0, 0);
     while i < m || j < n {
-        if i < m && j < n && entries[i].key.matches(&keys[j]) && lcs[i * w + j] == lcs[(i + 1) * w + j + 1] + 1 {
+        if i < m
+            && j < n
+            && entries[i].key.matches(&keys[j])
+            && lcs[i * w + j] == lcs[(i + 1) * w + j + 1] + 1
+        {
             old_to_new[i] = out.len();
             map[j] = out.len();
             out.push(entries[i].clone());
@@ -420,7 +455,11 @@ fn walk_all(
     traces: &[Trace],
     colls: &[Vec<Vec<CollPattern>>],
 ) -> Result<(), Walk> {
-    for (s, t) in traces.iter().enumerate() {
+    // the largest scale first: the template comes from it, so its odd ranks are named first
+    let mut order: Vec<usize> = (0..traces.len()).collect();
+    order.sort_by_key(|&s| std::cmp::Reverse(traces[s].p));
+    for s in order {
+        let t = &traces[s];
         for r in 0..t.p {
             walk_rank(tmpl, s, t, r, &colls[s])?;
         }
@@ -440,12 +479,7 @@ fn walk_all(
 
 fn describe_key(k: &Key) -> String {
     match k {
-        Key::P2p {
-            send,
-            nb,
-            off,
-            tag,
-        } => {
+        Key::P2p { send, nb, off, tag } => {
             let verb = match (send, nb) {
                 (true, false) => "MPI_Send",
                 (true, true) => "MPI_Isend",
@@ -455,13 +489,19 @@ fn describe_key(k: &Key) -> String {
             let dir = if *send { "to" } else { "from" };
             match off {
                 Off::Any => format!("{verb} {dir} MPI_ANY_SOURCE, tag {tag}"),
-                Off::Grid(o) => format!("{verb} {dir} the rank at offset {} in the grid, tag {tag}", fmt_off(o)),
+                Off::Grid(o) => format!(
+                    "{verb} {dir} the rank at offset {} in the grid, tag {tag}",
+                    fmt_off(o)
+                ),
             }
         }
         Key::Wait => "MPI_Wait/MPI_Waitall".to_string(),
         Key::Coll(c) => format!(
             "a collective ({})",
-            c.iter().map(|x| x.mpi_call()).collect::<Vec<_>>().join(" or ")
+            c.iter()
+                .map(|x| x.mpi_call())
+                .collect::<Vec<_>>()
+                .join(" or ")
         ),
     }
 }
@@ -470,7 +510,13 @@ fn describe_key(k: &Key) -> String {
 pub fn fmt_off(o: &[i64; 3]) -> String {
     let s: Vec<String> = o
         .iter()
-        .map(|&x| if x > 0 { format!("+{x}") } else { x.to_string() })
+        .map(|&x| {
+            if x > 0 {
+                format!("+{x}")
+            } else {
+                x.to_string()
+            }
+        })
         .collect();
     format!("({})", s.join(", "))
 }
@@ -492,6 +538,15 @@ fn walk_rank(
     let mut j = 0usize;
     let mut k = 0i64; // collectives so far
     let fix = "extrapolation needs every rank at every traced scale to make the same sequence of calls, each point-to-point call with a neighbour at a fixed offset in the grid (skipped where that neighbour does not exist); trace a program whose communication pattern does not change with P, or replicate the trace (`--replicate`) instead";
+    let pmax = *tmpl.scales.iter().max().expect("scales");
+    let origin = |i: usize, e: &Entry| match e.origin {
+        Some((r, op)) => format!(
+            "call {} of the template, made by rank {r} at P = {pmax}, op l{}",
+            i + 1,
+            op + 1
+        ),
+        None => format!("call {} of the template", i + 1),
+    };
     for i in 0..n {
         let e = &tmpl.entries[i];
         let here = match &e.key {
@@ -517,7 +572,7 @@ fn walk_rank(
                 &t.path,
                 r,
                 last,
-                format!("the rank ends after {} calls, but the pattern of the other ranks and scales continues with {} (call {} of the template)", calls.len(), describe_key(&e.key), i + 1),
+                format!("the rank ends after {} calls, but the pattern of the other ranks and scales continues with {} ({})", calls.len(), describe_key(&e.key), origin(i, e)),
                 fix,
             )));
         }
@@ -527,7 +582,7 @@ fn walk_rank(
                 &t.path,
                 r,
                 Some(calls[j].op),
-                format!("call {} is {}, but the pattern of the other ranks and scales expects {} here (call {} of the template)", j + 1, describe_key(&rk.keys[j]), describe_key(&e.key), i + 1),
+                format!("call {} is {}, but the pattern of the other ranks and scales expects {} here ({})", j + 1, describe_key(&rk.keys[j]), describe_key(&e.key), origin(i, e)),
                 fix,
             )));
         }
@@ -550,7 +605,11 @@ fn walk_rank(
                     &t.path,
                     r,
                     Some(calls[j].op),
-                    format!("the wait requires the requests [{}], but the pattern expects [{}]", ops(&rk.waits[j]), ops(&want)),
+                    format!(
+                        "the wait requires the requests [{}], but the pattern expects [{}]",
+                        ops(&rk.waits[j]),
+                        ops(&want)
+                    ),
                     fix,
                 )));
             }

@@ -78,9 +78,10 @@ pub struct Trace {
 impl Trace {
     /// A short name for tables (the file name).
     pub fn name(&self) -> String {
-        self.path
-            .file_name()
-            .map_or_else(|| self.path.display().to_string(), |n| n.to_string_lossy().into_owned())
+        self.path.file_name().map_or_else(
+            || self.path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        )
     }
 }
 
@@ -224,22 +225,37 @@ pub(crate) fn decode<P: Program>(prog: &P, r: u32) -> Result<RankCalls, Shape> {
                 .iter()
                 .any(|&(x, k)| x < i || x >= j || k != DepKind::Done)
             {
-                return Err(shape(close, "the closing op of a collective requires ops outside it"));
+                return Err(shape(
+                    close,
+                    "the closing op of a collective requires ops outside it",
+                ));
             }
             for k in i..j {
                 for &(x, kind) in &reqs[k as usize] {
                     let inside = x >= i && x < j && kind == DepKind::Done;
                     if !inside && (x, kind) != (gap, DepKind::Done) {
-                        return Err(shape(k, "an op of a collective requires an op outside the collective"));
+                        return Err(shape(
+                            k,
+                            "an op of a collective requires an op outside the collective",
+                        ));
                     }
                 }
                 if reqs[k as usize].is_empty() {
-                    return Err(shape(k, "an op of a collective that does not wait for the computation before it"));
+                    return Err(shape(
+                        k,
+                        "an op of a collective that does not wait for the computation before it",
+                    ));
                 }
             }
             let tag = ops[i as usize].tag;
             if let Some(k) = (i..j).find(|&k| ops[k as usize].tag != tag) {
-                return Err(shape(k, format!("a collective whose ops have different tags ({tag} and {})", ops[k as usize].tag)));
+                return Err(shape(
+                    k,
+                    format!(
+                        "a collective whose ops have different tags ({tag} and {})",
+                        ops[k as usize].tag
+                    ),
+                ));
             }
             let mut inner: Vec<Vec<u32>> = vec![Vec::new(); (j - i) as usize];
             for k in i..j {
@@ -281,7 +297,13 @@ pub(crate) fn decode<P: Program>(prog: &P, r: u32) -> Result<RankCalls, Shape> {
                     (Some(&c), DepKind::Done) if waited.contains(&c) => {}
                     (Some(&c), DepKind::Done) => calls.push(c),
                     _ => {
-                        return Err(shape(i, format!("a wait that requires op l{} (not a point-to-point call before it)", x + 1)))
+                        return Err(shape(
+                            i,
+                            format!(
+                                "a wait that requires op l{} (not a point-to-point call before it)",
+                                x + 1
+                            ),
+                        ))
                     }
                 }
             }
@@ -304,7 +326,10 @@ pub(crate) fn decode<P: Program>(prog: &P, r: u32) -> Result<RankCalls, Shape> {
             i += 1;
             continue;
         }
-        return Err(shape(i, "a computation that is neither the computation before a call, a wait, nor the last op"));
+        return Err(shape(
+            i,
+            "a computation that is neither the computation before a call, a wait, nor the last op",
+        ));
     }
     // the chain: each gap requires the previous call's exit (irequires: nonblocking)
     for k in 0..chain.len() {
@@ -312,7 +337,10 @@ pub(crate) fn decode<P: Program>(prog: &P, r: u32) -> Result<RankCalls, Shape> {
         let got = &reqs[gap as usize];
         if k == 0 {
             if !got.is_empty() {
-                return Err(shape(gap, "the first computation of the rank waits for another op"));
+                return Err(shape(
+                    gap,
+                    "the first computation of the rank waits for another op",
+                ));
             }
             continue;
         }
@@ -334,7 +362,13 @@ pub(crate) fn decode<P: Program>(prog: &P, r: u32) -> Result<RankCalls, Shape> {
         if let CallKind::Wait { reqs, .. } = &c.kind {
             for &q in reqs {
                 if !matches!(out.calls[q as usize].kind, CallKind::P2p { nb: true, .. }) {
-                    return Err(shape(c.op, format!("a wait for op l{}, which is a blocking call", out.calls[q as usize].op + 1)));
+                    return Err(shape(
+                        c.op,
+                        format!(
+                            "a wait for op l{}, which is a blocking call",
+                            out.calls[q as usize].op + 1
+                        ),
+                    ));
                 }
             }
         }
@@ -342,10 +376,9 @@ pub(crate) fn decode<P: Program>(prog: &P, r: u32) -> Result<RankCalls, Shape> {
     // a last nonblocking call without a next computation: waited for means nonblocking
     if out.trailing.is_none() {
         if let Some(last) = out.calls.len().checked_sub(1) {
-            let waited = out
-                .calls
-                .iter()
-                .any(|c| matches!(&c.kind, CallKind::Wait { reqs, .. } if reqs.contains(&(last as u32))));
+            let waited = out.calls.iter().any(
+                |c| matches!(&c.kind, CallKind::Wait { reqs, .. } if reqs.contains(&(last as u32))),
+            );
             if let CallKind::P2p { nb, .. } = &mut out.calls[last].kind {
                 *nb = waited;
             }

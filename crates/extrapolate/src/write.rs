@@ -106,12 +106,7 @@ pub fn model(t: &Template, mode: ComputeMode, tick: u64) -> Model {
     let mut stmts = Vec::with_capacity(t.entries.len());
     for e in &t.entries {
         stmts.push(match &e.key {
-            Key::P2p {
-                send,
-                nb,
-                off,
-                tag,
-            } => {
+            Key::P2p { send, nb, off, tag } => {
                 let size = fit_size(&size_points(e), rule);
                 let verb = match (send, nb) {
                     (true, false) => "send",

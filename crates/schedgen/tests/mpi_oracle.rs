@@ -367,6 +367,11 @@ fn check(body: &[St], p: u32) {
     if let Some(d) = first_difference(&s, &want) {
         panic!("{d}\n{text}");
     }
+    // the same without the calls located in advance
+    let tree = s.clone().without_precomputed_calls();
+    if let Some(d) = first_difference(&tree, &want) {
+        panic!("descending the tree: {d}\n{text}");
+    }
     assert_eq!(
         s.has_start_dependents(),
         want.num_ranks() > 0 && has_nb(body)

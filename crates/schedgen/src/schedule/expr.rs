@@ -138,7 +138,9 @@ pub fn dims_create(n: u64, d: usize) -> Vec<u64> {
     }
     let mut dims = vec![1u64; d.max(1)];
     for &q in primes.iter().rev() {
-        let k = (0..dims.len()).min_by_key(|&k| (dims[k], k)).expect("d >= 1");
+        let k = (0..dims.len())
+            .min_by_key(|&k| (dims[k], k))
+            .expect("d >= 1");
         dims[k] *= q;
     }
     dims.sort_unstable_by(|a, b| b.cmp(a));
@@ -179,7 +181,9 @@ impl fmt::Display for EvalError {
             EvalError::DivByZero => f.write_str("divides by zero"),
             EvalError::Overflow => f.write_str("overflows a 64-bit integer"),
             EvalError::BadRoot => f.write_str("takes root(a, k) of a negative a or with k < 1"),
-            EvalError::BadDims => f.write_str("calls dims(n, d, i) with n < 1, d outside 1..8 or i outside 0..d"),
+            EvalError::BadDims => {
+                f.write_str("calls dims(n, d, i) with n < 1, d outside 1..8 or i outside 0..d")
+            }
         }
     }
 }

@@ -28,8 +28,8 @@ mod mpi;
 mod parse;
 mod trace_coll;
 
-pub use mpi::COLLS_BASE;
 pub use expr::dims_create;
+pub use mpi::COLLS_BASE;
 pub use trace_coll::RecdoubMpich;
 
 use std::path::Path;
@@ -212,6 +212,22 @@ impl Schedule {
     /// The parameter values used (name, value as written).
     pub fn params(&self) -> &[(String, String)] {
         &self.params
+    }
+
+    /// The same schedule with the calls of `mpi` blocks located on every lookup instead of in
+    /// advance (the same answers; for tests of both paths).
+    #[doc(hidden)]
+    pub fn without_precomputed_calls(mut self) -> Schedule {
+        fn walk(n: &mut Node) {
+            match &mut n.kind {
+                Kind::Leaf(Leaf::Mpi(m)) => m.drop_flat(),
+                Kind::Leaf(_) => {}
+                Kind::Seq(c) | Kind::Par(c) => c.iter_mut().for_each(walk),
+                Kind::Repeat { body, .. } => walk(body),
+            }
+        }
+        walk(&mut self.root);
+        self
     }
 
     /// The collective if the schedule is exactly one collective phase (the engine may then

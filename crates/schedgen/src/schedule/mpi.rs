@@ -31,7 +31,7 @@
 
 use std::collections::HashMap;
 
-use loggops_engine::{DepKind, Op};
+use loggops_engine::{DepKind, Op, OpKind};
 
 use crate::collective::{GenOptions, Generated};
 use crate::error::SchedError;
@@ -204,7 +204,52 @@ struct Class {
     trailing: Option<u64>,
     len: u32,
     sinks: u32,
+    /// Every call located once (repetitions unrolled), when the block is small enough: a
+    /// lookup is then an index instead of a descent.
+    flat: Option<Flat>,
+    /// With `flat`: every op's answers, except for the ops of collectives and the ops next to
+    /// them (whose answers depend on the rank): the engine's questions then cost one index.
+    table: Option<Vec<OpRec>>,
+    /// A rank of the class.
+    rep: u32,
 }
+
+/// An op's answers, the same for every rank of its class (its peer relative to the rank).
+#[derive(Clone, Debug)]
+struct OpRec {
+    op: Op,
+    depcount: u32,
+    /// `deps[done.0..done.1]`, `deps[start.0..start.1]`: dependents (op ids).
+    done: (u32, u32),
+    start: (u32, u32),
+    sink: bool,
+    /// The answers depend on the rank: ask the collective.
+    lazy: bool,
+}
+
+/// A class's calls located in advance.
+#[derive(Clone, Debug)]
+struct Flat {
+    calls: Vec<FlatCall>,
+    /// The call of every op (the trailing op excluded).
+    call_of: Vec<u32>,
+}
+
+#[derive(Clone, Debug)]
+struct FlatCall {
+    call: Call,
+    base: u32,
+    seq_base: u32,
+    gap: u64,
+    /// The previous call's exits, absolute.
+    prev: Option<Vec<(u32, DepKind)>>,
+    next_gap: Option<u32>,
+    coll_index: u32,
+}
+
+/// Most ops of all classes together that are located in advance (beyond, lookups descend the
+/// tree: the same answers, more slowly).
+pub const MAX_FLAT_OPS: u64 = 1 << 23;
 
 /// Where an op is: its call and what crosses the call's boundaries.
 struct Loc<'a> {
@@ -228,6 +273,8 @@ pub(crate) struct MpiProg {
     colls: Vec<TColl>,
     min_send: u64,
     nonblocking: bool,
+    /// Dependents lists of the classes' op tables.
+    deps: Vec<u32>,
 }
 
 /// Most distinct classes a block may have (each costs memory in proportion to the block's
@@ -273,6 +320,34 @@ impl Builder<'_> {
             };
             class_of.push(id);
         }
+        let total: u64 = classes.iter().map(|c| c.len as u64).sum();
+        if total <= MAX_FLAT_OPS {
+            for c in &mut classes {
+                c.flat = Some(flatten(c));
+            }
+        }
+        let mut prog = MpiProg {
+            p,
+            class_of,
+            classes,
+            colls,
+            min_send: u64::MAX,
+            nonblocking: false,
+            deps: Vec::new(),
+        };
+        for k in 0..prog.classes.len() {
+            if prog.classes[k].flat.is_some() {
+                let t = prog.table(k);
+                prog.classes[k].table = Some(t);
+            }
+        }
+        let MpiProg {
+            class_of,
+            classes,
+            colls,
+            deps,
+            ..
+        } = prog;
         let mut min_send = colls
             .iter()
             .map(TColl::min_send_size)
@@ -287,6 +362,7 @@ impl Builder<'_> {
             colls,
             min_send,
             nonblocking,
+            deps,
         })
     }
 
@@ -456,6 +532,9 @@ impl Builder<'_> {
             trailing,
             len: len as u32,
             sinks,
+            flat: None,
+            table: None,
+            rep: r,
         })
     }
 }
@@ -723,7 +802,90 @@ fn compile_seq(stmts: &[RStmt], colls: &[TColl], r: u32, p: u32) -> Result<Seq, 
     Ok(s)
 }
 
+/// Locates every call of a class once.
+fn flatten(c: &Class) -> Flat {
+    let n = c.len - c.trailing.is_some() as u32;
+    let mut calls = Vec::new();
+    let mut call_of = Vec::with_capacity(n as usize);
+    let mut id = 0;
+    while id < n {
+        let loc = MpiProg::locate_in_tree(c, id);
+        let ops = loc.call.nops + 1;
+        calls.push(FlatCall {
+            call: loc.call.clone(),
+            base: loc.base,
+            seq_base: loc.seq_base,
+            gap: loc.gap,
+            prev: loc
+                .prev
+                .map(|e| e.list.iter().map(|&(o, k)| (e.base + o, k)).collect()),
+            next_gap: loc.next_gap,
+            coll_index: loc.coll_index,
+        });
+        call_of.extend(std::iter::repeat_n(calls.len() as u32 - 1, ops as usize));
+        id += ops;
+    }
+    Flat { calls, call_of }
+}
+
 impl MpiProg {
+    /// Class `k`'s op table (built from its representative rank).
+    fn table(&mut self, k: usize) -> Vec<OpRec> {
+        let c = &self.classes[k];
+        let r = c.rep;
+        let mut out = Vec::with_capacity(c.len as usize);
+        let mut deps = std::mem::take(&mut self.deps);
+        for id in 0..c.len {
+            let lazy = !Self::is_trailing(c, id) && {
+                let loc = self.locate(c, id);
+                match &loc.call.kind {
+                    CallKind::Coll { .. } => true,
+                    _ => false,
+                }
+            };
+            if lazy {
+                out.push(OpRec {
+                    op: Op::calc(0),
+                    depcount: 0,
+                    done: (0, 0),
+                    start: (0, 0),
+                    sink: false,
+                    lazy: true,
+                });
+                continue;
+            }
+            let mut op = self.op_slow(r, id);
+            if op.kind != OpKind::Calc && op.peer != loggops_engine::ANY {
+                op.peer = rel(op.peer, r, self.p);
+            }
+            let d0 = deps.len() as u32;
+            self.dependents_slow(r, id, DepKind::Done, &mut |x| deps.push(x));
+            let d1 = deps.len() as u32;
+            self.dependents_slow(r, id, DepKind::Start, &mut |x| deps.push(x));
+            let d2 = deps.len() as u32;
+            out.push(OpRec {
+                op,
+                depcount: self.depcount_slow(r, id),
+                done: (d0, d1),
+                start: (d1, d2),
+                sink: self.is_sink_slow(r, id),
+                lazy: false,
+            });
+        }
+        self.deps = deps;
+        out
+    }
+
+    /// The op table record of op `id` of rank `r`, when it answers for the rank.
+    #[inline]
+    fn rec(&self, r: u32, id: u32) -> Option<&OpRec> {
+        let c = self.class(r);
+        c.table
+            .as_ref()
+            .map(|t| &t[id as usize])
+            .filter(|rec| !rec.lazy)
+    }
+
     fn class(&self, r: u32) -> &Class {
         &self.classes[self.class_of[r as usize] as usize]
     }
@@ -733,6 +895,23 @@ impl MpiProg {
     }
 
     fn locate<'a>(&'a self, c: &'a Class, id: u32) -> Loc<'a> {
+        if let Some(f) = &c.flat {
+            let fc = &f.calls[f.call_of[id as usize] as usize];
+            return Loc {
+                call: &fc.call,
+                base: fc.base,
+                local: id - fc.base,
+                seq_base: fc.seq_base,
+                gap: fc.gap,
+                prev: fc.prev.as_ref().map(|v| Exits { base: 0, list: v }),
+                next_gap: fc.next_gap,
+                coll_index: fc.coll_index,
+            };
+        }
+        Self::locate_in_tree(c, id)
+    }
+
+    fn locate_in_tree<'a>(c: &'a Class, id: u32) -> Loc<'a> {
         let mut seq = &c.root;
         let mut base = 0u32;
         let mut pending_in = 0u64;
@@ -807,6 +986,17 @@ impl MpiProg {
     }
 
     pub(crate) fn op(&self, r: u32, id: u32) -> Op {
+        if let Some(rec) = self.rec(r, id) {
+            let mut op = rec.op;
+            if op.kind != OpKind::Calc && op.peer != loggops_engine::ANY {
+                op.peer = ((r as u64 + op.peer as u64) % self.p as u64) as u32;
+            }
+            return op;
+        }
+        self.op_slow(r, id)
+    }
+
+    fn op_slow(&self, r: u32, id: u32) -> Op {
         let c = self.class(r);
         if Self::is_trailing(c, id) {
             return Op::calc(c.trailing.unwrap_or(0));
@@ -834,7 +1024,7 @@ impl MpiProg {
             CallKind::Coll { coll, n, tag } => {
                 if loc.local < *n {
                     let mut op = self.colls[*coll as usize].op(r, loc.local);
-                    if op.kind != loggops_engine::OpKind::Calc {
+                    if op.kind != OpKind::Calc {
                         op.tag += Self::coll_tag(*tag, loc.coll_index);
                     }
                     op
@@ -846,6 +1036,13 @@ impl MpiProg {
     }
 
     pub(crate) fn depcount(&self, r: u32, id: u32) -> u32 {
+        match self.rec(r, id) {
+            Some(rec) => rec.depcount,
+            None => self.depcount_slow(r, id),
+        }
+    }
+
+    fn depcount_slow(&self, r: u32, id: u32) -> u32 {
         let c = self.class(r);
         if Self::is_trailing(c, id) {
             return if c.root.items.is_empty() {
@@ -890,6 +1087,13 @@ impl MpiProg {
     }
 
     pub(crate) fn is_sink(&self, r: u32, id: u32) -> bool {
+        match self.rec(r, id) {
+            Some(rec) => rec.sink,
+            None => self.is_sink_slow(r, id),
+        }
+    }
+
+    fn is_sink_slow(&self, r: u32, id: u32) -> bool {
         let c = self.class(r);
         if Self::is_trailing(c, id) {
             return true;
@@ -916,6 +1120,21 @@ impl MpiProg {
         kind: DepKind,
         f: &mut dyn FnMut(u32),
     ) {
+        if let Some(rec) = self.rec(r, id) {
+            let (a, b) = if kind == DepKind::Done {
+                rec.done
+            } else {
+                rec.start
+            };
+            for &x in &self.deps[a as usize..b as usize] {
+                f(x);
+            }
+            return;
+        }
+        self.dependents_slow(r, id, kind, f)
+    }
+
+    fn dependents_slow(&self, r: u32, id: u32, kind: DepKind, f: &mut dyn FnMut(u32)) {
         let c = self.class(r);
         if Self::is_trailing(c, id) {
             return;
@@ -978,6 +1197,14 @@ impl MpiProg {
 
     pub(crate) fn min_send_size(&self) -> u64 {
         self.min_send
+    }
+
+    /// Forgets the calls located in advance (lookups descend the tree; for tests).
+    pub(crate) fn drop_flat(&mut self) {
+        for c in &mut self.classes {
+            c.flat = None;
+            c.table = None;
+        }
     }
 
     pub(crate) fn has_start_dependents(&self) -> bool {
