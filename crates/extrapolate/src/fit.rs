@@ -144,7 +144,7 @@ pub fn fit_size(seen: &[(u32, u64)], rule: GridRule) -> SizeFit {
             }
             let dv = d.value(pmax, dims(pmax));
             v.push(SizeFit::Div { k: s * dv, d });
-            if dv > 0 && s % dv == 0 {
+            if dv > 0 && s.is_multiple_of(dv) {
                 v.push(SizeFit::Mul { k: s / dv, d });
             }
         }

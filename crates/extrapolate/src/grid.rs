@@ -281,7 +281,7 @@ mod tests {
         ])
         .unwrap();
         assert_eq!(g.rule, GridRule::Line);
-        assert_eq!(g.periodic[0], true);
+        assert!(g.periodic[0]);
         let g = detect(&[
             (12, stencil([3, 4, 1], false)),
             (24, stencil([4, 6, 1], false)),

@@ -209,11 +209,11 @@ pub fn difference<A: Program, B: Program>(
             format!("{} ranks vs {}", trace.num_ranks(), sched.num_ranks()),
         ));
     }
-    let deps = |p: &dyn Fn(&mut dyn FnMut(u32))| {
+    fn deps<P: Program>(p: &P, r: u32, i: u32, kind: DepKind) -> Vec<u32> {
         let mut v = Vec::new();
-        p(&mut |x| v.push(x));
+        p.for_each_dependent(r, i, kind, |x| v.push(x));
         v
-    };
+    }
     for r in 0..trace.num_ranks() {
         let (n, m) = (trace.num_ops(r), sched.num_ops(r));
         for i in 0..n.min(m) {
@@ -241,8 +241,7 @@ pub fn difference<A: Program, B: Program>(
                 ));
             }
             for kind in [DepKind::Done, DepKind::Start] {
-                let x = deps(&|f: &mut dyn FnMut(u32)| trace.for_each_dependent(r, i, kind, f));
-                let y = deps(&|f: &mut dyn FnMut(u32)| sched.for_each_dependent(r, i, kind, f));
+                let (x, y) = (deps(trace, r, i, kind), deps(sched, r, i, kind));
                 if x != y {
                     return Some((
                         r,

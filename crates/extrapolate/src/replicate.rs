@@ -17,7 +17,7 @@ use crate::trace::{CallKind, Peer, Trace};
 pub fn replicate(path: &Path, nodes: u32, tick_ps: u64) -> Result<ExplicitProgram, ExtrapError> {
     let t = crate::trace::load(path, tick_ps)?;
     let p0 = t.p;
-    if nodes == 0 || nodes % p0 != 0 {
+    if nodes == 0 || !nodes.is_multiple_of(p0) {
         return Err(ExtrapError::Usage(format!(
             "--replicate copies the {p0} traced ranks a whole number of times: --nodes must be a multiple of {p0} (e.g. {} or {}), got {nodes}",
             p0 * (nodes / p0).max(1),

@@ -27,13 +27,16 @@ pub struct Stmt {
     pub size: Option<SizeFit>,
 }
 
+/// A computation's fit and the per-scale means it was fitted to (P, ps).
+pub type GapFit = (DurFit, Vec<(u32, f64)>);
+
 /// Everything the writer decided, for the text and the report.
 #[derive(Clone, Debug)]
 pub struct Model {
     pub stmts: Vec<Stmt>,
     /// Computation before each template call, and its per-scale means (P, ps).
-    pub gaps: Vec<(DurFit, Vec<(u32, f64)>)>,
-    pub trailing: Option<(DurFit, Vec<(u32, f64)>)>,
+    pub gaps: Vec<GapFit>,
+    pub trailing: Option<GapFit>,
     pub nodes: Vec<Node>,
     pub tags: TagRule,
     pub grid_rule: GridRule,
@@ -195,13 +198,13 @@ pub fn model(t: &Template, mode: ComputeMode, tick: u64) -> Model {
     // computation: per-scale means, averaged over the repetitions of a body position
     let ns = t.scales.len();
     let mean = |e: &Entry, s: usize| e.gap_sum[s] as f64 / t.scales[s] as f64;
-    let mut gaps: Vec<Option<(DurFit, Vec<(u32, f64)>)>> = vec![None; t.entries.len()];
+    let mut gaps: Vec<Option<GapFit>> = vec![None; t.entries.len()];
     fn assign(
         nodes: &[Node],
         copies: &[usize],
         t: &Template,
         mean: &dyn Fn(&Entry, usize) -> f64,
-        gaps: &mut Vec<Option<(DurFit, Vec<(u32, f64)>)>>,
+        gaps: &mut Vec<Option<GapFit>>,
         mode: ComputeMode,
         tick: u64,
         ns: usize,

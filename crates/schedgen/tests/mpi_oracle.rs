@@ -133,7 +133,7 @@ fn coll_ops(c: &Coll, p: u32, r: u32, size: u64) -> Vec<(Op, Vec<u32>)> {
             let mut ops: Vec<(Op, Vec<u32>)> = Vec::new();
             let mut prev: Option<u32> = None;
             let nr = if r < 2 * rem {
-                if r % 2 == 0 {
+                if r.is_multiple_of(2) {
                     ops.push((Op::send(size, r + 1, 0), vec![]));
                     None
                 } else {
@@ -208,7 +208,7 @@ impl Emitter<'_> {
                     every,
                     name,
                 } => {
-                    if self.r % every.max(&1) != 0 {
+                    if !self.r.is_multiple_of(*every.max(&1)) {
                         continue;
                     }
                     let peer = (self.r as i64 + shift).rem_euclid(self.p as i64) as u32;

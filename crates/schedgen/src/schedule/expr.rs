@@ -127,7 +127,7 @@ pub fn dims_create(n: u64, d: usize) -> Vec<u64> {
     let mut m = n;
     let mut f = 2;
     while f * f <= m {
-        while m % f == 0 {
+        while m.is_multiple_of(f) {
             primes.push(f);
             m /= f;
         }

@@ -505,7 +505,7 @@ impl Builder<'_> {
                 Some("an engine rank holds at most 4294967295 ops and times are u64 picoseconds; reduce the repeat counts".to_string()),
             )
         };
-        let root = compile_seq(stmts, colls, r, self.p).map_err(|e| too_many(e))?;
+        let root = compile_seq(stmts, colls, r, self.p).map_err(&too_many)?;
         let trailing = root.trail_seen.then_some(root.trail);
         let len = root.len as u64 + trailing.is_some() as u64;
         if len > u32::MAX as u64 {
@@ -838,10 +838,7 @@ impl MpiProg {
         for id in 0..c.len {
             let lazy = !Self::is_trailing(c, id) && {
                 let loc = self.locate(c, id);
-                match &loc.call.kind {
-                    CallKind::Coll { .. } => true,
-                    _ => false,
-                }
+                matches!(&loc.call.kind, CallKind::Coll { .. })
             };
             if lazy {
                 out.push(OpRec {

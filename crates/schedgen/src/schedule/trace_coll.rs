@@ -128,7 +128,7 @@ impl RecdoubMpich {
         match self.role(r) {
             Role::Even => false,
             Role::Odd => i % 2 == 1,
-            Role::Other => i % 2 == 0 && i > 0,
+            Role::Other => i.is_multiple_of(2) && i > 0,
         }
     }
 
@@ -288,7 +288,7 @@ mod tests {
         let mut prev_recv: Option<u32> = None;
         let new_rank: Option<u32>;
         if r < 2 * rem {
-            if r % 2 == 0 {
+            if r.is_multiple_of(2) {
                 ops.push((Op::send(d, r + 1, 0), vec![]));
                 new_rank = None;
             } else {
