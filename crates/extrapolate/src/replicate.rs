@@ -9,8 +9,8 @@ use std::path::Path;
 use loggops_engine::{DepKind, Op, ANY};
 use loggops_goal::{ExplicitProgram, ProgramBuilder};
 
-use crate::coll::{candidates, CollPattern};
-use crate::error::{refuse, ExtrapError};
+use crate::coll::CollPattern;
+use crate::error::ExtrapError;
 use crate::trace::{CallKind, Peer, Trace};
 
 /// Replicates the trace at `path` to `nodes` ranks (a multiple of its rank count).
@@ -36,66 +36,18 @@ pub fn program_of(ranks: &[crate::trace::RankCalls]) -> Result<ExplicitProgram, 
 
 /// The pattern and size of every collective instance of a trace (the same on every rank).
 pub(crate) fn patterns(t: &Trace) -> Result<Vec<(CollPattern, u64)>, ExtrapError> {
-    let p0 = t.p;
-    let per_rank: Vec<Vec<&[Op]>> = t
-        .ranks
-        .iter()
-        .map(|r| {
-            r.calls
-                .iter()
-                .filter_map(|c| match &c.kind {
-                    CallKind::Coll { ops, .. } => Some(&ops[..]),
-                    _ => None,
-                })
-                .collect()
+    Ok(crate::template::collectives(t)?
+        .into_iter()
+        .map(|(c, size)| {
+            // at small P several patterns give the same ops: a 1-byte dissemination is a barrier
+            let pat = if size == 1 && c.contains(&CollPattern::Dissemination) {
+                CollPattern::Dissemination
+            } else {
+                c[0]
+            };
+            (pat, size)
         })
-        .collect();
-    let n_colls = per_rank[0].len();
-    if let Some(r) = (0..p0).find(|&r| per_rank[r as usize].len() != n_colls) {
-        return Err(refuse(
-            p0,
-            &t.path,
-            r,
-            None,
-            format!(
-                "rank {r} makes {} collective calls, rank 0 makes {n_colls}",
-                per_rank[r as usize].len()
-            ),
-            "every rank must take part in the same collectives",
-        ));
-    }
-    let mut pats: Vec<(CollPattern, u64)> = Vec::with_capacity(n_colls);
-    for k in 0..n_colls {
-        let ops: Vec<&[Op]> = per_rank.iter().map(|v| v[k]).collect();
-        let size = ops
-            .iter()
-            .flat_map(|o| o.iter())
-            .map(|o| o.size)
-            .next()
-            .unwrap_or(0);
-        let c = candidates(p0, &ops);
-        // at small P several patterns give the same ops: a 1-byte dissemination is a barrier
-        let pick = if size == 1 && c.contains(&CollPattern::Dissemination) {
-            Some(CollPattern::Dissemination)
-        } else {
-            c.first().copied()
-        };
-        let Some(pat) = pick else {
-            return Err(refuse(
-                p0,
-                &t.path,
-                0,
-                None,
-                format!(
-                    "collective call {} is none of the patterns Schedgen's trace conversion writes",
-                    k + 1
-                ),
-                "convert the trace with Schedgen (`schedgen -p trace`)",
-            ));
-        };
-        pats.push((pat, size));
-    }
-    Ok(pats)
+        .collect())
 }
 
 /// Writes the decoded calls of `t` back as Schedgen would, copied to `nodes` ranks: with

@@ -287,6 +287,16 @@ fn compute_kinds(m: &Model) -> String {
     )
 }
 
+/// The grid dimensions that wrap around (`x`, `y`, `z`).
+fn wrapping(t: &Template, m: &Model) -> Vec<&'static str> {
+    ["x", "y", "z"][..m.grid_rule.ndims()]
+        .iter()
+        .zip(t.grid.periodic)
+        .filter(|(_, w)| *w)
+        .map(|(n, _)| *n)
+        .collect()
+}
+
 /// The schedule's header comments.
 pub fn header(traces: &[Trace], t: &Template, m: &Model, opts: &Options) -> String {
     let mut h = String::from("loggops-schedule 1\n");
@@ -307,12 +317,7 @@ pub fn header(traces: &[Trace], t: &Template, m: &Model, opts: &Options) -> Stri
         format_duration(opts.tick_ps)
     );
     if t.entries.iter().any(|e| matches!(e.key, Key::P2p { .. })) {
-        let wrap: Vec<&str> = ["x", "y", "z"][..m.grid_rule.ndims()]
-            .iter()
-            .zip(t.grid.periodic)
-            .filter(|(_, w)| *w)
-            .map(|(n, _)| *n)
-            .collect();
+        let wrap = wrapping(t, m);
         let _ = writeln!(
             h,
             "# Process grid: {}; {}; rank = x + nx*(y + ny*z). Runs at P = {}.",
@@ -416,12 +421,7 @@ pub fn build(
         }
         seen.len()
     };
-    let wrap: Vec<&str> = ["x", "y", "z"][..m.grid_rule.ndims()]
-        .iter()
-        .zip(t.grid.periodic)
-        .filter(|(_, w)| *w)
-        .map(|(n, _)| *n)
-        .collect();
+    let wrap = wrapping(t, m);
     let has_p2p = t.entries.iter().any(|e| matches!(e.key, Key::P2p { .. }));
     let p = opts.params;
     Ok(Report {

@@ -13,7 +13,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use crate::coll::{candidates, CollPattern};
+use crate::coll::{candidates, instance_size, CollPattern};
 use crate::error::{refuse, ExtrapError};
 use crate::grid::{coords, offset, Grid};
 use crate::trace::{CallKind, Peer, Trace};
@@ -115,21 +115,10 @@ fn dims_at(grid: &Grid, p: u32) -> [u32; 3] {
     grid.rule.dims(p).unwrap_or([p, 1, 1])
 }
 
-/// The collective candidates of every instance of a trace, or a refusal.
-fn collectives(t: &Trace) -> Result<Vec<Vec<CollPattern>>, ExtrapError> {
-    let per_rank: Vec<Vec<(u32, &[loggops_engine::Op])>> = t
-        .ranks
-        .iter()
-        .map(|r| {
-            r.calls
-                .iter()
-                .filter_map(|c| match &c.kind {
-                    CallKind::Coll { ops, .. } => Some((c.op, &ops[..])),
-                    _ => None,
-                })
-                .collect()
-        })
-        .collect();
+/// The collective candidates and size of every instance of a trace (the k-th collective call
+/// of every rank), or a refusal.
+pub(crate) fn collectives(t: &Trace) -> Result<Vec<(Vec<CollPattern>, u64)>, ExtrapError> {
+    let per_rank = t.collective_calls();
     // what most ranks do
     let mut counts: HashMap<usize, u32> = HashMap::new();
     for v in &per_rank {
@@ -168,7 +157,7 @@ fn collectives(t: &Trace) -> Result<Vec<Vec<CollPattern>>, ExtrapError> {
                 "convert the trace with spcl/atlahs' or upstream Schedgen (`schedgen -p trace`), whose collectives this tool rebuilds",
             ));
         }
-        out.push(c);
+        out.push((c, instance_size(&ops)));
     }
     Ok(out)
 }
@@ -230,7 +219,7 @@ pub fn build(traces: &[Trace], grid: Grid) -> Result<Template, ExtrapError> {
     let scales: Vec<u32> = traces.iter().map(|t| t.p).collect();
     let mut colls = Vec::with_capacity(ns);
     for t in traces {
-        colls.push(collectives(t)?);
+        colls.push(collectives(t)?.into_iter().map(|c| c.0).collect::<Vec<_>>());
     }
     // the largest scale (the last of equals)
     let big = (0..ns).max_by_key(|&s| (traces[s].p, s)).expect("traces");
@@ -336,6 +325,16 @@ enum Walk {
     Refused(ExtrapError),
 }
 
+/// The rank's calls (indices) whose requests a template wait requires: its requests the rank
+/// posted (`present[i]`: the rank's call of template call i, `usize::MAX` if none).
+fn posted(e: &Entry, present: &[usize]) -> Vec<u32> {
+    e.refs
+        .iter()
+        .filter(|&&q| present[q] != usize::MAX)
+        .map(|&q| present[q] as u32)
+        .collect()
+}
+
 /// Whether `keys` are exactly the template's calls that happen on rank `r` at `p`; `Err(Some(i))`
 /// when they would be if template wait `i` were a waitall.
 fn filter_matches(
@@ -364,29 +363,11 @@ fn filter_matches(
             continue;
         }
         if j >= keys.len() || !e.key.matches(&keys[j]) {
-            if std::env::var("XDEBUG").is_ok() {
-                eprintln!(
-                    "rank {r}: template {i} {:?} vs call {j} {:?}",
-                    e.key,
-                    keys.get(j)
-                );
-            }
             return Err(None);
         }
         if let Key::Wait = e.key {
-            let want: Vec<u32> = e
-                .refs
-                .iter()
-                .filter(|&&q| present[q] != usize::MAX)
-                .map(|&q| present[q] as u32)
-                .collect();
+            let want = posted(e, &present);
             if want != waits[j] {
-                if std::env::var("XDEBUG").is_ok() {
-                    eprintln!(
-                        "rank {r}: template wait {i} wants {want:?} vs call {j} {:?}",
-                        waits[j]
-                    );
-                }
                 return Err(None);
             }
         }
@@ -587,12 +568,7 @@ fn walk_rank(
             )));
         }
         if let Key::Wait = e.key {
-            let want: Vec<u32> = e
-                .refs
-                .iter()
-                .filter(|&&q| present[q] != usize::MAX)
-                .map(|&q| present[q] as u32)
-                .collect();
+            let want = posted(e, &present);
             if want != rk.waits[j] {
                 let ops = |v: &[u32]| {
                     v.iter()

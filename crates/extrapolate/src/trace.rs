@@ -76,6 +76,22 @@ pub struct Trace {
 }
 
 impl Trace {
+    /// Per rank, its collective calls: (first op, ops).
+    pub fn collective_calls(&self) -> Vec<Vec<(u32, &[Op])>> {
+        self.ranks
+            .iter()
+            .map(|r| {
+                r.calls
+                    .iter()
+                    .filter_map(|c| match &c.kind {
+                        CallKind::Coll { ops, .. } => Some((c.op, &ops[..])),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
     /// A short name for tables (the file name).
     pub fn name(&self) -> String {
         self.path.file_name().map_or_else(

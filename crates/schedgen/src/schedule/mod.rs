@@ -425,6 +425,37 @@ impl Builder<'_> {
         Ok(resolved)
     }
 
+    /// A collective's options as Schedgen's generator takes them (`tag` as the tag offset;
+    /// options other than the generator's, such as an mpi block's `tagbase`, are skipped).
+    fn gen_options(&self, opts: &[(String, Span, Val)]) -> Result<GenOptions, SchedError> {
+        let mut o = GenOptions {
+            reduce_calc: Some(0),
+            ..GenOptions::default()
+        };
+        for (key, _, v) in opts {
+            match key.as_str() {
+                "segment" => o.segment_size = Some(self.size(v)?),
+                "nway" => o.nway = self.int(v, "nway", 1, u32::MAX as u64)? as u32,
+                "root" => {
+                    let r = self.int(v, "root", 0, u32::MAX as u64)?;
+                    if r >= self.p as u64 {
+                        return Err(self.err(
+                            v.span,
+                            format!("root {r} is not a rank of 0..{} (P = {})", self.p, self.p),
+                            None,
+                        ));
+                    }
+                    o.root = r as u32;
+                }
+                "calc" => o.reduce_calc = Some(self.duration(v)?),
+                "chain" => o.chain_sends = self.int(v, "chain", 0, 1)? == 1,
+                "tag" => o.tag_offset = self.tag(&Some(v.clone()))?,
+                _ => {}
+            }
+        }
+        Ok(o)
+    }
+
     /// The text of parameter `name` (its value, or its default).
     fn param_text(&self, name: &str) -> String {
         let v = Val {
@@ -633,34 +664,7 @@ impl Builder<'_> {
                 opts,
             } => {
                 let d = self.size(size)?;
-                let mut o = GenOptions {
-                    reduce_calc: Some(0),
-                    ..GenOptions::default()
-                };
-                for (key, _, v) in opts {
-                    match key.as_str() {
-                        "segment" => o.segment_size = Some(self.size(v)?),
-                        "nway" => o.nway = self.int(v, "nway", 1, u32::MAX as u64)? as u32,
-                        "root" => {
-                            let r = self.int(v, "root", 0, u32::MAX as u64)?;
-                            if r >= self.p as u64 {
-                                return Err(self.err(
-                                    v.span,
-                                    format!(
-                                        "root {r} is not a rank of 0..{} (P = {})",
-                                        self.p, self.p
-                                    ),
-                                    None,
-                                ));
-                            }
-                            o.root = r as u32;
-                        }
-                        "calc" => o.reduce_calc = Some(self.duration(v)?),
-                        "chain" => o.chain_sends = self.int(v, "chain", 0, 1)? == 1,
-                        "tag" => o.tag_offset = self.tag(&Some(v.clone()))?,
-                        _ => unreachable!("options are checked by the parser"),
-                    }
-                }
+                let o = self.gen_options(opts)?;
                 match Generated::with_options(*pattern, self.p, d, o) {
                     Ok(g) => self.leaf(Leaf::Coll(g)),
                     Err(e) => {

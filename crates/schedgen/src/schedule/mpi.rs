@@ -33,7 +33,7 @@ use std::collections::HashMap;
 
 use loggops_engine::{DepKind, Op, OpKind};
 
-use crate::collective::{GenOptions, Generated};
+use crate::collective::Generated;
 use crate::error::SchedError;
 use crate::schedule::expr::{Dimension, Expr};
 use crate::schedule::parse::{MStmt, P2pKind, QArg, Span, TraceColl};
@@ -439,31 +439,15 @@ impl Builder<'_> {
                             ));
                         }
                     };
-                    let mut o = GenOptions {
-                        reduce_calc: Some(0),
-                        ..GenOptions::default()
-                    };
+                    let mut o = self.gen_options(opts)?;
+                    // the block numbers the instances' tags itself
+                    o.tag_offset = 0;
                     let mut tag = CollTag::Base(COLLS_BASE);
                     for (key, _, v) in opts {
                         match key.as_str() {
                             "tag" => tag = CollTag::Fixed(self.tag(&Some(v.clone()))?),
                             "tagbase" => tag = CollTag::Base(self.tag(&Some(v.clone()))?),
-                            "segment" => o.segment_size = Some(self.size(v)?),
-                            "nway" => o.nway = self.int(v, "nway", 1, u32::MAX as u64)? as u32,
-                            "root" => {
-                                let r = self.int(v, "root", 0, u32::MAX as u64)?;
-                                if r >= self.p as u64 {
-                                    return Err(self.err(
-                                        v.span,
-                                        format!("root {r} is not a rank of 0..{} (P = {})", self.p, self.p),
-                                        None,
-                                    ));
-                                }
-                                o.root = r as u32;
-                            }
-                            "calc" => o.reduce_calc = Some(self.duration(v)?),
-                            "chain" => o.chain_sends = self.int(v, "chain", 0, 1)? == 1,
-                            _ => unreachable!("options are checked by the parser"),
+                            _ => {}
                         }
                     }
                     let c = match coll {

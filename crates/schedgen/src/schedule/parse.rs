@@ -1030,26 +1030,7 @@ impl Parser<'_> {
             TraceColl::RecdoubMpich => vec!["tag"],
         };
         allowed.push("tagbase");
-        let mut opts: Vec<(String, Span, Val)> = Vec::new();
-        while let Tok::Word(w) = &self.peek().tok {
-            let w = w.clone();
-            let span = self.peek().span;
-            if !allowed.contains(&w.as_str()) {
-                return Err(self.src.diag(
-                    span,
-                    format!("option `{w}` does not apply to {name}"),
-                    Some(format!("{name} takes: {}", allowed.join(", "))),
-                ));
-            }
-            if opts.iter().any(|(o, _, _)| *o == w) {
-                return Err(self
-                    .src
-                    .diag(span, format!("option `{w}` is given twice"), None));
-            }
-            self.next();
-            let v = self.value(&format!("a value for `{w}`"))?;
-            opts.push((w, span, v));
-        }
+        let opts = self.options(&allowed, name)?;
         if opts.iter().any(|(o, _, _)| o == "tag") && opts.iter().any(|(o, _, _)| o == "tagbase") {
             let span = opts
                 .iter()
@@ -1065,15 +1046,9 @@ impl Parser<'_> {
         Ok(opts)
     }
 
-    fn collective(
-        &mut self,
-        pattern: Collective,
-        name: String,
-        name_span: Span,
-    ) -> Result<Stmt, SchedError> {
-        let size = self.value("a size such as `512MiB`")?;
+    /// `KEY VALUE` options while the next word is one: each allowed, none twice.
+    fn options(&mut self, allowed: &[&str], name: &str) -> Result<Vec<(String, Span, Val)>, SchedError> {
         let mut opts: Vec<(String, Span, Val)> = Vec::new();
-        let allowed = options_of(pattern);
         while let Tok::Word(w) = &self.peek().tok {
             let w = w.clone();
             let span = self.peek().span;
@@ -1093,6 +1068,17 @@ impl Parser<'_> {
             let v = self.value(&format!("a value for `{w}`"))?;
             opts.push((w, span, v));
         }
+        Ok(opts)
+    }
+
+    fn collective(
+        &mut self,
+        pattern: Collective,
+        name: String,
+        name_span: Span,
+    ) -> Result<Stmt, SchedError> {
+        let size = self.value("a size such as `512MiB`")?;
+        let opts = self.options(&options_of(pattern), &name)?;
         Ok(Stmt::Coll {
             pattern,
             name_span,
