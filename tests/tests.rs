@@ -6,6 +6,7 @@ mod cli;
 mod closed_forms;
 mod conformance;
 mod explain;
+mod extrapolate;
 mod generators;
 mod outputs;
 mod placement;

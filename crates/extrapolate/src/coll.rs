@@ -133,15 +133,19 @@ impl CollPattern {
     }
 }
 
-/// The patterns an instance can be (in order of preference), given every rank's ops of it:
-/// `ops[r]` with one tag; `None` if the sizes differ within the instance.
-pub fn candidates(p: u32, ops: &[&[Op]]) -> Vec<CollPattern> {
-    let size = ops
-        .iter()
+/// The size of an instance: that of its first op (0 if it has none).
+pub fn instance_size(ops: &[&[Op]]) -> u64 {
+    ops.iter()
         .flat_map(|o| o.iter())
         .map(|o| o.size)
         .next()
-        .unwrap_or(0);
+        .unwrap_or(0)
+}
+
+/// The patterns an instance can be (in order of preference), given every rank's ops of it:
+/// `ops[r]` with one tag; none if the sizes differ within the instance.
+pub fn candidates(p: u32, ops: &[&[Op]]) -> Vec<CollPattern> {
+    let size = instance_size(ops);
     if ops.iter().flat_map(|o| o.iter()).any(|o| o.size != size) {
         return Vec::new();
     }

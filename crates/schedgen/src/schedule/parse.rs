@@ -1047,7 +1047,11 @@ impl Parser<'_> {
     }
 
     /// `KEY VALUE` options while the next word is one: each allowed, none twice.
-    fn options(&mut self, allowed: &[&str], name: &str) -> Result<Vec<(String, Span, Val)>, SchedError> {
+    fn options(
+        &mut self,
+        allowed: &[&str],
+        name: &str,
+    ) -> Result<Vec<(String, Span, Val)>, SchedError> {
         let mut opts: Vec<(String, Span, Val)> = Vec::new();
         while let Tok::Word(w) = &self.peek().tok {
             let w = w.clone();
