@@ -422,6 +422,13 @@ pub fn flags(cli: &Cli, m: &ArgMatches) -> Result<()> {
             ];
             clashes(&inputs, &outputs)
         }
+        Some(Command::Extrapolate(x)) => {
+            let ins: Vec<(&str, Option<PathBuf>)> = (x.traces.iter().map(|p| ("TRACE", p)))
+                .chain(x.compare.iter().map(|p| ("--compare", p)))
+                .map(|(f, p)| (f, Some(p.clone())))
+                .collect();
+            clashes(&refs(&ins), &[("--output", &x.output)])
+        }
         Some(Command::Validate(v)) => {
             let noise = Some(v.noise.clone());
             let measured: Vec<Option<PathBuf>> = v.measured.iter().cloned().map(Some).collect();

@@ -85,6 +85,10 @@ pub enum Command {
     /// Compare the model with measured collectives: simulate the schedule each measured file
     /// names, with a noise profile, and print measured vs simulated mean, p50, p95 and p99.
     Validate(Box<ValidateArgs>),
+    /// Turn traces of an application at two or more small rank counts into a rank-parametric
+    /// schedule for any rank count its process grid allows (or replicate one trace, like
+    /// Schedgen's --traces-extr).
+    Extrapolate(Box<crate::extrapolate::ExtrapolateArgs>),
 }
 
 #[derive(Args, Debug)]

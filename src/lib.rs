@@ -32,6 +32,7 @@ mod checks;
 mod cli;
 mod compat;
 mod explain;
+mod extrapolate;
 mod inputs;
 mod mc;
 mod out;
@@ -104,6 +105,7 @@ fn dispatch(cli: cli::Cli) -> anyhow::Result<ExitCode> {
         }
         Some(cli::Command::Merge(args)) => mc::merge(&args),
         Some(cli::Command::Validate(args)) => validate::validate(*args),
+        Some(cli::Command::Extrapolate(args)) => extrapolate::run(*args),
         None => run::simulate(cli.run),
     }
 }

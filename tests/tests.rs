@@ -8,6 +8,7 @@ mod closed_forms;
 mod closure;
 mod conformance;
 mod explain;
+mod extrapolate;
 mod generators;
 mod outputs;
 mod placement;

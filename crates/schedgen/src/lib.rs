@@ -39,4 +39,7 @@ pub mod units;
 pub use collective::{Collective, GenOptions, Generated};
 pub use error::{Diagnostic, GenError, SchedError};
 pub use loggops_engine::Program;
-pub use schedule::{parse_schedule, parse_schedule_str, sniff, FileKind, Schedule, ScheduleFile};
+pub use schedule::{
+    dims_create, parse_schedule, parse_schedule_str, sniff, FileKind, RecdoubMpich, Schedule,
+    ScheduleFile, COLLS_BASE,
+};
