@@ -258,7 +258,7 @@ impl CalibrateInputs {
             mpi_progress: None,
             progress: None,
             bandwidth_stripes: 1,
-            calibration: Calibration::Captures,
+            calibration: Calibration::PaperTable,
             day: String::new(),
         }
     }
