@@ -466,33 +466,6 @@ pub fn show(args: &ProfileShowArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use loggops_profile::ExactTail;
-
-    #[test]
-    fn quantiles_of_tables_follow_the_sampler() {
-        let d = Distribution::Quantiles {
-            probs: vec![0.0, 0.5, 0.8],
-            values: vec![10.0, 20.0, 30.0],
-            tail: Some(ExactTail {
-                values: vec![100.0, 200.0],
-                sample_count: 10,
-            }),
-        };
-        assert_eq!(quantile(&d, 0.0), 10.0);
-        assert_eq!(quantile(&d, 0.25), 15.0);
-        assert_eq!(quantile(&d, 0.8), 30.0);
-        assert_eq!(quantile(&d, 0.85), 100.0);
-        assert_eq!(quantile(&d, 0.95), 200.0);
-        assert_eq!(quantile(&d, 1.0), 200.0);
-        let s = Distribution::Samples(vec![4.0, 1.0, 2.0, 3.0]);
-        assert_eq!(quantile(&s, 0.5), 2.5);
-        assert_eq!(quantile(&s, 1.0), 4.0);
-    }
-}
-
 /// `profile combine`: the days of several profiles of one system in one profile.
 pub fn combine(args: &crate::cli::ProfileCombineArgs) -> Result<ExitCode> {
     let mut profiles = Vec::with_capacity(args.files.len());
@@ -556,4 +529,31 @@ pub fn combine(args: &crate::cli::ProfileCombineArgs) -> Result<ExitCode> {
             .join(", ")
     );
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use loggops_profile::ExactTail;
+
+    #[test]
+    fn quantiles_of_tables_follow_the_sampler() {
+        let d = Distribution::Quantiles {
+            probs: vec![0.0, 0.5, 0.8],
+            values: vec![10.0, 20.0, 30.0],
+            tail: Some(ExactTail {
+                values: vec![100.0, 200.0],
+                sample_count: 10,
+            }),
+        };
+        assert_eq!(quantile(&d, 0.0), 10.0);
+        assert_eq!(quantile(&d, 0.25), 15.0);
+        assert_eq!(quantile(&d, 0.8), 30.0);
+        assert_eq!(quantile(&d, 0.85), 100.0);
+        assert_eq!(quantile(&d, 0.95), 200.0);
+        assert_eq!(quantile(&d, 1.0), 200.0);
+        let s = Distribution::Samples(vec![4.0, 1.0, 2.0, 3.0]);
+        assert_eq!(quantile(&s, 0.5), 2.5);
+        assert_eq!(quantile(&s, 1.0), 4.0);
+    }
 }
