@@ -37,6 +37,7 @@
 //!         bandwidth_block_bytes: 16 << 20,
 //!         overhead: None,
 //!         gap: None,
+//!         after_idle: None,
 //!     },
 //!     far: None,
 //!     nodes_per_switch: 16,
@@ -44,6 +45,9 @@
 //!     prices: Prices { on_demand_usd_per_node_hour: Some(3.888), committed_usd_per_node_hour: None },
 //!     provenance: Provenance::default(),
 //!     mpi_progress: Some(MpiProgress::Polled),
+//!     calibration: Calibration::PaperTable,
+//!     day: String::new(),
+//!     days: Vec::new(),
 //! };
 //! let dir = tempfile::tempdir()?;
 //! let path = dir.path().join("toy.h5");
