@@ -18,7 +18,7 @@ def _in_root(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def cli() -> Path:
     """The CLI: $LOGGOPS_SIM, else `cargo build --release` of this checkout (a no-op when it is
     up to date, as in CI after the release tests)."""
