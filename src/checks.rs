@@ -20,7 +20,9 @@ use clap::ArgMatches;
 use loggops_noise::NoiseMode;
 use loggops_profile::Profile;
 
-use crate::cli::{CalibrateArgs, Cli, Command, FormatArg, GenArgs, ModelArg, RunArgs};
+use crate::cli::{
+    CalibrateArgs, Cli, Command, FormatArg, GenArgs, ModelArg, MpiProgressArg, RunArgs,
+};
 
 /// A flag that applies only in some situations: `why_not` explains, for the parsed arguments,
 /// why it does not apply here (`None`: it applies).
@@ -82,6 +84,16 @@ pub const RUN_RULES: &[Rule<RunArgs>] = &[
                 return None;
             }
             in_compat(a, "runs LogGOPSim's own rules exactly (--model loggopsim); drop --compat to run the queued model")
+        },
+    },
+    Rule {
+        id: "mpi_progress",
+        flag: "--mpi-progress polled",
+        why_not: |a| {
+            if a.mpi_progress != Some(MpiProgressArg::Polled) {
+                return None;
+            }
+            in_compat(a, "runs LogGOPSim's own rules exactly (rendezvous messages progress during computation); drop --compat to model polled progress")
         },
     },
     Rule {
@@ -406,6 +418,14 @@ pub fn flags(cli: &Cli, m: &ArgMatches) -> Result<()> {
                 p.plot.iter().map(|f| ("--plot", Some(f.clone()))).collect();
             clashes(&[("FILE.h5", &Some(p.file.clone()))], &refs(&outputs))
         }
+        Some(Command::Profile(crate::cli::ProfileCommand::Combine(c))) => {
+            let inputs: Vec<(&str, Option<PathBuf>)> = c
+                .files
+                .iter()
+                .map(|p| ("FILE.h5", Some(p.clone())))
+                .collect();
+            clashes(&refs(&inputs), &[("--output", &Some(c.output.clone()))])
+        }
         Some(Command::Gen(g)) => {
             let sub = m.subcommand_matches("gen").expect("gen was parsed");
             apply(GEN_RULES, g, sub)?;
@@ -432,6 +452,13 @@ pub fn flags(cli: &Cli, m: &ArgMatches) -> Result<()> {
                 ("--report-json", &c.report_json),
             ];
             clashes(&inputs, &outputs)
+        }
+        Some(Command::Extrapolate(x)) => {
+            let ins: Vec<(&str, Option<PathBuf>)> = (x.traces.iter().map(|p| ("TRACE", p)))
+                .chain(x.compare.iter().map(|p| ("--compare", p)))
+                .map(|(f, p)| (f, Some(p.clone())))
+                .collect();
+            clashes(&refs(&ins), &[("--output", &x.output)])
         }
         Some(Command::Validate(v)) => {
             let noise = Some(v.noise.clone());

@@ -99,6 +99,10 @@ pub enum Command {
     /// Compare the model with measured collectives: simulate the schedule each measured file
     /// names, with a noise profile, and print measured vs simulated mean, p50, p95 and p99.
     Validate(Box<ValidateArgs>),
+    /// Turn traces of an application at two or more small rank counts into a rank-parametric
+    /// schedule for any rank count its process grid allows (or replicate one trace, like
+    /// Schedgen's --traces-extr).
+    Extrapolate(Box<crate::extrapolate::ExtrapolateArgs>),
 }
 
 #[derive(Args, Debug)]
@@ -153,6 +157,26 @@ pub enum ProfileCommand {
     /// the OS-noise summary, prices, provenance and the file's SHA-256; --plot draws the
     /// distributions.
     Show(ProfileShowArgs),
+    /// Put profiles of one system captured on several days into one: each repetition of a
+    /// run then runs on one of the days (chosen uniformly), so predictions show the spread
+    /// between days. The first profile gives the system, prices and placements' layout.
+    Combine(ProfileCombineArgs),
+}
+
+#[derive(Args, Debug)]
+#[command(after_help = "Example (two Piz Daint capture days):
+  loggops-sim calibrate --system daint --day 2022-03-30 ... -o daint-0330.h5
+  loggops-sim calibrate --system daint --day 2022-05-13 ... -o daint-0513.h5
+  loggops-sim profile combine daint-0330.h5 daint-0513.h5 -o daint-days.h5
+  loggops-sim validate MEASURED_DIR --noise daint-days.h5")]
+pub struct ProfileCombineArgs {
+    /// Profiles of the same system, one per capture day (their own days too, if they hold
+    /// several).
+    #[arg(value_name = "FILE.h5", required = true, num_args = 2..)]
+    pub files: Vec<PathBuf>,
+    /// The combined profile (HDF5, written atomically).
+    #[arg(short = 'o', long = "output", value_name = "FILE.h5")]
+    pub output: PathBuf,
 }
 
 #[derive(Args, Debug)]
@@ -212,6 +236,39 @@ impl From<ModelArg> for loggops_engine::Model {
         match m {
             ModelArg::Loggopsim => loggops_engine::Model::LogGOPSim,
             ModelArg::Queued => loggops_engine::Model::Queued,
+        }
+    }
+}
+
+/// `--mpi-progress`: whether a message above the eager threshold S advances while its sender
+/// or receiver computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum MpiProgressArg {
+    /// It does: an MPI with asynchronous progress (a progress thread, or RDMA that completes
+    /// without the CPU). LogGOPSim's behaviour, and what a profile without `mpi_progress`
+    /// means.
+    Async,
+    /// It advances only while both ranks are inside MPI: the handshake waits for the end of a
+    /// calc either rank is executing, and the receive completes only when the sender is
+    /// outside a calc after its send completed (Cray MPICH's default; measured on Piz Daint).
+    /// Noisy runs use the global engine.
+    Polled,
+}
+
+impl From<MpiProgressArg> for loggops_engine::MpiProgress {
+    fn from(m: MpiProgressArg) -> Self {
+        match m {
+            MpiProgressArg::Async => loggops_engine::MpiProgress::Async,
+            MpiProgressArg::Polled => loggops_engine::MpiProgress::Polled,
+        }
+    }
+}
+
+impl From<MpiProgressArg> for loggops_profile::MpiProgress {
+    fn from(m: MpiProgressArg) -> Self {
+        match m {
+            MpiProgressArg::Async => loggops_profile::MpiProgress::Async,
+            MpiProgressArg::Polled => loggops_profile::MpiProgress::Polled,
         }
     }
 }
@@ -278,6 +335,10 @@ pub struct RunArgs {
     /// loggopsim otherwise, as LogGOPSim].
     #[arg(long, value_enum)]
     pub model: Option<ModelArg>,
+    /// Whether a message above S advances while its sender or receiver computes (see the
+    /// values) [default: the profile's `mpi_progress`; async without one, as LogGOPSim].
+    #[arg(long, value_enum)]
+    pub mpi_progress: Option<MpiProgressArg>,
     /// Order of ops freed together.
     #[arg(long, value_enum, default_value = "stable")]
     pub order: OrderArg,
@@ -566,15 +627,47 @@ pub struct CalibrateArgs {
     /// A note recorded in the provenance (repeatable).
     #[arg(long = "note", value_name = "TEXT")]
     pub notes: Vec<String>,
+    /// Whether the system's MPI moves a message above S while a rank computes, recorded as
+    /// the profile's `mpi_progress` (the captures cannot tell: measure a collective with
+    /// compute, e.g. the 16 MiB `nwaydissemination`, and compare `validate` with each value).
+    /// `polled`: only inside MPI calls (Cray MPICH's default); `async`: also during
+    /// computation [default: none recorded; the simulator then assumes async].
+    #[arg(long, value_enum)]
+    pub mpi_progress: Option<MpiProgressArg>,
     /// Write the fit report (text) to FILE instead of stderr.
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
     /// Write the fit report as JSON to FILE.
     #[arg(long, value_name = "FILE")]
     pub report_json: Option<PathBuf>,
+    /// How the profile is made. `captures`: base parameters by Netgauge's definitions and
+    /// distributions solved so that simulating each capture's own ping-pong reproduces it
+    /// (the fit report prints the closure table). `paper-table`: the paper's convention, base
+    /// parameters from --set-*, a --params-table row or the LogGP fit, the captured
+    /// distributions' medians pinned to them. [default: paper-table with --params-table,
+    /// --set-L or --set-G; captures otherwise]
+    #[arg(long, value_enum, value_name = "KIND")]
+    pub calibration: Option<CalibrationArg>,
+    /// Concurrent messages each bandwidth sample was striped over (libstripe's
+    /// LIBSTRIPE_FACTOR or Netgauge's --concurrent): the closure simulates the capture's
+    /// ping-pong with that many messages.
+    #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub bandwidth_stripes: u32,
+    /// Label of the capture day recorded in the profile (e.g. 2022-05-13): `profile combine`
+    /// names its days so.
+    #[arg(long, value_name = "LABEL", default_value = "")]
+    pub day: String,
     /// Output profile.
     #[arg(short = 'o', long = "output", value_name = "FILE.h5")]
     pub output: PathBuf,
+}
+
+/// `calibrate --calibration`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CalibrationArg {
+    Captures,
+    #[value(name = "paper-table")]
+    PaperTable,
 }
 
 #[derive(Args, Debug)]
@@ -585,15 +678,23 @@ pub struct CalibrateArgs {
               --noise calibration/daint.h5 --format csv --output daint.csv
       Two files, as CSV.
 
-Measured files are named <pattern>_<nodes>_<bytes>.csv (optionally with the paper's _test or
-_nbsend variant after the pattern, simulated with the same schedule): a header
+Measured files are named <pattern>[_test|_nbsend]_<nodes>_<bytes>.csv: a header
 `#MessageSize Rank0Time(us) ... Rank<P-1>Time(us)` and one row per iteration, as the paper's
 benchmark programs print them. Patterns: nwaydissemination (Schedgen's, its reduction calcs
 busy-waiting D ns as the programs did), nwaydissemination_nocompute (no calcs),
 pipelinedring (segments of bytes/nodes), binomialtreebcast (the paper's Schedgen: sends in
-sequence), binarytreebcast, linear_alltoall. An iteration's time is the maximum over ranks;
-a repetition's the maximum over ranks of the time from leaving the simulated barrier to
-finishing (--measure barrier) or of the finishing time (--measure collective). Ratios are
+sequence), binarytreebcast, linear_alltoall. Each is simulated as its program ran
+(--simulate program): per iteration usleep(1), the barrier, MPI_Wtime, then the calls the
+paper's goal2mpi.py wrote for the schedule: receives posted first (MPI_Irecv), blocking
+MPI_Send (MPI_Isend in the _nbsend programs), MPI_Wait before what depends on a request
+(an MPI_Test polling loop in the _test programs), busy-wait calcs, the remaining waits,
+MPI_Wtime. A file that cannot be simulated (an unknown name, a malformed row, a _test
+program whose polling loop repeats statements) is listed with its reason after the table
+(`not_simulated` in JSON, rows with a `note` in CSV) and the others run.
+An iteration's time is the maximum over ranks; a repetition's the maximum over ranks of the
+time from leaving the simulated barrier to finishing (--measure barrier) or of the finishing
+time (--measure collective). Rendezvous messages progress during computation or not as the
+profile's `mpi_progress` says (--mpi-progress overrides; async without one). Ratios are
 simulated / measured; the mean error is the paper's metric, |mean sim - mean meas| / mean
 meas; a `*` marks a mean or p50 off by more than 10 % or a p95 off by more than 20 %. The
 summary line counts them; VALIDATION.md explains the misses on the shipped measurements.")]
@@ -640,6 +741,17 @@ pub struct ValidateArgs {
     /// How a rank's CPU and NIC are shared (see `loggops-sim --help`).
     #[arg(long, value_enum, default_value = "queued")]
     pub model: ModelArg,
+    /// Whether a message above S advances while its sender or receiver computes (see
+    /// `loggops-sim --help`) [default: the profile's `mpi_progress`, else async].
+    #[arg(long, value_enum)]
+    pub mpi_progress: Option<MpiProgressArg>,
+    /// What is simulated per benchmark. `program` (the default): what the benchmark program
+    /// did, the calls `goal2mpi.py` wrote for its schedule (receives posted first, blocking
+    /// sends, waits, busy-wait calcs, the `_test` and `_nbsend` variants) as a schedule in
+    /// program order, after `usleep(1)` and the barrier. `schedule`: the GOAL schedule's own
+    /// dependencies, as the paper's simulator ran it.
+    #[arg(long, value_enum, default_value = "program")]
+    pub simulate: SimulateArg,
     /// Monte-Carlo repetitions per benchmark (the measured files have 1000 iterations).
     #[arg(long, value_name = "N", default_value_t = 1000, allow_hyphen_values = true,
           value_parser = repetition_count)]
@@ -660,6 +772,16 @@ pub struct ValidateArgs {
     /// No progress bar.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+}
+
+/// What `validate` simulates of each benchmark.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, ValueEnum)]
+pub enum SimulateArg {
+    /// The benchmark program's MPI calls in their order.
+    #[default]
+    Program,
+    /// The GOAL schedule's dependencies (the paper's simulation).
+    Schedule,
 }
 
 /// What `validate` simulates per iteration.

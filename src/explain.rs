@@ -300,6 +300,13 @@ fn recorded<P: Program, N: Noise>(
     noise: &mut N,
     keep_posts: bool,
 ) -> Result<(Outcome, Option<ActivityLog>, Option<CriticalPath>)> {
+    if cfg.mpi_progress == loggops_engine::MpiProgress::Polled {
+        bail!(
+            "--critical-path, --sensitivity and --timeline cannot explain runs with polled MPI \
+             progress yet (the time a rendezvous message waits for a calc is not attributed); \
+             add --mpi-progress async to explain the run with asynchronous progress"
+        );
+    }
     let (out, log) = record(prog, cfg, noise, keep_posts)?;
     if !out.completed() {
         return Ok((out, Some(log), None));
@@ -325,8 +332,7 @@ fn emit(args: &RunArgs, runs: &[RunReport], cells: &[CellPaths]) -> Result<()> {
             s
         }
         FormatArg::Json => render::report_json(runs, cells),
-        FormatArg::Csv if cells.is_empty() => render::runs_csv(runs),
-        FormatArg::Csv => render::cells_csv(cells),
+        FormatArg::Csv => csv(runs, cells),
     };
     match x.destination() {
         Some(p) => loggops_report::write_atomic(p, |w| w.write_all(text.as_bytes()))
@@ -340,6 +346,15 @@ fn emit(args: &RunArgs, runs: &[RunReport], cells: &[CellPaths]) -> Result<()> {
             out.flush()?;
             Ok(())
         }
+    }
+}
+
+/// The CSV report: one row per noiseless run, or with noise one per cell and part.
+pub(crate) fn csv(runs: &[RunReport], cells: &[CellPaths]) -> String {
+    if cells.is_empty() {
+        render::runs_csv(runs)
+    } else {
+        render::cells_csv(cells)
     }
 }
 
@@ -439,6 +454,11 @@ impl Noiseless {
             tolerance: tol,
         });
         Ok(out)
+    }
+
+    /// The reports of the recorded runs (what [`Noiseless::finish`] prints).
+    pub(crate) fn reports(self) -> Vec<RunReport> {
+        self.runs
     }
 
     /// Prints or writes the report.
@@ -550,6 +570,7 @@ impl McPaths {
         }
         let cfg = Config {
             model: engine_model,
+            mpi_progress: model.mpi_progress(),
             ..Config::new(model.engine_params())
         };
         let baseline = mode == NoiseMode::None && rep == 0;
@@ -647,6 +668,17 @@ impl McPaths {
 
     /// Prints or writes the report once every cell has run; `system` labels the cells.
     pub fn finish(self, system: &str) -> Result<()> {
+        let args = self.args.clone_flags();
+        let (runs, cells) = self.reports(system)?;
+        if args.explain.wants_path() {
+            emit(&args, &runs, &cells)?;
+        }
+        Ok(())
+    }
+
+    /// The reports once every cell has run (what [`McPaths::finish`] prints): the noiseless
+    /// run of each node count and the cells; `system` labels them.
+    pub(crate) fn reports(self, system: &str) -> Result<(Vec<RunReport>, Vec<CellPaths>)> {
         let mut st = self.state.into_inner().expect("no panics");
         // A noiseless baseline may run alongside the noisy repetitions; the report follows the
         // sweep's order.
@@ -666,7 +698,7 @@ impl McPaths {
             );
         }
         if !x.wants_path() {
-            return Ok(());
+            return Ok((Vec::new(), Vec::new()));
         }
         let mut cells = Vec::new();
         let mut runs = Vec::new();
@@ -703,7 +735,7 @@ impl McPaths {
                 cells.push(c);
             }
         }
-        emit(&self.args, &runs, &cells)
+        Ok((runs, cells))
     }
 }
 

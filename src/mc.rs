@@ -78,6 +78,20 @@ pub fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::SeqCst)
 }
 
+/// What Ctrl-C does, for a front end that catches it itself (the Python module): no new
+/// repetition starts, a noiseless run stops at its next report.
+pub(crate) fn request_interrupt() {
+    INTERRUPTED.store(true, Ordering::SeqCst);
+    HOOK.request_stop();
+}
+
+/// Clears [`request_interrupt`] before the next run of a process that runs several.
+pub(crate) fn clear_interrupt() {
+    INTERRUPTED.store(false, Ordering::SeqCst);
+    HOOK.clear_stop();
+    HOOK.reset();
+}
+
 /// A system of the plan with what its cells need to run.
 struct System {
     info: SystemInfo,
@@ -193,6 +207,12 @@ fn param_flags(args: &RunArgs) -> Vec<String> {
     out
 }
 
+/// What the outputs say of a system's MPI progress: only `polled`, which differs from
+/// LogGOPSim's behaviour.
+fn polled_name(m: loggops_engine::MpiProgress) -> Option<String> {
+    (m == loggops_engine::MpiProgress::Polled).then(|| m.name().to_string())
+}
+
 /// Step 1: what to run, described completely.
 fn plan(
     args: &RunArgs,
@@ -211,6 +231,7 @@ fn plan(
         cosched: args.cosched,
         rndv_triple_latency: args.rndv_3l.unwrap_or(true),
         nodes_per_switch: args.nodes_per_switch,
+        mpi_progress: args.mpi_progress.map(Into::into),
         ..NoiseConfig::default()
     };
 
@@ -258,6 +279,7 @@ fn plan(
                     on_demand_usd_per_node_hour: profile.prices.on_demand_usd_per_node_hour,
                     committed_usd_per_node_hour: profile.prices.committed_usd_per_node_hour,
                 },
+                mpi_progress: polled_name(model.mpi_progress()),
             };
             systems.push(System {
                 info,
@@ -279,6 +301,7 @@ fn plan(
                 far: None,
                 nodes_per_switch: None,
                 prices: Prices::default(),
+                mpi_progress: polled_name(args.mpi_progress.map(Into::into).unwrap_or_default()),
             },
             profile: None,
             base_cfg,
@@ -394,7 +417,9 @@ fn one_run<P: Program>(
     }
     // Issue 42 hook: the verdict's repetitions carry their critical path's attribution
     // forward (global engine, same answer).
-    if why.wants(rep) {
+    // Not with polled MPI progress: the attribution does not follow a rendezvous message's
+    // wait for a calc yet (the verdict says so).
+    if why.wants(rep) && model.mpi_progress() == loggops_engine::MpiProgress::Async {
         return why.run(prog, model, engine_model, seed, rep).map(Some);
     }
     match outcome(prog, model, seed, rep, odds, engine_model, threads, hook)? {
@@ -434,6 +459,7 @@ fn outcome<P: Program>(
     let cfg = Config {
         progress: Some(hook),
         model: engine_model,
+        mpi_progress: model.mpi_progress(),
         ..Config::new(model.engine_params())
     };
     let out = if model.needs_noise_run() {
@@ -805,6 +831,7 @@ fn execute(
                         order: crate::run::order(args.order),
                         model: exec.model,
                         progress: Some(&HOOK),
+                        mpi_progress: args.mpi_progress.map(Into::into).unwrap_or_default(),
                         ..Config::new(sys.flag_params)
                     };
                     let what = format!("{} on {ranks} ranks", wl.name);
@@ -959,11 +986,15 @@ fn noiseless_text(run: &RunResult) -> String {
         let st = &run.plan.settings;
         let _ = writeln!(
             s,
-            "{}: {} ({} order, {} model{})",
+            "{}: {} ({} order, {} model{}{})",
             w.path,
             loggops_report::table::describe_params(&sys.near),
             st.order,
             st.model,
+            match &sys.mpi_progress {
+                Some(m) => format!(", MPI progress {m}"),
+                None => String::new(),
+            },
             if w.explicit {
                 format!(
                     "; plain calc numbers are ticks of {}",
@@ -1077,6 +1108,70 @@ pub fn sweep(
     goal_opts: &ParseOptions,
 ) -> Result<ExitCode> {
     install_interrupt_handler();
+    let Swept {
+        result,
+        stalled,
+        noiseless_explain,
+        mc_explain,
+        system,
+    } = match run(args, ov, goal_opts)? {
+        Some(swept) => swept,
+        None => return Ok(ExitCode::SUCCESS),
+    };
+    if let Some(text) = stalled {
+        crate::out::err_text(&text);
+        return Ok(ExitCode::from(1));
+    }
+    if args.shard.is_some() {
+        // The shard's result for `merge`: always the JSON document.
+        let text = Format::Json.render_to_string(&result);
+        crate::run::emit(args.out.output.as_deref(), &text)?;
+    } else {
+        write_outputs(&args.out, &result)?;
+        // Issue 47 hook: spot capacity under the table, when its price and rate are known.
+        if let (Some(spot), FormatArg::Human) = (args.spot.spot()?, args.out.format) {
+            let rows = crate::spot::rows(&result, &spot, result.plan.settings.seed);
+            if !rows.is_empty() {
+                crate::run::emit(None, &format!("\n{}", crate::spot::text(&rows, &spot)))?;
+            }
+        }
+    }
+    if let Some(x) = noiseless_explain {
+        x.finish()?; // issue 30 hook
+    }
+    if let Some(x) = mc_explain {
+        x.finish(&system)?; // issue 30 hook
+    }
+    if result.status == Status::Interrupted {
+        let (complete, partial, missing) = result.cell_counts();
+        crate::out::errln!(
+            "interrupted: wrote a partial result ({complete} cell(s) complete, {partial} cut \
+             short, {missing} not run)"
+        );
+        return Ok(ExitCode::from(EXIT_INTERRUPTED));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What steps 1 and 2 of a sweep hand on: the result, and what the explain hooks recorded.
+pub(crate) struct Swept {
+    pub result: RunResult,
+    /// A noiseless schedule that did not complete: what was left over (exit status 1).
+    pub stalled: Option<String>,
+    pub noiseless_explain: Option<crate::explain::Noiseless>,
+    pub mc_explain: Option<crate::explain::McPaths>,
+    /// The first system's name (an explain report labels its cells with it).
+    pub system: String,
+}
+
+/// Steps 1 and 2 of a sweep, writing nothing (`None`: a `--dry-run`, which printed its plan):
+/// the command line's [`sweep`] and the library's `api::sweep` both run this. Ctrl-C is the caller's business ([`install_interrupt_handler`],
+/// or [`request_interrupt`]).
+pub(crate) fn run(
+    args: &RunArgs,
+    ov: &[(String, String)],
+    goal_opts: &ParseOptions,
+) -> Result<Option<Swept>> {
     let (plan, systems, goals) = plan(args, ov, goal_opts)?;
     let budget = crate::budget::plan(args);
     for goal in &goals {
@@ -1087,7 +1182,7 @@ pub fn sweep(
     }
     if args.dry_run {
         crate::dry_run::print(args, &plan, &goals, ov, goal_opts)?; // issue 42 hook
-        return Ok(ExitCode::SUCCESS);
+        return Ok(None);
     }
     // Issue 30 hooks: --critical-path, --sensitivity and --timeline explain one workload on
     // one system.
@@ -1128,39 +1223,13 @@ pub fn sweep(
         &budget,
     )?;
     why.attach(&mut result); // issue 42 hook
-    if let Some(text) = stalled {
-        crate::out::err_text(&text);
-        return Ok(ExitCode::from(1));
-    }
-    if args.shard.is_some() {
-        // The shard's result for `merge`: always the JSON document.
-        let text = Format::Json.render_to_string(&result);
-        crate::run::emit(args.out.output.as_deref(), &text)?;
-    } else {
-        write_outputs(&args.out, &result)?;
-        // Issue 47 hook: spot capacity under the table, when its price and rate are known.
-        if let (Some(spot), FormatArg::Human) = (args.spot.spot()?, args.out.format) {
-            let rows = crate::spot::rows(&result, &spot, result.plan.settings.seed);
-            if !rows.is_empty() {
-                crate::run::emit(None, &format!("\n{}", crate::spot::text(&rows, &spot)))?;
-            }
-        }
-    }
-    if let Some(x) = noiseless_explain {
-        x.finish()?; // issue 30 hook
-    }
-    if let Some(x) = mc_explain {
-        x.finish(&systems[0].info.name)?; // issue 30 hook
-    }
-    if result.status == Status::Interrupted {
-        let (complete, partial, missing) = result.cell_counts();
-        crate::out::errln!(
-            "interrupted: wrote a partial result ({complete} cell(s) complete, {partial} cut \
-             short, {missing} not run)"
-        );
-        return Ok(ExitCode::from(EXIT_INTERRUPTED));
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok(Some(Swept {
+        result,
+        stalled,
+        noiseless_explain,
+        mc_explain,
+        system: systems[0].info.name.clone(),
+    }))
 }
 
 /// What `--shard` needs: the JSON output (everything else is drawn from the merge), and a word

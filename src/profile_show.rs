@@ -15,7 +15,7 @@ use loggops_units::{fmt_time_ps_f64, format_size};
 use crate::cli::ProfileShowArgs;
 
 /// The probabilities printed for every distribution.
-const PROBS: [(f64, &str); 10] = [
+pub(crate) const PROBS: [(f64, &str); 10] = [
     (0.0, "min"),
     (0.01, "p1"),
     (0.05, "p5"),
@@ -120,7 +120,7 @@ fn cdf_points(d: &Distribution) -> Vec<(f64, f64)> {
     }
 }
 
-fn describe_kind(d: &Distribution) -> String {
+pub(crate) fn describe_kind(d: &Distribution) -> String {
     match d {
         Distribution::Samples(s) => format!("{} raw samples", s.len()),
         Distribution::Quantiles { probs, tail, .. } => match tail {
@@ -196,6 +196,15 @@ fn placement(out: &mut String, name: &str, pl: &Placement, near: Option<&Placeme
             let _ = writeln!(out, "    {}", quantile_line(d, fmt));
         }
     }
+    if let Some(a) = &pl.after_idle {
+        let _ = writeln!(
+            out,
+            "  latency after {} idle (a sender that has not sent or received for that long): {}",
+            time(a.threshold_ps),
+            describe_kind(&a.latency)
+        );
+        let _ = writeln!(out, "    {}", quantile_line(&a.latency, &time));
+    }
     if pl.bandwidth.is_some() {
         let _ = writeln!(
             out,
@@ -205,21 +214,46 @@ fn placement(out: &mut String, name: &str, pl: &Placement, near: Option<&Placeme
     }
 }
 
+/// What `profile show` says of a detour trace.
+pub(crate) struct TraceStats {
+    pub detours: usize,
+    pub period_ps: u64,
+    /// Fraction of the period spent in detours.
+    pub busy_fraction: f64,
+    pub per_second: f64,
+    /// The upper median of the durations.
+    pub median_ps: u64,
+    pub max_ps: u64,
+}
+
+impl TraceStats {
+    pub(crate) fn of(t: &DetourTrace) -> TraceStats {
+        let n = t.duration_ps.len();
+        let busy: u128 = t.duration_ps.iter().map(|&d| d as u128).sum();
+        let mut d: Vec<u64> = t.duration_ps.clone();
+        d.sort_unstable();
+        TraceStats {
+            detours: n,
+            period_ps: t.period_ps,
+            busy_fraction: busy as f64 / t.period_ps.max(1) as f64,
+            per_second: n as f64 / (t.period_ps.max(1) as f64 * 1e-12),
+            median_ps: if n == 0 { 0 } else { d[n / 2] },
+            max_ps: d.last().copied().unwrap_or(0),
+        }
+    }
+}
+
 fn trace_summary(t: &DetourTrace) -> String {
-    let n = t.duration_ps.len();
-    let busy: u128 = t.duration_ps.iter().map(|&d| d as u128).sum();
-    let max = t.duration_ps.iter().copied().max().unwrap_or(0);
-    let mut d: Vec<u64> = t.duration_ps.clone();
-    d.sort_unstable();
-    let median = if n == 0 { 0 } else { d[n / 2] };
+    let s = TraceStats::of(t);
     format!(
-        "{n} detours in {} ({:.3}% of the time in detours, {:.1} per second); duration median \
+        "{} detours in {} ({:.3}% of the time in detours, {:.1} per second); duration median \
          {}, max {}",
-        time(t.period_ps as f64),
-        100.0 * busy as f64 / t.period_ps.max(1) as f64,
-        n as f64 / (t.period_ps.max(1) as f64 * 1e-12),
-        time(median as f64),
-        time(max as f64)
+        s.detours,
+        time(s.period_ps as f64),
+        100.0 * s.busy_fraction,
+        s.per_second,
+        time(s.median_ps as f64),
+        time(s.max_ps as f64)
     )
 }
 
@@ -236,6 +270,46 @@ pub fn render(p: &Profile, path: &str, sha256: &str, size: u64) -> String {
         "  ranks r / {} share a switch: messages between them are near, the others far",
         p.nodes_per_switch
     );
+    // Profiles of the paper's table print as before.
+    if p.calibration != loggops_profile::Calibration::PaperTable || !p.day.is_empty() {
+        let _ = writeln!(
+            out,
+            "  calibration: {}{}",
+            match p.calibration {
+                loggops_profile::Calibration::Captures => {
+                    "captures (simulating the captures' own ping-pongs reproduces them)"
+                }
+                loggops_profile::Calibration::PaperTable => {
+                    "paper table (captured shapes pinned to the parameters)"
+                }
+            },
+            if p.day.is_empty() {
+                String::new()
+            } else {
+                format!("; captured on {}", p.day)
+            }
+        );
+    }
+    if !p.days.is_empty() {
+        let labels: Vec<&str> = p.days.iter().map(|d| d.label.as_str()).collect();
+        let _ = writeln!(
+            out,
+            "  further capture days: {} (each repetition runs on one of the {} days)",
+            labels.join(", "),
+            labels.len() + 1
+        );
+    }
+    if let Some(m) = p.mpi_progress {
+        let what = match m {
+            loggops_profile::MpiProgress::Async => {
+                "rendezvous messages progress during computation"
+            }
+            loggops_profile::MpiProgress::Polled => {
+                "rendezvous messages progress only inside MPI, not during computation"
+            }
+        };
+        let _ = writeln!(out, "  MPI progress: {} ({what})", m.name());
+    }
     placement(&mut out, "near", &p.near, None);
     match &p.far {
         Some(f) => placement(&mut out, "far", f, Some(&p.near)),
@@ -387,137 +461,30 @@ pub fn panels(p: &Profile) -> Vec<CurvePanel> {
     out
 }
 
-fn dist_json(d: &Distribution) -> serde_json::Value {
-    use serde_json::json;
-    let mut q = serde_json::Map::new();
-    for &(p, name) in &PROBS {
-        q.insert(name.to_string(), json!(quantile(d, p)));
-    }
-    match d {
-        Distribution::Samples(s) => json!({
-            "kind": "samples",
-            "samples": s.len(),
-            "quantiles": q,
-        }),
-        Distribution::Quantiles { probs, tail, .. } => json!({
-            "kind": "quantile_table",
-            "points": probs.len(),
-            "exact_tail": tail.as_ref().map(|t| json!({
-                "largest": t.values.len(),
-                "of_samples": t.sample_count,
-            })),
-            "quantiles": q,
-        }),
-    }
-}
-
-fn params_json(b: &BaseParams) -> serde_json::Value {
-    serde_json::json!({
-        "L_ps": b.l_ps,
-        "o_ps": b.o_ps,
-        "g_ps": b.g_ps,
-        "G_ps_per_byte": b.big_g_ps_per_byte,
-        "O_ps_per_byte": b.big_o_ps_per_byte,
-        "S_bytes": b.s_bytes,
-    })
-}
-
-fn placement_json(pl: &Placement, near: Option<&Placement>) -> serde_json::Value {
-    use serde_json::json;
-    let mut m = serde_json::Map::new();
-    m.insert("params".into(), params_json(&pl.params));
-    for (key, d, n) in [
-        ("latency_ps", &pl.latency, near.map(|n| &n.latency)),
-        ("G_ps_per_byte", &pl.bandwidth, near.map(|n| &n.bandwidth)),
-        ("o_ps", &pl.overhead, near.map(|n| &n.overhead)),
-        ("g_ps", &pl.gap, near.map(|n| &n.gap)),
-    ] {
-        let v = match d {
-            None => serde_json::Value::Null,
-            Some(dist) => {
-                let mut v = dist_json(dist);
-                v["same_as_near"] = json!(n == Some(d));
-                v
-            }
-        };
-        m.insert(key.into(), v);
-    }
-    m.insert(
-        "bandwidth_block_bytes".into(),
-        json!(pl.bandwidth_block_bytes),
-    );
-    serde_json::Value::Object(m)
-}
-
-fn trace_json(t: &DetourTrace) -> serde_json::Value {
-    let n = t.duration_ps.len();
-    let busy: u128 = t.duration_ps.iter().map(|&d| d as u128).sum();
-    let mut d: Vec<u64> = t.duration_ps.clone();
-    d.sort_unstable();
-    serde_json::json!({
-        "detours": n,
-        "period_ps": t.period_ps,
-        "time_in_detours": busy as f64 / t.period_ps.max(1) as f64,
-        "detours_per_s": n as f64 / (t.period_ps.max(1) as f64 * 1e-12),
-        "duration_median_ps": if n == 0 { 0 } else { d[n / 2] },
-        "duration_max_ps": d.last().copied().unwrap_or(0),
-    })
-}
-
-/// `profile show --format json`: every number the text shows, in ps, ps/B, bytes and USD.
-pub fn render_json(p: &Profile, path: &str, sha256: &str, size: u64) -> String {
-    use serde_json::json;
-    let os = &p.os_noise;
-    let v = json!({
-        "schema": "loggops-sim/profile-show/1",
-        "path": path,
-        "system": p.system,
-        "description": p.description,
-        "size_bytes": size,
-        "sha256": sha256,
-        "nodes_per_switch": p.nodes_per_switch,
-        "near": placement_json(&p.near, None),
-        "far": p.far.as_ref().map(|f| placement_json(f, Some(&p.near))),
-        "draws_scaled_to_base_median": true,
-        "os_noise": {
-            "traces": os.traces.iter().map(trace_json).collect::<Vec<_>>(),
-            "process": os.process.as_ref().map(|pr| json!({
-                "rate_per_s": pr.rate_per_s,
-                "duration_ps": dist_json(&pr.duration_ps),
-            })),
-        },
-        "prices": {
-            "on_demand_usd_per_node_hour": p.prices.on_demand_usd_per_node_hour,
-            "committed_usd_per_node_hour": p.prices.committed_usd_per_node_hour,
-        },
-        "provenance": {
-            "created": p.provenance.created,
-            "tool_version": p.provenance.tool_version,
-            "sources": p.provenance.sources,
-            "command": p.provenance.command,
-            "notes": p.provenance.notes,
-        },
-    });
-    let mut s = serde_json::to_string_pretty(&v).expect("JSON values serialise");
-    s.push('\n');
-    s
+/// A profile, the SHA-256 of its file and the file's size in bytes.
+pub(crate) fn load(path: &std::path::Path) -> Result<(Profile, String, u64)> {
+    let bytes = std::fs::read(path)
+        .with_context(|| format!("cannot read noise profile {}", path.display()))?;
+    let profile = loggops_profile::read_profile(path)?;
+    Ok((
+        profile,
+        crate::inputs::sha256_bytes(&bytes),
+        bytes.len() as u64,
+    ))
 }
 
 pub fn show(args: &ProfileShowArgs) -> Result<ExitCode> {
-    let bytes = std::fs::read(&args.file)
-        .with_context(|| format!("cannot read noise profile {}", args.file.display()))?;
-    let profile = loggops_profile::read_profile(&args.file)?;
-    let sha = crate::inputs::sha256_bytes(&bytes);
-    let render = match args.format {
-        crate::cli::ProfileFormat::Human => render,
-        crate::cli::ProfileFormat::Json => render_json,
+    let (profile, sha, size) = load(&args.file)?;
+    let path = args.file.display().to_string();
+    let text = match args.format {
+        crate::cli::ProfileFormat::Human => render(&profile, &path, &sha, size),
+        crate::cli::ProfileFormat::Json => {
+            let v = crate::api::profile::describe(&profile, &path, &sha, size);
+            let mut s = serde_json::to_string_pretty(&v).expect("JSON values serialise");
+            s.push('\n');
+            s
+        }
     };
-    let text = render(
-        &profile,
-        &args.file.display().to_string(),
-        &sha,
-        bytes.len() as u64,
-    );
     for path in &args.plot {
         loggops_report::plot::write_curves(
             Some(path),
@@ -530,6 +497,71 @@ pub fn show(args: &ProfileShowArgs) -> Result<ExitCode> {
         )?;
     }
     crate::run::emit(args.output.as_deref(), &text)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `profile combine`: the days of several profiles of one system in one profile.
+pub fn combine(args: &crate::cli::ProfileCombineArgs) -> Result<ExitCode> {
+    let mut profiles = Vec::with_capacity(args.files.len());
+    for f in &args.files {
+        profiles.push(loggops_profile::read_profile(f)?);
+    }
+    let label = |p: &Profile, f: &std::path::Path| {
+        if p.day.is_empty() {
+            crate::inputs::stem(f)
+        } else {
+            p.day.clone()
+        }
+    };
+    let mut out = profiles[0].clone();
+    out.day = label(&profiles[0], &args.files[0]);
+    for (p, f) in profiles.iter().zip(&args.files).skip(1) {
+        if p.system != out.system {
+            anyhow::bail!(
+                "{}: system `{}`, but {} is `{}`: combine the days of one system",
+                f.display(),
+                p.system,
+                args.files[0].display(),
+                out.system
+            );
+        }
+        if p.calibration != out.calibration {
+            anyhow::bail!(
+                "{}: calibration `{}`, but {} has `{}`",
+                f.display(),
+                p.calibration.as_str(),
+                args.files[0].display(),
+                out.calibration.as_str()
+            );
+        }
+        out.days.push(loggops_profile::Day {
+            label: label(p, f),
+            near: p.near.clone(),
+            far: p.far.clone(),
+            os_noise: p.os_noise.clone(),
+        });
+        out.days.extend(p.days.iter().cloned());
+        out.provenance
+            .sources
+            .extend(p.provenance.sources.iter().cloned());
+    }
+    out.provenance.command = crate::inputs::command_line();
+    out.provenance
+        .notes
+        .push(format!("combined from {} capture days", out.days.len() + 1));
+    // The days must share what the engine computes itself (S, O).
+    loggops_noise::NoiseModel::new(&out, &loggops_noise::NoiseConfig::default())
+        .with_context(|| format!("cannot combine into {}", args.output.display()))?;
+    loggops_profile::write_profile(&args.output, &out)?;
+    crate::out::errln!(
+        "wrote {} ({} days: {})",
+        args.output.display(),
+        out.days.len() + 1,
+        std::iter::once(out.day.as_str())
+            .chain(out.days.iter().map(|d| d.label.as_str()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
     Ok(ExitCode::SUCCESS)
 }
 

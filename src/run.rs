@@ -145,12 +145,6 @@ pub fn emit(output: Option<&Path>, text: &str) -> Result<()> {
 }
 
 pub fn simulate(mut args: RunArgs) -> Result<ExitCode> {
-    if args.goal.is_empty() {
-        bail!("no schedule given: use --goal FILE (try --help for examples)");
-    }
-    if args.nodes.contains(&0) {
-        bail!("--nodes 0: a schedule needs at least one rank");
-    }
     // A node count given twice runs once (its rows would be the same).
     let mut seen = std::collections::HashSet::new();
     let given = args.nodes.len();
@@ -165,10 +159,7 @@ pub fn simulate(mut args: RunArgs) -> Result<ExitCode> {
                 .join(",")
         );
     }
-    let ov = overrides(&args.params)?;
-    // Issue 30: --critical-path/--sensitivity/--timeline are refused with --compat and checked
-    // here; the sweep records the runs.
-    crate::explain::check_flags(&args)?;
+    let ov = run_checks(&args)?;
     // --tick, --shard and --model queued with --compat are refused by `checks::RUN_RULES`.
     if args.compat.is_some() {
         let [goal] = args.goal.as_slice() else {
@@ -176,7 +167,35 @@ pub fn simulate(mut args: RunArgs) -> Result<ExitCode> {
         };
         return compat_run(&args, goal, &ov);
     }
-    let goal_opts = goal_options(&args)?;
+    let goal_opts = sweep_checks(&args)?;
+    crate::mc::sweep(&args, &ov, &goal_opts)
+}
+
+/// The checks of every run; the `--param` overrides.
+fn run_checks(args: &RunArgs) -> Result<Vec<(String, String)>> {
+    if args.goal.is_empty() {
+        bail!("no schedule given: use --goal FILE (try --help for examples)");
+    }
+    if args.nodes.contains(&0) {
+        bail!("--nodes 0: a schedule needs at least one rank");
+    }
+    let ov = overrides(&args.params)?;
+    // Issue 30: --critical-path/--sensitivity/--timeline are refused with --compat and checked
+    // here; the sweep records the runs.
+    crate::explain::check_flags(args)?;
+    Ok(ov)
+}
+
+/// What a sweep (not `--compat`) needs from the flags, checked: the `--param` overrides and
+/// how GOAL files are read (the library's `api::sweep` calls it too).
+pub(crate) fn sweep_inputs(args: &RunArgs) -> Result<(Vec<(String, String)>, ParseOptions)> {
+    let ov = run_checks(args)?;
+    Ok((ov, sweep_checks(args)?))
+}
+
+/// The checks of a sweep after [`run_checks`]; how GOAL files are read.
+fn sweep_checks(args: &RunArgs) -> Result<ParseOptions> {
+    let goal_opts = goal_options(args)?;
     if args.tick.is_some() {
         for goal in &args.goal {
             if schedule::is_parametric(goal)? {
@@ -189,7 +208,7 @@ pub fn simulate(mut args: RunArgs) -> Result<ExitCode> {
             }
         }
     }
-    crate::mc::sweep(&args, &ov, &goal_opts)
+    Ok(goal_opts)
 }
 
 /// Names what was left over: ranks, sources, tags and op labels.
@@ -281,6 +300,7 @@ fn compat_run(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Result<Ex
         order: order(args.order),
         compat: true,
         progress: None,
+        mpi_progress: loggops_engine::MpiProgress::Async,
     };
     let nodes = match args.nodes.as_slice() {
         [] => None,
@@ -392,6 +412,7 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
     use loggops_calibrate::{CalibrateInputs, ParamsTableRow, PricesTableRow};
     let mut inp = CalibrateInputs::new(a.system.clone(), a.latency.clone(), a.bandwidth.clone());
     inp.description = a.description.clone();
+    inp.mpi_progress = a.mpi_progress.map(Into::into);
     inp.os_noise = a.os_noise.clone();
     inp.loggp = a.loggp.clone();
     inp.far_latency = a.far_latency.clone();
@@ -471,6 +492,16 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
             class: class.clone(),
         });
     }
+    inp.bandwidth_stripes = a.bandwidth_stripes;
+    inp.day = a.day.clone();
+    inp.calibration = match a.calibration {
+        Some(crate::cli::CalibrationArg::Captures) => loggops_profile::Calibration::Captures,
+        Some(crate::cli::CalibrationArg::PaperTable) => loggops_profile::Calibration::PaperTable,
+        None if a.params_table.is_some() || a.l.is_some() || a.big_g.is_some() => {
+            loggops_profile::Calibration::PaperTable
+        }
+        None => loggops_profile::Calibration::Captures,
+    };
     let built = loggops_calibrate::build_profile(&inp);
     if let Some(b) = CALIBRATE_BAR.get() {
         b.finish_and_clear();

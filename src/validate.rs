@@ -8,19 +8,22 @@
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use loggops_calibrate::{BenchmarkName, MeasuredPattern};
 use loggops_engine::WindowOdds;
 use loggops_noise::{NoiseConfig, NoiseMode, NoiseModel};
 use loggops_report::validation::{
-    render_validation_table, validation_csv, validation_json, Comparison,
+    render_validation_table_with, validation_csv_with, validation_json_with, BenchmarkId,
+    Comparison, NotSimulated,
 };
 use rayon::prelude::*;
 
-use crate::cli::{FormatArg, MeasureArg, RunArgs, ValidateArgs};
+use crate::cli::{FormatArg, MeasureArg, RunArgs, SimulateArg, ValidateArgs};
 use crate::mc::one_outcome;
 use crate::schedule::{with_program, Schedule};
+
+mod programs;
 
 /// The schedule statement of a measured benchmark, in the rank-parametric schedule language
 /// (goal/README.md): what the paper's programs ran (`goal2mpi.py` over the cloud_noise fork's
@@ -51,13 +54,17 @@ pub struct Iteration {
     pub barrier: bool,
     /// CPU time each rank spends entering the collective before its first op, ps.
     pub call_overhead_ps: u64,
+    /// Simulate the benchmark program's calls (`--simulate program`), not the bare schedule.
+    pub program: bool,
 }
 
-/// A benchmark's schedules: the iteration as simulated, and the barrier alone (whose per-rank
-/// finishing times are the ranks' start times).
+/// A benchmark's schedules: the iteration as simulated, and the part before the collective
+/// alone (whose per-rank finishing times are the ranks' start times).
 pub struct Bench {
     pub iteration: Schedule,
     pub barrier: Option<Schedule>,
+    /// A remark on how it was simulated (shown with its row).
+    pub note: Option<String>,
 }
 
 fn parse(text: &str, name: &BenchmarkName) -> Result<Schedule> {
@@ -70,8 +77,16 @@ fn parse(text: &str, name: &BenchmarkName) -> Result<Schedule> {
     })
 }
 
-/// The schedules of benchmark `name` under `it`.
-pub fn bench_for(name: &BenchmarkName, it: Iteration) -> Result<Bench> {
+/// The schedules of benchmark `name` under `it`; `Err` says why it cannot be simulated.
+pub fn bench_for(name: &BenchmarkName, it: Iteration) -> Result<Bench, String> {
+    if it.program {
+        let p = programs::programs(name, it.barrier, it.call_overhead_ps)?;
+        return Ok(Bench {
+            iteration: Schedule::Explicit(p.iteration),
+            barrier: p.start.map(Schedule::Explicit),
+            note: p.note,
+        });
+    }
     let mut text = String::from("loggops-schedule 1\n");
     if it.barrier {
         text += BARRIER;
@@ -82,14 +97,16 @@ pub fn bench_for(name: &BenchmarkName, it: Iteration) -> Result<Bench> {
     }
     text += &pattern_statement(name);
     text.push('\n');
+    let cannot = |e: anyhow::Error| format!("its schedule cannot be generated: {e}");
     let barrier = if it.barrier {
-        Some(parse(&format!("loggops-schedule 1\n{BARRIER}\n"), name)?)
+        Some(parse(&format!("loggops-schedule 1\n{BARRIER}\n"), name).map_err(cannot)?)
     } else {
         None
     };
     Ok(Bench {
-        iteration: parse(&text, name)?,
+        iteration: parse(&text, name).map_err(cannot)?,
         barrier,
+        note: None,
     })
 }
 
@@ -131,6 +148,34 @@ fn paper_cell(name: &BenchmarkName) -> bool {
 }
 
 pub fn validate(args: ValidateArgs) -> Result<ExitCode> {
+    let Compared {
+        rows,
+        skipped,
+        header,
+    } = compare(&args)?;
+    let text = match args.format {
+        FormatArg::Human => format!(
+            "{header}\n{}",
+            render_validation_table_with(&rows, &skipped)
+        ),
+        FormatArg::Json => validation_json_with(&rows, &skipped),
+        FormatArg::Csv => validation_csv_with(&rows, &skipped),
+    };
+    crate::run::emit(args.output.as_deref(), &text)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What [`compare`] found: one row per simulated benchmark, the files it could not simulate
+/// with their reasons, and the settings line of the human table.
+pub(crate) struct Compared {
+    pub rows: Vec<Comparison>,
+    pub skipped: Vec<NotSimulated>,
+    pub header: String,
+}
+
+/// The comparison of every measured benchmark, in file order, writing nothing (`validate` and
+/// the library's `api::validate` render it).
+pub(crate) fn compare(args: &ValidateArgs) -> Result<Compared> {
     // Flags first: a bad value fails before any file is read.
     let call_overhead_ps = match &args.call_overhead {
         Some(t) => {
@@ -154,19 +199,51 @@ pub fn validate(args: ValidateArgs) -> Result<ExitCode> {
         .parse()
         .map_err(|e| anyhow!("--noise-mode {}: {e}", args.noise_mode))?;
     let files = loggops_calibrate::measured_files(&args.measured)?;
-    // Read everything first: a bad file fails before any simulation runs.
-    let measured = files
-        .iter()
-        .map(|f| loggops_calibrate::read_measured(f))
-        .collect::<Result<Vec<_>, _>>()?;
     let it = Iteration {
         barrier: args.measure == MeasureArg::Barrier,
         call_overhead_ps,
+        program: args.simulate == SimulateArg::Program,
     };
-    let benches = measured
-        .iter()
-        .map(|m| bench_for(&m.name, it).with_context(|| m.path.clone()))
-        .collect::<Result<Vec<_>>>()?;
+    // Read and generate everything first; a file that cannot be simulated is listed with its
+    // reason and the others run.
+    let mut jobs = Vec::new();
+    let mut skipped = Vec::new();
+    let mut errors = Vec::new();
+    for f in &files {
+        let shown = f.display().to_string();
+        // Each reason twice: for the listing (the file is named beside it) and as a message.
+        let (name, made) = match loggops_calibrate::read_measured(f) {
+            Ok(m) => {
+                let b = bench_for(&m.name, it).map_err(|r| (format!("{shown}: {r}"), r));
+                (Some(m.name), b.map(|b| (m, b)))
+            }
+            Err(e) => {
+                let name = f
+                    .file_name()
+                    .and_then(|n| BenchmarkName::parse(&n.to_string_lossy()).ok());
+                let message = e.to_string();
+                let reason = without_path(&message, &shown);
+                (name, Err((message, reason)))
+            }
+        };
+        match made {
+            Ok(job) => jobs.push(job),
+            Err((message, reason)) => {
+                errors.push(message);
+                skipped.push(not_simulated(&shown, name.as_ref(), reason));
+            }
+        }
+    }
+    if jobs.is_empty() {
+        match errors.as_slice() {
+            [one] => bail!("{one}"),
+            all => bail!(
+                "none of the {} measured files can be simulated:\n  {}",
+                all.len(),
+                all.join("\n  ")
+            ),
+        }
+    }
 
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.threads.unwrap_or(0))
@@ -174,6 +251,7 @@ pub fn validate(args: ValidateArgs) -> Result<ExitCode> {
         .context("cannot start worker threads")?;
     let base = NoiseConfig {
         rndv_triple_latency: true,
+        mpi_progress: args.mpi_progress.map(Into::into),
         ..NoiseConfig::default()
     };
     let model = NoiseModel::new(
@@ -190,10 +268,11 @@ pub fn validate(args: ValidateArgs) -> Result<ExitCode> {
             ..base
         },
     )?;
+    let progress = model.mpi_progress();
     let bar = if args.quiet || !std::io::stderr().is_terminal() {
         ProgressBar::hidden()
     } else {
-        let b = ProgressBar::new(measured.len() as u64 * args.reps as u64);
+        let b = ProgressBar::new(jobs.len() as u64 * args.reps as u64);
         b.set_style(
             ProgressStyle::with_template(
                 "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} reps (eta {eta}) {msg}",
@@ -203,31 +282,44 @@ pub fn validate(args: ValidateArgs) -> Result<ExitCode> {
         b
     };
     let engine = args.model.into();
-    let mut rows = Vec::with_capacity(measured.len());
-    for (m, b) in measured.iter().zip(&benches) {
+    let mut rows = Vec::with_capacity(jobs.len());
+    for (m, b) in &jobs {
         bar.set_message(m.name.to_string());
-        let noiseless = iteration_time(
-            b,
-            &quiet_model,
-            args.seed,
-            0,
-            &WindowOdds::default(),
-            engine,
-        )
-        .with_context(|| format!("{}: simulating {}", m.path, m.name))?;
-        let odds = WindowOdds::default();
-        let samples: Vec<u64> = pool
-            .install(|| {
+        let simulated = (|| -> Result<(u64, Vec<u64>)> {
+            let noiseless = iteration_time(
+                b,
+                &quiet_model,
+                args.seed,
+                0,
+                &WindowOdds::default(),
+                engine,
+            )?;
+            let odds = WindowOdds::default();
+            let samples = pool.install(|| {
                 (0..args.reps as u64)
                     .into_par_iter()
                     .map(|rep| {
+                        // A library front end's Ctrl-C (the CLI's ends the process).
+                        if crate::mc::interrupted() {
+                            anyhow::bail!("interrupted (Ctrl-C)");
+                        }
                         let t = iteration_time(b, &model, args.seed, rep, &odds, engine);
                         bar.inc(1);
                         t
                     })
                     .collect::<Result<Vec<u64>>>()
-            })
-            .with_context(|| format!("{}: simulating {}", m.path, m.name))?;
+            })?;
+            Ok((noiseless, samples))
+        })();
+        let (noiseless, samples) = match simulated {
+            Ok(s) => s,
+            Err(e) => {
+                // A benchmark whose simulation fails is listed; the others run.
+                let reason = format!("simulating {}: {e:#}", m.name);
+                skipped.push(not_simulated(&m.path, Some(&m.name), reason));
+                continue;
+            }
+        };
         let mut c = Comparison::new(
             m.name.to_string(),
             m.name.pattern.name(),
@@ -239,21 +331,61 @@ pub fn validate(args: ValidateArgs) -> Result<ExitCode> {
         c.paper_cell = paper_cell(&m.name);
         c.model = crate::run::model_name(engine).into();
         c.noiseless_ps = Some(noiseless);
+        c.mpi_progress = Some(progress.name().into());
+        c.note = b.note.clone();
         rows.push(c);
     }
     bar.finish_and_clear();
-    let text = match args.format {
-        FormatArg::Human => format!(
-            "{} model, noise mode {}, {} repetitions per benchmark, seed {}\n{}",
-            crate::run::model_name(engine),
-            args.noise_mode,
-            args.reps,
-            args.seed,
-            render_validation_table(&rows)
-        ),
-        FormatArg::Json => validation_json(&rows),
-        FormatArg::Csv => validation_csv(&rows),
+    if !args.quiet && !skipped.is_empty() {
+        crate::out::errln!(
+            "warning: {} of {} measured files not simulated (listed with their reasons in the output)",
+            skipped.len(),
+            files.len()
+        );
+    }
+    let origin = match (args.mpi_progress, profile.mpi_progress) {
+        (Some(_), _) => "--mpi-progress",
+        (None, Some(_)) => "the profile's",
+        (None, None) => "the default: the profile has none",
     };
-    crate::run::emit(args.output.as_deref(), &text)?;
-    Ok(ExitCode::SUCCESS)
+    let header = format!(
+        "{} model, noise mode {}, MPI progress {} ({origin}), {}, {} repetitions per benchmark, seed {}",
+        crate::run::model_name(engine),
+        args.noise_mode,
+        progress.name(),
+        if it.program {
+            "the benchmark programs' calls"
+        } else {
+            "the bare schedules"
+        },
+        args.reps,
+        args.seed,
+    );
+    Ok(Compared {
+        rows,
+        skipped,
+        header,
+    })
+}
+
+/// `message` without a leading `path:` (the listing names the file).
+fn without_path(message: &str, path: &str) -> String {
+    message
+        .strip_prefix(path)
+        .and_then(|m| m.strip_prefix(':'))
+        .map(|m| m.trim_start().to_string())
+        .unwrap_or_else(|| message.to_string())
+}
+
+fn not_simulated(file: &str, name: Option<&BenchmarkName>, reason: String) -> NotSimulated {
+    NotSimulated {
+        file: file.to_string(),
+        benchmark: name.map(|n| BenchmarkId {
+            benchmark: n.to_string(),
+            pattern: n.pattern.name().to_string(),
+            nodes: n.nodes as u64,
+            bytes: n.bytes,
+        }),
+        reason,
+    }
 }

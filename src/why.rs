@@ -153,6 +153,7 @@ impl Target<'_> {
     ) -> Result<u64> {
         let cfg = Config {
             model: engine_model,
+            mpi_progress: model.mpi_progress(),
             ..Config::new(model.engine_params())
         };
         let (out, path) = if model.needs_noise_run() {

@@ -221,7 +221,7 @@ fn thread_count_independent(reps: &'static str) {
             "--nodes",
             "64,256",
             "--noise",
-            "calibration/alps.h5",
+            "calibration/paper/alps.h5",
             "--noise-mode",
             "os,net,os+net",
             "--reps",
@@ -293,7 +293,11 @@ fn mask_memory(s: &str) -> String {
 }
 
 /// Runs the example captures of calibration/example through `calibrate` with extra flags.
-fn calibrate(dir: &Path, name: &str, extra: &[&str]) -> (std::process::Output, std::path::PathBuf) {
+pub(crate) fn calibrate(
+    dir: &Path,
+    name: &str,
+    extra: &[&str],
+) -> (std::process::Output, std::path::PathBuf) {
     let out_path = dir.join(name);
     let mut args = vec![
         "calibrate",
@@ -427,7 +431,7 @@ fn devices_fifos_and_symlinks_are_written_through_and_read_only_files_refused() 
         "--nodes",
         "4",
         "--noise",
-        "calibration/alps.h5",
+        "calibration/paper/alps.h5",
         "--reps",
         "2",
         "-q",
@@ -466,7 +470,7 @@ fn huge_node_counts_are_refused_before_anything_is_allocated() {
         "--nodes",
         "64,4000000000",
         "--noise",
-        "calibration/alps.h5",
+        "calibration/paper/alps.h5",
         "--threads",
         "2",
     ]);
@@ -556,7 +560,7 @@ fn flags_that_do_not_apply_are_errors() {
         format!("{g} --absolute-latency"),
         format!("{g} --seed 7"),
         format!("{g} -b"),
-        format!("--compat loggopsim {g} --noise calibration/aws.h5"),
+        format!("--compat loggopsim {g} --noise calibration/paper/aws.h5"),
         format!("--compat loggopsim {g} --format json"),
         format!("--compat loggopsim {g} --samples f.csv"),
         format!("--compat loggopsim {g} --plot f.svg"),
@@ -783,13 +787,15 @@ fn outputs_that_would_overwrite_inputs_or_each_other_are_refused() {
     let cal = "calibrate --system x --latency calibration/example/lat.txt \
                --bandwidth calibration/example/bw.txt";
     let cases = [
-        format!("--goal {g} --nodes 4 --noise calibration/alps.h5 --output {r} --samples {r}"),
+        format!(
+            "--goal {g} --nodes 4 --noise calibration/paper/alps.h5 --output {r} --samples {r}"
+        ),
         format!("--goal {g} --nodes 4 --output {g}"),
         format!("--goal {g} --nodes 4 --output {missing}"),
         format!("gen --goal {g} --nodes 4 -o {g}"),
         format!("{cal} --set-S 1B -o calibration/example/lat.txt"),
         format!("{cal} -o {r} --report {r}"),
-        format!("validate {m} --noise calibration/aws.h5 --output {m}"),
+        format!("validate {m} --noise calibration/paper/aws.h5 --output {m}"),
         format!("--goal {g} --nodes 4 --output {r} --timeline {r}"),
         format!("--goal {g} --nodes 4 --critical-path={g}"),
     ];
@@ -804,14 +810,14 @@ fn outputs_that_would_overwrite_inputs_or_each_other_are_refused() {
 #[test]
 fn negative_numbers_get_a_plain_message() {
     let g = "--goal goal/dissemination_16B.goal";
-    let val = "validate pipelinedring_2_16.csv --noise calibration/aws.h5";
+    let val = "validate pipelinedring_2_16.csv --noise calibration/paper/aws.h5";
     let cal = "calibrate --system x --latency a --bandwidth b -o x.h5";
     let cases = [
         "gen dissemination --nodes 4 --size -5B".to_string(),
         "gen nwaydissemination --nodes 4 --size 5B --nway -2".to_string(),
         "gen dissemination --nodes -4 --size 5B".to_string(),
         format!("{g} --nodes -5"),
-        format!("{g} --nodes 4 --noise calibration/aws.h5 --reps -1"),
+        format!("{g} --nodes 4 --noise calibration/paper/aws.h5 --reps -1"),
         format!("{g} --nodes 4 -L -2us"),
         format!("{g} --nodes 4 --tick -1ns"),
         "gen dissemination --nodes 4 --size 5B --tick -1ns".to_string(),
@@ -945,7 +951,7 @@ fn output_names_the_tick() {
             "--goal",
             path,
             "--noise",
-            "calibration/aws.h5",
+            "calibration/paper/aws.h5",
             "--reps",
             "2",
             "-q",

@@ -40,6 +40,7 @@ fn run(coll: Collective, p: u32, size: u64, params: Params, order: Order) -> u64
         order,
         compat: false,
         progress: None,
+        mpi_progress: loggops_engine::MpiProgress::Async,
     };
     let out = simulate(&g, &cfg, &mut NoNoise).unwrap();
     assert!(out.completed());

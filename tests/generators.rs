@@ -19,6 +19,7 @@ fn outcome<P: loggops_engine::Program>(p: &P, order: Order) -> Outcome {
         order,
         compat: true,
         progress: None,
+        mpi_progress: loggops_engine::MpiProgress::Async,
     };
     simulate(p, &cfg, &mut NoNoise).unwrap()
 }

@@ -54,6 +54,7 @@ fn placement(link: Link, s: u64) -> Placement {
         bandwidth_block_bytes: 16 << 20,
         overhead: None,
         gap: None,
+        after_idle: None,
     }
 }
 
@@ -70,6 +71,10 @@ fn run(prog: &Generated, near: Link, far: Link, nps: u32, s: u64, model: Model) 
         os_noise: OsNoise::default(),
         prices: Prices::default(),
         provenance: Provenance::default(),
+        calibration: Default::default(),
+        day: String::new(),
+        days: Vec::new(),
+        mpi_progress: None,
     };
     let noise = NoiseModel::new(
         &profile,

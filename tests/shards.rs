@@ -80,7 +80,7 @@ fn fixed_repetitions_split_round_robin_merge_to_the_whole_run() {
             "--nodes",
             "4,16",
             "--noise",
-            "calibration/aws.h5,calibration/daint.h5",
+            "calibration/paper/aws.h5,calibration/paper/daint.h5",
             "--noise-mode",
             "none,os,os+net",
             "--reps",
@@ -104,7 +104,7 @@ fn auto_repetitions_split_whole_cells_and_merge_to_the_whole_run() {
             "--nodes",
             "4,16",
             "--noise",
-            "calibration/azure.h5",
+            "calibration/paper/azure.h5",
             "--noise-mode",
             "none,os+net",
             "-q",
@@ -148,7 +148,7 @@ fn fails_in(dir: &Path, args: &[&str]) -> String {
 fn merge_refuses_mismatched_missing_and_duplicated_shards() {
     let dir = tempfile::tempdir().unwrap();
     let goal = root().join("goal/dissemination_16B.goal");
-    let aws = root().join("calibration/aws.h5");
+    let aws = root().join("calibration/paper/aws.h5");
     let shard = |name: &str, extra: &[&str]| {
         let mut args = vec![
             "--goal",

@@ -2,14 +2,18 @@
 mod util;
 
 mod answer;
+mod api;
 mod apps;
 mod cli;
 mod closed_forms;
+mod closure;
 mod conformance;
 mod explain;
+mod extrapolate;
 mod generators;
 mod outputs;
 mod placement;
+mod progress;
 mod roundtrip;
 mod shards;
 mod validate;

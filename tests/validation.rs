@@ -96,7 +96,9 @@ fn simulate(
         .join(",");
     let reps = reps.to_string();
     let goal: PathBuf = ["goal", &format!("{goal}.goal")].iter().collect();
-    let profile: PathBuf = ["calibration", &format!("{profile}.h5")].iter().collect();
+    let profile: PathBuf = ["calibration", "paper", &format!("{profile}.h5")]
+        .iter()
+        .collect();
     let mut args = vec![
         "--goal",
         goal.to_str().unwrap(),

@@ -76,7 +76,7 @@ fn windowed_engine_answers_the_dissemination_exactly_on_every_shipped_profile() 
 /// engine.
 #[test]
 fn windowed_engine_runs_rendezvous_sends_that_free_nothing() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("calibration/alps.h5");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("calibration/paper/alps.h5");
     let profile = loggops_profile::read_profile(path).unwrap();
     let cfg = NoiseConfig {
         mode: NoiseMode::OsNet,

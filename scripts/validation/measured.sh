@@ -19,8 +19,8 @@ run() { # name measured-dir profile measure [extra flags]
   "${cmd[@]}"
 }
 for m in collective barrier; do
-  run azure azure_hc44rs_2022_04_01_11_12_04 calibration/azure.h5 "$m"
-  run daint_night daint_2022_03_30_00_54_29 calibration/daint.h5 "$m"
-  run daint_afternoon daint_2022_03_30_16_28_06 calibration/daint.h5 "$m"
+  run azure azure_hc44rs_2022_04_01_11_12_04 calibration/paper/azure.h5 "$m"
+  run daint_night daint_2022_03_30_00_54_29 calibration/paper/daint.h5 "$m"
+  run daint_afternoon daint_2022_03_30_16_28_06 calibration/paper/daint.h5 "$m"
 done
 python3 scripts/validation/measured_md.py "$OUT"

@@ -7,9 +7,9 @@ import os
 import sys
 
 out = sys.argv[1]
-systems = [("azure", "Azure HC44rs, 2022-04-01, profile calibration/azure.h5"),
-           ("daint_night", "Piz Daint, 2022-03-30 night (00:54), profile calibration/daint.h5"),
-           ("daint_afternoon", "Piz Daint, 2022-03-30 afternoon (16:28), profile calibration/daint.h5")]
+systems = [("azure", "Azure HC44rs, 2022-04-01, profile calibration/paper/azure.h5"),
+           ("daint_night", "Piz Daint, 2022-03-30 night (00:54), profile calibration/paper/daint.h5"),
+           ("daint_afternoon", "Piz Daint, 2022-03-30 afternoon (16:28), profile calibration/paper/daint.h5")]
 
 
 def us(ps):

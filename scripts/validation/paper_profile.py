@@ -4,7 +4,7 @@ own noise files, rebuilt from the same captures the way its driver converted the
 samples (uniform bootstrap, like its simulator). Use it with `--absolute-latency`, so that
 loggops-sim draws exactly these integers:
 
-  python3 scripts/validation/paper_profile.py calibration/alps.h5 \
+  python3 scripts/validation/paper_profile.py calibration/paper/alps.h5 \
       ../shared/captures/cloud_noise/alps_hpcmetal_DRday 1900000 79 1900000 92 /tmp/alps_paper.h5
   loggops-sim --goal ... --noise /tmp/alps_paper.h5 --absolute-latency --noise-mode net,os+net
 

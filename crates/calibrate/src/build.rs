@@ -30,8 +30,8 @@ use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use loggops_profile::{
-    BaseParams, DetourProcess, DetourTrace, Distribution, ExactTail, OsNoise, Placement, Prices,
-    Profile, Provenance,
+    BaseParams, Calibration, DetourProcess, DetourTrace, Distribution, ExactTail, OsNoise,
+    Placement, Prices, Profile, Provenance,
 };
 use serde::Serialize;
 
@@ -183,9 +183,23 @@ pub struct CalibrateInputs {
     pub created: Option<String>,
     /// Extra provenance notes (e.g. "substitute capture").
     pub notes: Vec<String>,
+    /// Whether the system's rendezvous messages progress during computation (the profile's
+    /// `mpi_progress`); `None` writes none (the simulator then assumes asynchronous progress).
+    /// Not measurable from the captures: `calibrate --mpi-progress` states it.
+    pub mpi_progress: Option<loggops_profile::MpiProgress>,
     /// Called with a short description of each step as it starts (e.g. for a progress
     /// display); it never changes the result.
     pub progress: Option<StepHook>,
+    /// Concurrent messages the bandwidth capture's message was striped over (`libstripe`,
+    /// Netgauge's `--concurrent`): the closure simulates its ping-pong so (default 1).
+    pub bandwidth_stripes: u32,
+    /// How the profile is made: [`Calibration::Captures`] (the default) closes it against the
+    /// captures ([`crate::closure`]); [`Calibration::PaperTable`] takes the base parameters from
+    /// explicit values, a table row or the LogGP fit and pins the captured distributions'
+    /// medians to them (the paper's convention).
+    pub calibration: Calibration,
+    /// Label of the capture day recorded in the profile (empty: none).
+    pub day: String,
 }
 
 /// A callback told about each step of [`build_profile`] (see [`CalibrateInputs::progress`]).
@@ -241,7 +255,11 @@ impl CalibrateInputs {
             command: String::new(),
             created: None,
             notes: Vec::new(),
+            mpi_progress: None,
             progress: None,
+            bandwidth_stripes: 1,
+            calibration: Calibration::PaperTable,
+            day: String::new(),
         }
     }
 }
@@ -803,6 +821,11 @@ pub struct FitReport {
     pub notes: Vec<String>,
     /// Every warning of the import, prefixed with its capture.
     pub warnings: Vec<String>,
+    /// `captures` (closed against the captures, the default) or `paper-table`.
+    pub calibration: String,
+    /// The closure table: the captures' own ping-pongs simulated with the profile (captures
+    /// calibration only).
+    pub closure: Option<crate::closure::ClosureReport>,
 }
 
 /// A number with about 4 significant digits, no exponent.
@@ -838,6 +861,10 @@ impl FitReport {
         let _ = writeln!(o, "calibration fit report: {}", self.system);
         if !self.description.is_empty() {
             let _ = writeln!(o, "  {}", self.description);
+        }
+        let _ = writeln!(o, "calibration: {}", self.calibration);
+        if let Some(c) = &self.closure {
+            text_closure(&mut o, c);
         }
         text_placement(&mut o, "near", &self.near);
         match &self.far {
@@ -949,6 +976,52 @@ impl FitReport {
             let _ = writeln!(o, "  - {w}");
         }
         o
+    }
+}
+
+fn text_closure(o: &mut String, c: &crate::closure::ClosureReport) {
+    use crate::closure::{P50_TOLERANCE, TAIL_TOLERANCE};
+    let _ = writeln!(
+        o,
+        "closure: each capture's own ping-pong simulated with this profile (noise mode net, queued model, {} repetitions); targets: p50 within {:.0} %, p95 and p99 within {:.0} %",
+        crate::closure::CLOSURE_REPS,
+        100.0 * P50_TOLERANCE,
+        100.0 * TAIL_TOLERANCE
+    );
+    let _ = writeln!(
+        o,
+        "  {:<34} {:>27} {:>27} {:>24}  closes",
+        "benchmark", "captured RTT/2 p50/p95/p99", "simulated p50/p95/p99", "error p50/p95/p99"
+    );
+    for r in &c.rows {
+        let f = |v: [f64; 3]| format!("{}/{}/{}us", sig(v[0]), sig(v[1]), sig(v[2]));
+        let _ = writeln!(
+            o,
+            "  {:<34} {:>27} {:>27} {:>24}  {}",
+            r.benchmark,
+            f(r.captured_us),
+            f(r.simulated_us),
+            format!(
+                "{:+.1}/{:+.1}/{:+.1}%",
+                100.0 * r.error[0],
+                100.0 * r.error[1],
+                100.0 * r.error[2]
+            ),
+            if r.closes { "yes" } else { "NO" }
+        );
+    }
+    let _ = writeln!(
+        o,
+        "  far tail of the latency capture (above {} x its median, not drawn by back-to-back messages): {:.2} % of the samples",
+        crate::closure::FAR_TAIL_FACTOR,
+        100.0 * c.far_tail_share
+    );
+    let _ = writeln!(o, "  parameters:");
+    for l in &c.sources {
+        let _ = writeln!(o, "    {l}");
+    }
+    for n in &c.notes {
+        let _ = writeln!(o, "  note: {n}");
     }
 }
 
@@ -1138,6 +1211,14 @@ fn fit(samples: &[f64], sorted_samples: &[f64], opts: &CompressOptions) -> Optio
     })
 }
 
+/// A quantile table (median pinned, exact tail) of sorted `samples` (at least one, no NaN).
+pub(crate) fn sample_table(sorted_samples: &[f64], opts: &CompressOptions) -> Distribution {
+    let mut table =
+        QuantileTable::compress_with(sorted_samples, opts).expect("samples without NaN");
+    pin_median(&mut table, median_sorted(sorted_samples));
+    to_dist(table)
+}
+
 fn to_dist(t: QuantileTable) -> Distribution {
     let tail = (!t.tail.is_empty()).then_some(ExactTail {
         values: t.tail,
@@ -1225,6 +1306,8 @@ struct CaptureFit {
     dist: Distribution,
     report: DistReport,
     size: u64,
+    /// The kept RTT/2 samples, ps, sorted (what the closure reproduces).
+    rtt2_ps: Vec<f64>,
 }
 
 fn warning_strings(ws: &[Warning]) -> Vec<String> {
@@ -1330,6 +1413,7 @@ fn capture_fit(
         dist: to_dist(f.table),
         report,
         size: pp.size_bytes,
+        rtt2_ps: sorted(&pp.samples_ps.iter().map(|&p| p as f64).collect::<Vec<_>>()),
     })
 }
 
@@ -1580,6 +1664,156 @@ fn loggp_partial(s: &LogGpSummary, file: &str) -> Partial {
     }
 }
 
+/// What [`build_profile`] makes of the network captures.
+type Placements = (
+    Placement,
+    PlacementReport,
+    Option<Placement>,
+    Option<PlacementReport>,
+    bool,
+    u32,
+    String,
+    Vec<String>,
+    Option<crate::closure::ClosureReport>,
+);
+
+/// The captures calibration (no parameter table): one placement per pair of captures, closed
+/// against them ([`crate::closure`]); a far placement only from far captures of its own.
+fn captures_placements(
+    inp: &CalibrateInputs,
+    loggp: &Option<crate::loggp::LogGpFit>,
+    lat: &CaptureFit,
+    bw: &CaptureFit,
+    sources: &mut Vec<String>,
+    notes: &mut Vec<String>,
+) -> Result<Placements, CalibError> {
+    use crate::closure::{close, ClosureInputs, Explicit};
+    if !inp.far_params.is_empty() && inp.far_latency.is_none() {
+        return Err(CalibError::InvalidProfile {
+            detail: "far parameters without far captures: the captures calibration makes a far placement only from --far-latency and --far-bandwidth (or give --params-table for the paper's convention)".into(),
+        });
+    }
+    if let Some(p) = &inp.loggp {
+        sources.push(relative_to_cwd(p));
+    }
+    let e = &inp.params.explicit;
+    let explicit = Explicit {
+        o_ps: e.o_ps,
+        g_ps: e.g_ps,
+        big_o_ps_per_byte: e.big_o_ps_per_byte,
+        s_bytes: e.s_bytes,
+    };
+    let one = |lat: &CaptureFit, bw: &CaptureFit, which: &str| {
+        inp.step(&format!(
+            "closing the {which} placement against its captures (simulating their ping-pongs)"
+        ));
+        close(&ClosureInputs {
+            latency_ps: &lat.rtt2_ps,
+            latency_size: lat.size,
+            bandwidth_ps: &bw.rtt2_ps,
+            bandwidth_size: bw.size,
+            stripes: inp.bandwidth_stripes.max(1),
+            loggp: loggp.as_ref(),
+            explicit,
+            table: &inp.table,
+        })
+        .map_err(|detail| CalibError::InvalidProfile {
+            detail: format!("cannot close the {which} placement against its captures: {detail}"),
+        })
+    };
+    let report_of = |c: &crate::closure::Closed, lat: &CaptureFit, bw: &CaptureFit| {
+        let src = |name: &str| {
+            c.report
+                .sources
+                .iter()
+                .find(|l| l.starts_with(&format!("{name} = ")))
+                .cloned()
+                .unwrap_or_default()
+        };
+        PlacementReport {
+            params: params_report(
+                &c.placement.params,
+                ParamSources {
+                    l: src("L"),
+                    o: src("o"),
+                    g: src("g"),
+                    big_g: src("G"),
+                    big_o: src("O"),
+                    s: src("S"),
+                },
+            ),
+            latency: lat.report.clone(),
+            bandwidth: bw.report.clone(),
+        }
+    };
+    let near = one(lat, bw, "near")?;
+    let near_report = report_of(&near, lat, bw);
+    let (far, far_report) = match (&inp.far_latency, &inp.far_bandwidth) {
+        (Some(fl), Some(fb)) => {
+            let flat = capture_fit(fl, PingPongKind::Latency, inp.latency_size, inp)?;
+            let fbw = capture_fit(fb, PingPongKind::Bandwidth, inp.bandwidth_size, inp)?;
+            sources.push(flat.report.source.clone());
+            sources.push(fbw.report.source.clone());
+            let f = one(&flat, &fbw, "far")?;
+            let r = report_of(&f, &flat, &fbw);
+            (Some(f), Some(r))
+        }
+        (None, None) => (None, None),
+        _ => {
+            return Err(CalibError::InvalidProfile {
+                detail: "the captures calibration needs both --far-latency and --far-bandwidth for a far placement".into(),
+            })
+        }
+    };
+    let nps = match (inp.nodes_per_switch, &far) {
+        (Some(0), _) => {
+            return Err(CalibError::InvalidProfile {
+                detail: "nodes per switch is 0, expected at least 1".into(),
+            })
+        }
+        (Some(n), _) => (n, "explicit".to_string()),
+        (None, Some(_)) => {
+            return Err(CalibError::MissingParams {
+                missing: vec![
+                    "nodes_per_switch (nodes per switch, which decides near and far messages)"
+                        .into(),
+                ],
+                hint: "give it explicitly".into(),
+            })
+        }
+        (None, None) => (1, "default: 1 (no far placement)".to_string()),
+    };
+    let mut closure = near.report.clone();
+    if let Some(f) = &far {
+        closure.rows.extend(f.report.rows.iter().map(|r| {
+            let mut r = r.clone();
+            r.benchmark = format!("far: {}", r.benchmark);
+            r
+        }));
+        closure
+            .notes
+            .extend(f.report.notes.iter().map(|n| format!("far: {n}")));
+    }
+    notes.push(format!(
+        "captures calibration: simulating the captures' own ping-pongs with this profile reproduces them ({}); messages sent after {} us of idleness draw the captured latency, others the back-to-back one (the capture up to {} x its median)",
+        if closure.closes() { "every row of the closure table closes" } else { "NOT every row closes, see the fit report" },
+        crate::closure::CAPTURE_IDLE_PS / 1e6,
+        crate::closure::FAR_TAIL_FACTOR
+    ));
+    let used = vec!["o".into(), "g".into()];
+    Ok((
+        near.placement,
+        near_report,
+        far.map(|f| f.placement),
+        far_report,
+        false,
+        nps.0,
+        nps.1,
+        used,
+        Some(closure),
+    ))
+}
+
 /// The OS-noise part: profile data and report.
 fn os_noise_fit(
     path: &Path,
@@ -1760,12 +1994,14 @@ pub fn build_profile(inp: &CalibrateInputs) -> Result<(Profile, FitReport), Cali
 
     // Parameters: explicit > table > LogGP fit.
     let table = inp.params.table.as_ref().map(table_params).transpose()?;
+    let mut loggp_fit = None;
     let loggp = match &inp.loggp {
         Some(p) => {
             let fit = read_loggp(p)?;
             let s = fit.summary()?;
             let mut w = fit.warnings.clone();
             w.extend(s.warnings.iter().cloned());
+            loggp_fit = Some(fit);
             Some((relative_to_cwd(p), s, w))
         }
         None => None,
@@ -1776,80 +2012,6 @@ pub fn build_profile(inp: &CalibrateInputs) -> Result<(Profile, FitReport), Cali
         .and_then(|p| p.file_name())
         .map(|f| f.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let mut near_partial = Partial::explicit(&inp.params.explicit, "explicit");
-    if let Some(t) = &table {
-        near_partial = near_partial.or(Partial::from_table(&t.near, &t.near_label));
-    }
-    if let Some((_, s, _)) = &loggp {
-        near_partial = near_partial.or(loggp_partial(s, &loggp_file));
-    }
-    let (near_params, near_sources) = near_partial.finish("near")?;
-    let loggp_used: Vec<String> = [
-        ("L", &near_sources.l),
-        ("o", &near_sources.o),
-        ("g", &near_sources.g),
-        ("G", &near_sources.big_g),
-    ]
-    .iter()
-    .filter(|(_, s)| s.starts_with("LogGP fit"))
-    .map(|(n, _)| n.to_string())
-    .collect();
-
-    let want_far = table.as_ref().is_some_and(|t| t.far.is_some())
-        || !inp.far_params.is_empty()
-        || inp.far_latency.is_some()
-        || inp.far_bandwidth.is_some();
-    let far_resolved = if want_far {
-        let base = match &table {
-            Some(TableParams {
-                far: Some(f),
-                far_label: Some(label),
-                ..
-            }) => Partial::from_table(f, label),
-            _ => {
-                let mut p = Partial::from_params(&near_params, "as near");
-                p.l.as_mut().expect("set").1 = format!("as near ({})", near_sources.l);
-                p.o.as_mut().expect("set").1 = format!("as near ({})", near_sources.o);
-                p.g.as_mut().expect("set").1 = format!("as near ({})", near_sources.g);
-                p.big_g.as_mut().expect("set").1 = format!("as near ({})", near_sources.big_g);
-                p.big_o.as_mut().expect("set").1 = format!("as near ({})", near_sources.big_o);
-                p.s.as_mut().expect("set").1 = format!("as near ({})", near_sources.s);
-                p
-            }
-        };
-        Some(
-            Partial::explicit(&inp.far_params, "explicit (far)")
-                .or(Partial::explicit(&inp.params.explicit, "explicit"))
-                .or(base)
-                .finish("far")?,
-        )
-    } else {
-        None
-    };
-
-    let (nodes_per_switch, nps_source) = match (inp.nodes_per_switch, &table) {
-        (Some(0), _) => {
-            return Err(CalibError::InvalidProfile {
-                detail: "nodes per switch is 0, expected at least 1".into(),
-            })
-        }
-        (Some(n), _) => (n, "explicit".to_string()),
-        (None, Some(t)) => (t.nps, t.far_label.clone().unwrap_or(t.near_label.clone())),
-        (None, None) if far_resolved.is_some() => {
-            return Err(CalibError::MissingParams {
-                missing: vec!["nodes_per_switch (nodes per switch, which decides near and far messages)".into()],
-                hint: "give it explicitly or choose a row of a parameter table (its nodes_per_switch_in_simulate_py column)".into(),
-            })
-        }
-        (None, None) => (1, "default: 1 (no far placement)".to_string()),
-    };
-    if let Some(t) = &inp.params.table {
-        sources.push(relative_to_cwd(&t.path));
-    }
-    if let Some((p, _, _)) = &loggp {
-        sources.push(p.clone());
-    }
-
     // Measured distributions.
     let near_lat = capture_fit(&inp.latency, PingPongKind::Latency, inp.latency_size, inp)?;
     let near_bw = capture_fit(
@@ -1860,85 +2022,203 @@ pub fn build_profile(inp: &CalibrateInputs) -> Result<(Profile, FitReport), Cali
     )?;
     sources.push(near_lat.report.source.clone());
     sources.push(near_bw.report.source.clone());
-    let near = Placement {
-        params: near_params.clone(),
-        latency: Some(near_lat.dist.clone()),
-        bandwidth: Some(near_bw.dist.clone()),
-        bandwidth_block_bytes: near_bw.size,
-        overhead: None,
-        gap: None,
-    };
-    let near_report = PlacementReport {
-        params: params_report(&near_params, near_sources),
-        latency: near_lat.report.clone(),
-        bandwidth: near_bw.report.clone(),
-    };
-
-    let mut far_stored_as_near = false;
-    let (far, far_report) = match far_resolved {
-        Some((far_params, far_sources)) => {
-            let shared = |c: &CaptureFit| {
-                let mut r = c.report.clone();
-                r.shared_with_near = true;
-                r
-            };
-            let lat = match &inp.far_latency {
-                Some(p) => {
-                    let f = capture_fit(p, PingPongKind::Latency, inp.latency_size, inp)?;
-                    sources.push(f.report.source.clone());
-                    notes.push(format!(
-                        "far latency from its own capture {}",
-                        f.report.source
-                    ));
-                    (f.dist, f.report)
-                }
-                None => {
-                    notes.push("far latency distribution = the near capture's (the paper's convention: same shape, median pinned to the far L by the sampler)".into());
-                    (near_lat.dist.clone(), shared(&near_lat))
-                }
-            };
-            let bw = match &inp.far_bandwidth {
-                Some(p) => {
-                    let f = capture_fit(p, PingPongKind::Bandwidth, inp.bandwidth_size, inp)?;
-                    sources.push(f.report.source.clone());
-                    notes.push(format!(
-                        "far bandwidth from its own capture {}",
-                        f.report.source
-                    ));
-                    (f.dist, f.report, f.size)
-                }
-                None => {
-                    notes.push("far bandwidth distribution = the near capture's (the paper's convention: same shape, median pinned to the far G by the sampler)".into());
-                    (near_bw.dist.clone(), shared(&near_bw), near_bw.size)
-                }
-            };
-            let placement = Placement {
-                params: far_params.clone(),
-                latency: Some(lat.0),
-                bandwidth: Some(bw.0),
-                bandwidth_block_bytes: bw.2,
-                overhead: None,
-                gap: None,
-            };
-            let report = PlacementReport {
-                params: params_report(&far_params, far_sources),
-                latency: lat.1,
-                bandwidth: bw.1,
-            };
-            if placement == near {
-                far_stored_as_near = true;
-                notes.push(
-                    "far placement identical to near (same parameters and distributions): stored as near only"
-                        .into(),
-                );
-                (None, Some(report))
-            } else {
-                (Some(placement), Some(report))
-            }
+    let captures = inp.calibration == Calibration::Captures;
+    if captures
+        && (inp.params.table.is_some()
+            || inp.params.explicit.l_ps.is_some()
+            || inp.params.explicit.big_g_ps_per_byte.is_some())
+    {
+        return Err(CalibError::InvalidProfile {
+            detail: "the captures calibration solves L and G from the captures: a parameter table, --set-L or --set-G belong to the paper-table calibration (--calibration paper-table)".into(),
+        });
+    }
+    let (
+        near,
+        near_report,
+        far,
+        far_report,
+        far_stored_as_near,
+        nodes_per_switch,
+        nps_source,
+        loggp_used,
+        closure,
+    ) = if captures {
+        captures_placements(
+            inp,
+            &loggp_fit,
+            &near_lat,
+            &near_bw,
+            &mut sources,
+            &mut notes,
+        )?
+    } else {
+        let mut near_partial = Partial::explicit(&inp.params.explicit, "explicit");
+        if let Some(t) = &table {
+            near_partial = near_partial.or(Partial::from_table(&t.near, &t.near_label));
         }
-        None => (None, None),
-    };
+        if let Some((_, s, _)) = &loggp {
+            near_partial = near_partial.or(loggp_partial(s, &loggp_file));
+        }
+        let (near_params, near_sources) = near_partial.finish("near")?;
+        let loggp_used: Vec<String> = [
+            ("L", &near_sources.l),
+            ("o", &near_sources.o),
+            ("g", &near_sources.g),
+            ("G", &near_sources.big_g),
+        ]
+        .iter()
+        .filter(|(_, s)| s.starts_with("LogGP fit"))
+        .map(|(n, _)| n.to_string())
+        .collect();
 
+        let want_far = table.as_ref().is_some_and(|t| t.far.is_some())
+            || !inp.far_params.is_empty()
+            || inp.far_latency.is_some()
+            || inp.far_bandwidth.is_some();
+        let far_resolved = if want_far {
+            let base = match &table {
+                Some(TableParams {
+                    far: Some(f),
+                    far_label: Some(label),
+                    ..
+                }) => Partial::from_table(f, label),
+                _ => {
+                    let mut p = Partial::from_params(&near_params, "as near");
+                    p.l.as_mut().expect("set").1 = format!("as near ({})", near_sources.l);
+                    p.o.as_mut().expect("set").1 = format!("as near ({})", near_sources.o);
+                    p.g.as_mut().expect("set").1 = format!("as near ({})", near_sources.g);
+                    p.big_g.as_mut().expect("set").1 = format!("as near ({})", near_sources.big_g);
+                    p.big_o.as_mut().expect("set").1 = format!("as near ({})", near_sources.big_o);
+                    p.s.as_mut().expect("set").1 = format!("as near ({})", near_sources.s);
+                    p
+                }
+            };
+            Some(
+                Partial::explicit(&inp.far_params, "explicit (far)")
+                    .or(Partial::explicit(&inp.params.explicit, "explicit"))
+                    .or(base)
+                    .finish("far")?,
+            )
+        } else {
+            None
+        };
+
+        let (nodes_per_switch, nps_source) = match (inp.nodes_per_switch, &table) {
+            (Some(0), _) => {
+                return Err(CalibError::InvalidProfile {
+                    detail: "nodes per switch is 0, expected at least 1".into(),
+                })
+            }
+            (Some(n), _) => (n, "explicit".to_string()),
+            (None, Some(t)) => (t.nps, t.far_label.clone().unwrap_or(t.near_label.clone())),
+            (None, None) if far_resolved.is_some() => {
+                return Err(CalibError::MissingParams {
+                    missing: vec!["nodes_per_switch (nodes per switch, which decides near and far messages)".into()],
+                    hint: "give it explicitly or choose a row of a parameter table (its nodes_per_switch_in_simulate_py column)".into(),
+                })
+            }
+            (None, None) => (1, "default: 1 (no far placement)".to_string()),
+        };
+        if let Some(t) = &inp.params.table {
+            sources.push(relative_to_cwd(&t.path));
+        }
+        if let Some((p, _, _)) = &loggp {
+            sources.push(p.clone());
+        }
+
+        let near = Placement {
+            params: near_params.clone(),
+            latency: Some(near_lat.dist.clone()),
+            bandwidth: Some(near_bw.dist.clone()),
+            bandwidth_block_bytes: near_bw.size,
+            overhead: None,
+            gap: None,
+            after_idle: None,
+        };
+        let near_report = PlacementReport {
+            params: params_report(&near_params, near_sources),
+            latency: near_lat.report.clone(),
+            bandwidth: near_bw.report.clone(),
+        };
+
+        let mut far_stored_as_near = false;
+        let (far, far_report) = match far_resolved {
+            Some((far_params, far_sources)) => {
+                let shared = |c: &CaptureFit| {
+                    let mut r = c.report.clone();
+                    r.shared_with_near = true;
+                    r
+                };
+                let lat = match &inp.far_latency {
+                    Some(p) => {
+                        let f = capture_fit(p, PingPongKind::Latency, inp.latency_size, inp)?;
+                        sources.push(f.report.source.clone());
+                        notes.push(format!(
+                            "far latency from its own capture {}",
+                            f.report.source
+                        ));
+                        (f.dist, f.report)
+                    }
+                    None => {
+                        notes.push("far latency distribution = the near capture's (the paper's convention: same shape, median pinned to the far L by the sampler)".into());
+                        (near_lat.dist.clone(), shared(&near_lat))
+                    }
+                };
+                let bw = match &inp.far_bandwidth {
+                    Some(p) => {
+                        let f = capture_fit(p, PingPongKind::Bandwidth, inp.bandwidth_size, inp)?;
+                        sources.push(f.report.source.clone());
+                        notes.push(format!(
+                            "far bandwidth from its own capture {}",
+                            f.report.source
+                        ));
+                        (f.dist, f.report, f.size)
+                    }
+                    None => {
+                        notes.push("far bandwidth distribution = the near capture's (the paper's convention: same shape, median pinned to the far G by the sampler)".into());
+                        (near_bw.dist.clone(), shared(&near_bw), near_bw.size)
+                    }
+                };
+                let placement = Placement {
+                    params: far_params.clone(),
+                    latency: Some(lat.0),
+                    bandwidth: Some(bw.0),
+                    bandwidth_block_bytes: bw.2,
+                    overhead: None,
+                    gap: None,
+                    after_idle: None,
+                };
+                let report = PlacementReport {
+                    params: params_report(&far_params, far_sources),
+                    latency: lat.1,
+                    bandwidth: bw.1,
+                };
+                if placement == near {
+                    far_stored_as_near = true;
+                    notes.push(
+                        "far placement identical to near (same parameters and distributions): stored as near only"
+                            .into(),
+                    );
+                    (None, Some(report))
+                } else {
+                    (Some(placement), Some(report))
+                }
+            }
+            None => (None, None),
+        };
+
+        (
+            near,
+            near_report,
+            far,
+            far_report,
+            far_stored_as_near,
+            nodes_per_switch,
+            nps_source,
+            loggp_used,
+            None,
+        )
+    };
     // OS noise.
     let (os_noise, os_report) = match &inp.os_noise {
         Some(p) => {
@@ -2039,6 +2319,14 @@ pub fn build_profile(inp: &CalibrateInputs) -> Result<(Profile, FitReport), Cali
             tool_version: env!("CARGO_PKG_VERSION").to_string(),
             notes: notes.clone(),
         },
+        calibration: if captures {
+            Calibration::Captures
+        } else {
+            Calibration::PaperTable
+        },
+        day: inp.day.clone(),
+        days: Vec::new(),
+        mpi_progress: inp.mpi_progress,
     };
     loggops_profile::validate(&profile).map_err(|e| CalibError::InvalidProfile {
         detail: e.to_string(),
@@ -2070,6 +2358,8 @@ pub fn build_profile(inp: &CalibrateInputs) -> Result<(Profile, FitReport), Cali
         },
         notes,
         warnings,
+        calibration: profile.calibration.as_str().into(),
+        closure,
     };
     Ok((profile, report))
 }

@@ -67,6 +67,8 @@
 //! ```
 
 mod build;
+pub mod closure;
+pub mod deconvolve;
 mod error;
 mod format;
 mod input;

@@ -85,7 +85,62 @@ pub struct GapFit {
     pub rms_us: f64,
 }
 
+/// The gap between back-to-back eager messages, by Netgauge's own fit.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EagerGap {
+    /// g, ps: the intercept of Netgauge's least-squares fit of `(PRTT(n,0,s) − PRTT(1,0,s))/(n−1)`
+    /// over the sizes `first_size..=last_size`.
+    pub g_ps: f64,
+    pub first_size: u64,
+    pub last_size: u64,
+    /// The line Netgauge printed it on (0: fitted here, [`LogGpFit::fit_gap`], because no row
+    /// of the range has a finite fit).
+    pub line: u64,
+}
+
 impl LogGpFit {
+    /// g of eager messages (at most `s_bytes`): Netgauge prints, on each row, its fit over the
+    /// sizes since the last protocol change it detected, so the fit over the eager sizes is
+    /// the one printed on the last row of at most `s_bytes` (when no change was detected
+    /// before it); otherwise the same fit made here. A negative intercept is clamped to 0.
+    /// `None` when fewer than two rows are eager.
+    pub fn eager_gap(&self, s_bytes: u64) -> Option<EagerGap> {
+        let rows: Vec<LogGpRow> = self
+            .rows_by_size()
+            .into_iter()
+            .filter(|r| r.size_bytes <= s_bytes)
+            .collect();
+        let first = rows.first()?.size_bytes;
+        let changed = self.rows.len() != self.rows_by_size().len();
+        match rows.last() {
+            Some(r) if r.gap_valid() && !changed => Some(EagerGap {
+                g_ps: r.g_us.max(0.0) * 1e6,
+                first_size: first,
+                last_size: r.size_bytes,
+                line: r.line,
+            }),
+            Some(r) => {
+                let f = self.fit_gap(first, r.size_bytes)?;
+                Some(EagerGap {
+                    g_ps: f.g_us.max(0.0) * 1e6,
+                    first_size: first,
+                    last_size: r.size_bytes,
+                    line: 0,
+                })
+            }
+            None => None,
+        }
+    }
+
+    /// The first size at which Netgauge detected a protocol change (a size printed twice).
+    pub fn first_protocol_change(&self) -> Option<u64> {
+        let mut seen = std::collections::BTreeSet::new();
+        self.rows
+            .iter()
+            .find(|r| !seen.insert(r.size_bytes))
+            .map(|r| r.size_bytes)
+    }
+
     /// Rows with one entry per size: the last row of each duplicated size (Netgauge writes the
     /// second one after resetting its fit at a protocol change), in size order.
     pub fn rows_by_size(&self) -> Vec<LogGpRow> {

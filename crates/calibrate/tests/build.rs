@@ -315,7 +315,7 @@ fn toy_profile_exact() {
         "explicit, then table systems.csv: toy / metal"
     );
 
-    // Provenance: sources in a fixed order, relative to the current directory (never a
+    // Provenance: sources in a fixed order (the captures first: the closure check reads them), relative to the current directory (never a
     // machine's absolute path), the given date and command, notes.
     let dir = t.path().canonicalize().unwrap();
     let src = |f: &str| loggops_calibrate::relative_to_cwd(&dir.join(f));
@@ -323,9 +323,9 @@ fn toy_profile_exact() {
     assert_eq!(
         p.provenance.sources,
         vec![
-            src("params.csv"),
             src("lat.out"),
             src("bw.out"),
+            src("params.csv"),
             src("os.out"),
             src("systems.csv")
         ]

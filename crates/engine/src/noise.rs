@@ -11,6 +11,43 @@
 
 use crate::params::{Params, Time};
 
+/// The idle time [`Noise::send_costs_idle`] is given for a send of a rank that has not
+/// communicated yet in the run: a run begins after an idle period (a benchmark's iteration
+/// after its sleep, an application's communication after its computation).
+pub const NEVER_COMMUNICATED: Time = Time::MAX;
+
+/// The idle time of a send starting at `t` on a rank that last communicated (started a send or
+/// completed a receive) at `*last` ([`NEVER_COMMUNICATED`]: not yet, idle since time 0), and
+/// records `t`. `None`
+/// (the engine keeps no times because the noise ignores them) gives [`NEVER_COMMUNICATED`].
+#[inline]
+pub fn idle_time(last: Option<&mut Time>, t: Time) -> Time {
+    match last {
+        Some(last) => {
+            // A rank is active from the run's start (the end of the barrier or `MPI_Init` that
+            // precedes a measured program): its first send is idle for as long as it ran.
+            let idle = if *last == NEVER_COMMUNICATED {
+                t
+            } else {
+                t.saturating_sub(*last)
+            };
+            *last = t;
+            idle
+        }
+        None => NEVER_COMMUNICATED,
+    }
+}
+
+/// Records that a rank completed a receive at `t` (see [`idle_time`]).
+#[inline]
+pub fn communicated(last: Option<&mut Time>, t: Time) {
+    if let Some(last) = last {
+        if *last == NEVER_COMMUNICATED || *last < t {
+            *last = t;
+        }
+    }
+}
+
 /// What a message costs, as drawn for this run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MsgCosts {
@@ -46,6 +83,47 @@ pub trait Noise: Clone + Send {
         size: u64,
     ) -> MsgCosts {
         self.send_costs(p, src, dst, send_op, size)
+    }
+    /// Whether the costs of a message depend on how long its sender had not communicated
+    /// before it (its *idle time*: since it last started a send or completed a receive): the
+    /// engine then calls [`Self::send_costs_idle`] with it. `false` (the default) lets the
+    /// engine skip keeping those times.
+    #[inline]
+    fn uses_idle(&self) -> bool {
+        false
+    }
+    /// [`Self::send_costs`] of a message whose sender last communicated `idle` before this
+    /// send (since time 0 if it had not yet; [`NEVER_COMMUNICATED`]: unknown). Only the latency may depend on `idle`:
+    /// the receiver's costs ([`Self::recv_costs`]) do not. The default ignores it.
+    #[inline]
+    fn send_costs_idle(
+        &mut self,
+        p: &Params,
+        src: u32,
+        dst: u32,
+        send_op: u32,
+        size: u64,
+        _idle: Time,
+    ) -> MsgCosts {
+        self.send_costs(p, src, dst, send_op, size)
+    }
+    /// [`Self::send_costs_untracked`] with the sender's idle time (see
+    /// [`Self::send_costs_idle`]).
+    #[inline]
+    fn send_costs_untracked_idle(
+        &mut self,
+        p: &Params,
+        src: u32,
+        dst: u32,
+        send_op: u32,
+        size: u64,
+        idle: Time,
+    ) -> MsgCosts {
+        if self.uses_idle() {
+            self.send_costs_idle(p, src, dst, send_op, size, idle)
+        } else {
+            self.send_costs_untracked(p, src, dst, send_op, size)
+        }
     }
     /// Costs of the same message at the receiver; `gap_bytes` must equal the send's.
     fn recv_costs(&mut self, p: &Params, src: u32, dst: u32, send_op: u32, size: u64) -> MsgCosts;

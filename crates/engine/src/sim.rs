@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering as AtomicOrdering};
 
 use crate::counters::Counters;
 use crate::matching::{Arrived, Lists, Posted, MIXED, NIL};
-use crate::noise::{MsgCosts, Noise};
+use crate::noise::{communicated, idle_time, MsgCosts, Noise, NEVER_COMMUNICATED};
 use crate::params::{or_overflow, Params, Time};
 use crate::program::{DepKind, Op, OpKind, Program, Tabled};
 use crate::queue::{EventQueue, HeapQueue, QueueItem, RadixQueue};
@@ -30,6 +30,10 @@ use crate::record::{
     CalcRecord, MessageRecord, NoRecord, PostRecord, ReceivedRecord, Recorder, SendRecord,
 };
 use crate::stdsort;
+
+mod polled;
+pub use polled::MpiProgress;
+use polled::{Polled, STEP};
 
 /// How ops freed by the same event are ordered before they are enqueued.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -90,6 +94,9 @@ pub struct Config {
     pub compat: bool,
     /// A progress hook the caller owns (see [`Progress`]); `None` costs nothing.
     pub progress: Option<&'static Progress>,
+    /// Whether a rendezvous message advances while its sender or receiver computes
+    /// ([`MpiProgress`]; [`MpiProgress::Async`], the default, is LogGOPSim's behaviour).
+    pub mpi_progress: MpiProgress,
 }
 
 impl Config {
@@ -100,6 +107,7 @@ impl Config {
             model: Model::LogGOPSim,
             compat: false,
             progress: None,
+            mpi_progress: MpiProgress::Async,
         }
     }
 }
@@ -143,6 +151,11 @@ impl Progress {
     }
     pub fn stop_requested(&self) -> bool {
         self.stop.load(AtomicOrdering::Relaxed)
+    }
+    /// Withdraws [`Progress::request_stop`], for the next run of a process that runs several
+    /// (a library front end whose user pressed Ctrl-C once).
+    pub fn clear_stop(&self) {
+        self.stop.store(false, AtomicOrdering::Relaxed);
     }
 }
 
@@ -486,6 +499,10 @@ struct Sim<
     next_send: Vec<u32>,
     parked: std::collections::BTreeSet<(u32, u32)>,
     recv_end: Vec<Time>,
+    /// Per rank, when it last communicated (started a send or completed a receive;
+    /// [`NEVER_COMMUNICATED`] before), kept only when the noise asks for senders' idle times
+    /// ([`Noise::uses_idle`]; empty otherwise).
+    last_active: Vec<Time>,
     /// Queued model: `ts` values taken by sends queued again when they stopped waiting (not
     /// events of LogGOPSim's count).
     requeued: u64,
@@ -499,6 +516,9 @@ struct Sim<
     progress: Option<&'static Progress>,
     next_report: u64,
     reported: u64,
+    /// [`MpiProgress::Polled`]: what the rendezvous rules of `polled.rs` keep (`None` with
+    /// [`MpiProgress::Async`], which never looks at it).
+    polled: Option<Box<Polled>>,
 }
 
 impl<
@@ -530,6 +550,7 @@ impl<
         let nnic = prog.num_nics().max(1) as usize;
         let counters = Counters::new(prog);
         let n = ranks as usize;
+        let uses_idle = noise.uses_idle();
         Ok(Sim {
             prog,
             p: cfg.params,
@@ -571,7 +592,16 @@ impl<
             overflow: false,
             next_send: if QUEUED { vec![NOT_YET; n] } else { Vec::new() },
             parked: Default::default(),
-            recv_end: if QUEUED { vec![0; n] } else { Vec::new() },
+            recv_end: if QUEUED || cfg.mpi_progress == MpiProgress::Polled {
+                vec![0; n]
+            } else {
+                Vec::new()
+            },
+            last_active: if N::ACTIVE && uses_idle {
+                vec![NEVER_COMMUNICATED; n]
+            } else {
+                Vec::new()
+            },
             requeued: 0,
             start_deps: prog.has_start_dependents(),
             g_ticks: cfg.params.big_g.whole_units(),
@@ -579,6 +609,7 @@ impl<
             progress: cfg.progress,
             next_report: if cfg.progress.is_some() { 0 } else { u64::MAX },
             reported: 0,
+            polled: Polled::new(cfg.mpi_progress, n),
         })
     }
 
@@ -975,6 +1006,11 @@ impl<
                         }
                     }
                 }
+                _ if ev.item & STEP != 0 => {
+                    // A step of a rendezvous message (`polled.rs`).
+                    self.direct_ok = false;
+                    self.step_event(ev.time, ev.item & !STEP)?;
+                }
                 _ => {
                     // K_BATCH, a batch: process its ops in ts order while nothing else comes first.
                     let slot = ev.item;
@@ -1007,7 +1043,7 @@ impl<
     #[inline(never)]
     fn report(&mut self) -> Result<(), EngineError> {
         if let Some(p) = self.progress {
-            let started = self.ts - self.messages;
+            let started = self.ts - self.messages - self.extra_ts();
             p.ops
                 .fetch_add(started - self.reported, AtomicOrdering::Relaxed);
             self.reported = started;
@@ -1043,6 +1079,7 @@ impl<
                     };
                     let v = self.add(end, noise);
                     self.set_clock(h, Clock::Cpu, op.cpu, v);
+                    self.calc_ran(h, t, v);
                     if R::ACTIVE {
                         self.rec.calc(&CalcRecord {
                             rank: host,
@@ -1080,7 +1117,10 @@ impl<
                 if ready <= t {
                     self.mark(host, id, DepKind::Start);
                     let (lat, o, g, gap) = if N::ACTIVE {
-                        let c = self.noise.send_costs(&self.p, host, op.peer, id, op.size);
+                        let idle = idle_time(self.last_active.get_mut(h), t);
+                        let c = self
+                            .noise
+                            .send_costs_idle(&self.p, host, op.peer, id, op.size, idle);
                         (c.latency, c.o, c.g, c.gap_bytes)
                     } else {
                         let gap = self.gap_bytes(op.size);
@@ -1150,12 +1190,16 @@ impl<
                 }
                 if let Some(u) = matched {
                     if op.size > self.p.s {
+                        if self.rndv_matched(t, t, u.src, u.send_op, host, id, op.cpu, op.nic) {
+                            return self.check(host, id);
+                        }
                         self.mark(u.src, u.send_op, DepKind::Done);
                         self.release_sender(u.src as usize, op.cpu, op.nic, t);
                     }
                     if QUEUED {
                         self.recv_end[h] = self.recv_end[h].max(t);
                     }
+                    communicated(self.last_active.get_mut(h), t);
                     self.mark(host, id, DepKind::Done);
                 } else {
                     self.posted(h).post(op.peer, op.tag, id);
@@ -1243,6 +1287,7 @@ impl<
         let cpu_free = self.clock(h, Clock::Cpu, op.cpu);
         let nic_free = self.clock(h, Clock::Recv, op.nic);
         let ready = cpu_free.max(nic_free);
+        let ready = ready.max(self.sender_holds(sender, op.size, t));
         if ready <= t {
             let (o, g, gap) = if N::ACTIVE {
                 let c = self
@@ -1301,9 +1346,14 @@ impl<
             }
             if let Some(recv) = matched {
                 if op.size > self.p.s {
+                    let data_in = cpu_end;
+                    if self.rndv_matched(t, data_in, sender, send_id, host, recv, op.cpu, op.nic) {
+                        return self.check(sender, send_id);
+                    }
                     self.mark(sender, send_id, DepKind::Done);
                     self.release_sender(sender as usize, op.cpu, op.nic, t);
                 }
+                communicated(self.last_active.get_mut(h), t);
                 self.mark(host, recv, DepKind::Done);
             } else {
                 self.arrived(h).push(sender, op.tag, send_id);
@@ -1367,7 +1417,10 @@ impl<
         }
         self.mark(host, id, DepKind::Start);
         let (lat, o, g, gap, o_r) = if N::ACTIVE {
-            let c = self.noise.send_costs(&self.p, host, op.peer, id, op.size);
+            let idle = idle_time(self.last_active.get_mut(h), t);
+            let c = self
+                .noise
+                .send_costs_idle(&self.p, host, op.peer, id, op.size, idle);
             let r = self.noise.recv_costs(&self.p, host, op.peer, id, op.size);
             (c.latency, c.o, c.g, c.gap_bytes, r.o)
         } else {
@@ -1424,7 +1477,9 @@ impl<
         let mts = self.ts;
         self.ts += 1;
         self.messages += 1;
-        self.push(received, mts, K_MSG, host, id);
+        if !self.rndv_arrives(arrival, host, id, &op) {
+            self.push(received, mts, K_MSG, host, id);
+        }
         if op.size <= self.p.s {
             self.mark(host, id, DepKind::Done);
         }
@@ -1495,9 +1550,13 @@ impl<
         }
         if let Some(recv) = matched {
             if op.size > self.p.s {
+                if self.rndv_matched(t, t, sender, send_id, host, recv, op.cpu, op.nic) {
+                    return self.check(sender, send_id);
+                }
                 self.mark(sender, send_id, DepKind::Done);
             }
             self.recv_end[h] = self.recv_end[h].max(t);
+            communicated(self.last_active.get_mut(h), t);
             self.mark(host, recv, DepKind::Done);
         } else {
             self.arrived(h).push(sender, op.tag, send_id);
@@ -1532,7 +1591,7 @@ impl<
 
     fn finish(self) -> Outcome {
         if let Some(p) = self.progress {
-            let started = self.ts - self.messages;
+            let started = self.ts - self.messages - self.extra_ts();
             p.ops
                 .fetch_add(started - self.reported, AtomicOrdering::Relaxed);
         }
@@ -1542,7 +1601,8 @@ impl<
                     .map(|c| self.clock(h, Clock::Cpu, c))
                     .max()
                     .unwrap_or(0);
-                if QUEUED {
+                if QUEUED || self.polled.is_some() {
+                    // The polled rules may complete a receive after its CPU work.
                     cpu.max(self.recv_end[h])
                 } else {
                     cpu
@@ -1598,7 +1658,7 @@ impl<
         }
         Outcome {
             finish,
-            events: self.ts - self.requeued,
+            events: self.ts - self.requeued - self.extra_ts(),
             messages: self.messages,
             leftovers,
         }

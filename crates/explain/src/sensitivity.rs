@@ -120,6 +120,24 @@ impl<N: Noise> Noise for Shifted<N> {
         let c = self.inner.send_costs(p, src, dst, send_op, size);
         self.shift(c)
     }
+    fn uses_idle(&self) -> bool {
+        N::ACTIVE && self.inner.uses_idle()
+    }
+    fn send_costs_idle(
+        &mut self,
+        p: &Params,
+        src: u32,
+        dst: u32,
+        send_op: u32,
+        size: u64,
+        idle: Time,
+    ) -> MsgCosts {
+        if !N::ACTIVE {
+            return self.plain(p, src, dst, size);
+        }
+        let c = self.inner.send_costs_idle(p, src, dst, send_op, size, idle);
+        self.shift(c)
+    }
     fn recv_costs(&mut self, p: &Params, src: u32, dst: u32, send_op: u32, size: u64) -> MsgCosts {
         if !N::ACTIVE {
             return self.plain(p, src, dst, size);

@@ -245,7 +245,10 @@ fn path_counts_are_the_derivatives(model: Model) {
 }
 
 fn aws() -> loggops_profile::Profile {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../calibration/aws.h5");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../calibration/paper/aws.h5"
+    );
     loggops_profile::read_profile(path).unwrap()
 }
 

@@ -3,7 +3,7 @@
 //! 5000 distinct), a 120 s OS-noise trace with 60k detours (494/s, 13.5 us). A second profile
 //! has all-distinct samples (the worst case: 332k latency, 168k bandwidth values).
 //! Calls walk 16,384 ranks with advancing times, like a 16K-rank dissemination. The shipped
-//! `calibration/alps.h5` profile (quantile tables, a 50k-detour trace) is measured too.
+//! `calibration/paper/alps.h5` profile (quantile tables, a 50k-detour trace) is measured too.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use loggops_engine::{Noise, Params};
@@ -73,6 +73,7 @@ fn profile(distinct: bool) -> Profile {
         bandwidth_block_bytes: 16 << 20,
         overhead: None,
         gap: None,
+        after_idle: None,
     };
     let mut start = Vec::new();
     let mut duration = Vec::new();
@@ -105,6 +106,10 @@ fn profile(distinct: bool) -> Profile {
         },
         prices: Prices::default(),
         provenance: Provenance::default(),
+        calibration: Default::default(),
+        day: String::new(),
+        days: Vec::new(),
+        mpi_progress: None,
     }
 }
 
@@ -203,7 +208,10 @@ fn bench(c: &mut Criterion) {
         &mut run,
         &p,
     );
-    let alps = concat!(env!("CARGO_MANIFEST_DIR"), "/../../calibration/alps.h5");
+    let alps = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../calibration/paper/alps.h5"
+    );
     match loggops_profile::read_profile(alps) {
         Ok(prof) => {
             let m = NoiseModel::new(

@@ -31,6 +31,9 @@ pub enum Scaling {
     Absolute,
     /// Every draw is multiplied by `base / median(distribution)`.
     MedianTo(f64),
+    /// Every draw is multiplied by `base / of`: another distribution's [`Scaling::MedianTo`]
+    /// factor (`of` its median), so two distributions of one quantity move together.
+    Ratio { base: f64, of: f64 },
 }
 
 /// Why a distribution cannot be sampled. `unit` is the unit of the values (e.g. `ps`).
@@ -497,14 +500,19 @@ impl Sampler {
             min: 0.0,
             max: 0.0,
         };
-        if let Scaling::MedianTo(base) = scaling {
+        let ratio = match scaling {
+            Scaling::Absolute => None,
+            Scaling::MedianTo(base) => Some((base, median)),
+            Scaling::Ratio { base, of } => Some((base, of)),
+        };
+        if let Some((base, of)) = ratio {
             if !base.is_finite() || base < 0.0 {
                 return Err(DistError::BadBase { base, unit });
             }
-            if median == 0.0 {
+            if of == 0.0 || !of.is_finite() {
                 return Err(DistError::ZeroMedian { base, unit });
             }
-            let f = |x: f64| if x == median { base } else { x * base / median };
+            let f = |x: f64| if x == of { base } else { x * base / of };
             match &mut s.kind {
                 Kind::Bootstrap { entries, .. } => {
                     entries.iter_mut().for_each(|e| e.value = f(e.value))

@@ -79,4 +79,9 @@ pub enum NoiseError {
         "OS-noise replay `{replay}` needs a fitted detour process, but profile `{system}` has none"
     )]
     ProcessMissing { replay: String, system: String },
+    #[error(
+        "capture day `{day}` has another eager threshold S or per-byte overhead O than the \
+         profile's own day; the days of one profile must share them"
+    )]
+    DaysDiffer { day: String },
 }

@@ -31,6 +31,7 @@
 //!     bandwidth_block_bytes: 16 << 20,
 //!     overhead: None,
 //!     gap: None,
+//!     after_idle: None,
 //! };
 //! let profile = Profile {
 //!     system: "demo".into(), description: String::new(), near: placement, far: None,
@@ -39,7 +40,8 @@
 //!         traces: vec![DetourTrace { start_ps: vec![0], duration_ps: vec![1000], period_ps: 100_000 }],
 //!         process: None,
 //!     },
-//!     prices: Prices::default(), provenance: Provenance::default(),
+//!     prices: Prices::default(), provenance: Provenance::default(), mpi_progress: None,
+//!     calibration: Default::default(), day: String::new(), days: Vec::new(),
 //! };
 //! let cfg = NoiseConfig { mode: "os+net".parse()?, ..NoiseConfig::default() };
 //! let model = NoiseModel::new(&profile, &cfg)?;

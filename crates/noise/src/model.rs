@@ -46,10 +46,10 @@
 
 use crate::dist::{Sampler, Scaling};
 use crate::os::{DetourProcessGen, DetourTable};
-use crate::rng::{CounterRng, DOMAIN_MSG, DOMAIN_PHASE, DOMAIN_PHASE_COSCHED};
+use crate::rng::{CounterRng, DOMAIN_DAY, DOMAIN_MSG, DOMAIN_PHASE, DOMAIN_PHASE_COSCHED};
 use crate::NoiseError;
-use loggops_engine::{MsgCosts, Noise, Params, PerByte, Time};
-use loggops_profile::{BaseParams, Distribution, Placement, Profile};
+use loggops_engine::{MpiProgress, MsgCosts, Noise, Params, PerByte, Time, NEVER_COMMUNICATED};
+use loggops_profile::{BaseParams, Distribution, OsNoise, Placement, Profile};
 use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
@@ -190,6 +190,9 @@ pub struct NoiseConfig {
     pub overhead_gap_noise: bool,
     /// OS-noise replay beyond one trace period.
     pub os_replay: OsReplay,
+    /// Overrides the profile's `mpi_progress` (whether rendezvous messages progress while a
+    /// rank computes; [`NoiseModel::mpi_progress`]).
+    pub mpi_progress: Option<MpiProgress>,
 }
 
 impl Default for NoiseConfig {
@@ -202,6 +205,7 @@ impl Default for NoiseConfig {
             rndv_triple_latency: true,
             overhead_gap_noise: true,
             os_replay: OsReplay::Cyclic,
+            mpi_progress: None,
         }
     }
 }
@@ -211,28 +215,43 @@ impl Default for NoiseConfig {
 struct Place {
     base: Params,
     lat: Option<Sampler>,
+    /// The latency of a message whose sender had been idle for at least `idle_threshold`
+    /// (`None`: `lat` for every message; then `idle_threshold` is `Time::MAX`).
+    lat_idle: Option<Sampler>,
+    idle_threshold: Time,
     bw: Option<Sampler>,
     block: u64,
     o: Option<Sampler>,
     g: Option<Sampler>,
 }
 
+/// The noise of one capture day.
+#[derive(Debug)]
+struct DayNoise {
+    label: String,
+    near: Place,
+    far: Place,
+    far_differs: bool,
+    os: Option<OsSource>,
+}
+
 #[derive(Debug)]
 struct Inner {
     system: String,
     cfg: NoiseConfig,
-    near: Place,
-    far: Place,
-    far_differs: bool,
+    /// The profile's own day, then its further days; a repetition runs on one.
+    days: Vec<DayNoise>,
     nps: u32,
     net: bool,
     og: bool,
-    os: Option<OsSource>,
+    /// Some placement of some day draws latencies by the sender's idle time.
+    idle: bool,
     /// The smallest `o + L` of any message (see [`Noise::min_message_delay`]); 0 in mode
     /// `none`, whose runs are lock-step.
     min_delay: Time,
     /// The smallest `L` of any message (see [`Noise::min_latency`]); 0 in mode `none`.
     min_latency: Time,
+    mpi_progress: MpiProgress,
 }
 
 #[derive(Debug)]
@@ -369,6 +388,42 @@ fn place(
         name,
         "ps",
     )?;
+    // After idle periods: the latency moves with `lat` (the same factor), so a base L that is
+    // overridden shifts both.
+    let after_idle = own
+        .after_idle
+        .as_ref()
+        .or(fallback.and_then(|f| f.after_idle.as_ref()));
+    let (lat_idle, idle_threshold) = match after_idle {
+        Some(a) => {
+            let scaling = match (cfg.scaling, &lat) {
+                (ScaleMode::MedianToBase, Some(_)) => {
+                    let of = crate::dist::median_of(
+                        pick(|p| p.latency.as_ref()).expect("lat has a distribution"),
+                        "ps",
+                    )
+                    .map_err(|source| NoiseError::Distribution {
+                        what: format!("latency distribution of the {name} placement"),
+                        source,
+                    })?;
+                    Scaling::Ratio {
+                        base: base.l as f64,
+                        of,
+                    }
+                }
+                (ScaleMode::MedianToBase, None) => Scaling::MedianTo(base.l as f64),
+                (ScaleMode::Absolute, _) => Scaling::Absolute,
+            };
+            let s = Sampler::new(&a.latency, scaling, "ps").map_err(|source| {
+                NoiseError::Distribution {
+                    what: format!("latency-after-idle distribution of the {name} placement"),
+                    source,
+                }
+            })?;
+            (Some(s), round_ps(a.threshold_ps))
+        }
+        None => (None, Time::MAX),
+    };
     // The block size goes with the bandwidth distribution it was measured with.
     let block = if own.bandwidth.is_some() {
         own.bandwidth_block_bytes
@@ -381,6 +436,8 @@ fn place(
     Ok(Place {
         base,
         lat,
+        lat_idle,
+        idle_threshold,
         bw,
         block,
         o,
@@ -388,92 +445,192 @@ fn place(
     })
 }
 
+/// The noise of one capture day: its placements and OS noise.
+fn day_noise(
+    label: &str,
+    near: &Placement,
+    far: Option<&Placement>,
+    on: &OsNoise,
+    system: &str,
+    cfg: &NoiseConfig,
+) -> Result<DayNoise, NoiseError> {
+    let near_p = place(near, None, "near", cfg)?;
+    let (far_p, far_differs) = match far {
+        Some(f) => (place(f, Some(near), "far", cfg)?, true),
+        None => (near_p.clone(), false),
+    };
+    let os = if cfg.mode.os() {
+        if on.traces.is_empty() && on.process.is_none() {
+            return Err(NoiseError::OsNoiseMissing {
+                mode: cfg.mode.to_string(),
+                system: system.to_string(),
+            });
+        }
+        let replay = if on.traces.is_empty() {
+            OsReplay::Process
+        } else {
+            cfg.os_replay
+        };
+        let process = match (&on.process, replay) {
+            (_, OsReplay::Cyclic) => None,
+            (Some(p), _) => Some(DetourProcessGen::new(p)?),
+            (None, _) => {
+                return Err(NoiseError::ProcessMissing {
+                    replay: replay.as_str().into(),
+                    system: system.to_string(),
+                })
+            }
+        };
+        let table = match replay {
+            OsReplay::Process => None,
+            _ => Some(DetourTable::stitch(&on.traces)?),
+        };
+        Some(OsSource {
+            replay,
+            table,
+            process,
+        })
+    } else {
+        None
+    };
+    Ok(DayNoise {
+        label: label.to_string(),
+        near: near_p,
+        far: far_p,
+        far_differs,
+        os,
+    })
+}
+
 impl NoiseModel {
     /// Validates the profile's parts that `cfg` uses and prepares samplers and traces.
     pub fn new(profile: &Profile, cfg: &NoiseConfig) -> Result<NoiseModel, NoiseError> {
-        let near = place(&profile.near, None, "near", cfg)?;
-        let (far, far_differs) = match &profile.far {
-            Some(f) => (place(f, Some(&profile.near), "far", cfg)?, true),
-            None => (near.clone(), false),
-        };
         let nps = cfg.nodes_per_switch.unwrap_or(profile.nodes_per_switch);
         if nps == 0 {
             return Err(NoiseError::ZeroNodesPerSwitch);
         }
-        let os = if cfg.mode.os() {
-            let on = &profile.os_noise;
-            if on.traces.is_empty() && on.process.is_none() {
-                return Err(NoiseError::OsNoiseMissing {
-                    mode: cfg.mode.to_string(),
-                    system: profile.system.clone(),
+        let own = day_noise(
+            &profile.day,
+            &profile.near,
+            profile.far.as_ref(),
+            &profile.os_noise,
+            &profile.system,
+            cfg,
+        )?;
+        let mut days = vec![own];
+        for d in &profile.days {
+            let day = day_noise(
+                &d.label,
+                &d.near,
+                d.far.as_ref(),
+                &d.os_noise,
+                &profile.system,
+                cfg,
+            )?;
+            // The engine computes O, S and the rendezvous latencies from one set of parameters.
+            let (a, b) = (&days[0].near.base, &day.near.base);
+            if (a.big_o, a.s) != (b.big_o, b.s) {
+                return Err(NoiseError::DaysDiffer {
+                    day: d.label.clone(),
                 });
             }
-            let replay = if on.traces.is_empty() {
-                OsReplay::Process
-            } else {
-                cfg.os_replay
-            };
-            let process = match (&on.process, replay) {
-                (_, OsReplay::Cyclic) => None,
-                (Some(p), _) => Some(DetourProcessGen::new(p)?),
-                (None, _) => {
-                    return Err(NoiseError::ProcessMissing {
-                        replay: replay.as_str().into(),
-                        system: profile.system.clone(),
-                    })
-                }
-            };
-            let table = match replay {
-                OsReplay::Process => None,
-                _ => Some(DetourTable::stitch(&on.traces)?),
-            };
-            Some(OsSource {
-                replay,
-                table,
-                process,
-            })
-        } else {
-            None
-        };
+            days.push(day);
+        }
         let og = cfg.mode.net()
             && cfg.overhead_gap_noise
-            && [&near, &far].iter().any(|p| p.o.is_some() || p.g.is_some());
+            && days
+                .iter()
+                .flat_map(|d| [&d.near, &d.far])
+                .any(|p| p.o.is_some() || p.g.is_some());
         let net = cfg.mode.net();
+        let idle = net
+            && days
+                .iter()
+                .flat_map(|d| [&d.near, &d.far])
+                .any(|p| p.lat_idle.is_some() && p.lat.is_some());
         // Draws are rounded to whole ps, so never below the floor of the smallest value.
         let least = |s: &Option<Sampler>, on: bool, base: Time| match s {
             Some(s) if on => s.min().floor() as Time,
             _ => base,
         };
-        let latency = |p: &Place| least(&p.lat, net, p.base.l);
+        let latency = |p: &Place| {
+            let l = least(&p.lat, net, p.base.l);
+            match &p.lat_idle {
+                Some(s) if net && p.lat.is_some() => l.min(s.min().floor() as Time),
+                _ => l,
+            }
+        };
         let delay = |p: &Place| least(&p.o, og, p.base.o).saturating_add(latency(p));
         let smallest = |f: &dyn Fn(&Place) -> Time| match cfg.mode {
             NoiseMode::None => 0,
-            _ if far_differs => f(&near).min(f(&far)),
-            _ => f(&near),
+            _ => days
+                .iter()
+                .map(|d| {
+                    if d.far_differs {
+                        f(&d.near).min(f(&d.far))
+                    } else {
+                        f(&d.near)
+                    }
+                })
+                .min()
+                .unwrap_or(0),
         };
         let (min_delay, min_latency) = (smallest(&delay), smallest(&latency));
         Ok(NoiseModel {
             inner: Arc::new(Inner {
                 system: profile.system.clone(),
                 cfg: cfg.clone(),
-                near,
-                far,
-                far_differs,
+                days,
                 nps,
                 net,
                 og,
-                os,
+                idle,
                 min_delay,
                 min_latency,
+                mpi_progress: cfg.mpi_progress.unwrap_or(match profile.mpi_progress {
+                    Some(loggops_profile::MpiProgress::Polled) => MpiProgress::Polled,
+                    Some(loggops_profile::MpiProgress::Async) | None => MpiProgress::Async,
+                }),
             }),
         })
+    }
+
+    /// The number of capture days (1 for a profile of one day).
+    pub fn days(&self) -> usize {
+        self.inner.days.len()
+    }
+
+    /// The day repetition `rep` of a run with master seed `seed` runs on (an index into
+    /// `[the profile's own day, its further days...]`; always 0 with one day).
+    pub fn day_of(&self, seed: u64, rep: u64) -> usize {
+        let n = self.inner.days.len() as u128;
+        if n <= 1 {
+            return 0;
+        }
+        let x = CounterRng::new(seed, rep).at(0, DOMAIN_DAY << 56) as u128;
+        ((x * n) >> 64) as usize
+    }
+
+    /// The label of day `d` (see [`Self::day_of`]).
+    pub fn day_label(&self, d: usize) -> &str {
+        &self.inner.days[d].label
+    }
+
+    /// Whether rendezvous messages progress while a rank computes: the override of
+    /// [`NoiseConfig::mpi_progress`], else the profile's `mpi_progress`, else
+    /// [`MpiProgress::Async`] (what a profile without the attribute means). Runs with this
+    /// model set [`loggops_engine::Config::mpi_progress`] to it.
+    pub fn mpi_progress(&self) -> MpiProgress {
+        self.inner.mpi_progress
     }
 
     /// The noise of repetition `rep` of a run with master seed `seed`, for ranks `0..num_ranks`.
     pub fn instance(&self, seed: u64, rep: u64, num_ranks: u32) -> NoiseRun {
         let rng = CounterRng::new(seed, rep);
         let i = &*self.inner;
-        let mut ranks: Box<[RankOs]> = match &i.os {
+        let day = self.day_of(seed, rep);
+        let dn = &i.days[day];
+        let mut ranks: Box<[RankOs]> = match &dn.os {
             Some(OsSource { table: Some(t), .. }) => {
                 let phase = |r: u32| RankOs {
                     phase: t.phase(rng.at(r as u64, DOMAIN_PHASE << 56)),
@@ -491,7 +648,7 @@ impl NoiseModel {
         let col = |purpose: u64| rng.col(DOMAIN_MSG << 56 | purpose);
         // Quiet stretches come from the trace (the process-only replay has none).
         let use_quiet = matches!(
-            &i.os,
+            &dn.os,
             Some(OsSource {
                 replay: OsReplay::Cyclic | OsReplay::ThenProcess,
                 table: Some(_),
@@ -512,12 +669,14 @@ impl NoiseModel {
             } else {
                 u32::MAX
             },
-            far_differs: i.far_differs,
+            far_differs: dn.far_differs,
             net: i.net,
             og: i.og,
+            idle: i.idle,
+            day: day as u32,
             quiet: if use_quiet {
                 let mut quiet: Box<[[u64; 2]]> = vec![[0, 0]; num_ranks as usize].into();
-                Self::first_quiet_stretches(i, &mut ranks, &mut quiet);
+                Self::first_quiet_stretches(dn, &mut ranks, &mut quiet);
                 quiet
             } else {
                 Box::default()
@@ -534,7 +693,7 @@ impl NoiseModel {
     /// each other, and made in the order of the ranks' phases, so that they walk the trace
     /// forward instead of missing the cache at random places in it (a 16K-rank repetition
     /// spent 2.5 % of its time on those misses).
-    fn first_quiet_stretches(i: &Inner, ranks: &mut [RankOs], quiet: &mut [[u64; 2]]) {
+    fn first_quiet_stretches(i: &DayNoise, ranks: &mut [RankOs], quiet: &mut [[u64; 2]]) {
         let Some(OsSource {
             table: Some(t),
             replay,
@@ -581,17 +740,17 @@ impl NoiseModel {
 
     /// Parameters for the engine: the near base, with `rndv_extra_latencies` per the config.
     pub fn engine_params(&self) -> Params {
-        self.inner.near.base
+        self.inner.days[0].near.base
     }
 
-    /// Base parameters of messages within a switch.
+    /// Base parameters of messages within a switch (of the profile's own day).
     pub fn near_params(&self) -> Params {
-        self.inner.near.base
+        self.inner.days[0].near.base
     }
 
     /// Base parameters of messages between switches (= near if the profile has no far part).
     pub fn far_params(&self) -> Params {
-        self.inner.far.base
+        self.inner.days[0].far.base
     }
 
     pub fn mode(&self) -> NoiseMode {
@@ -610,12 +769,22 @@ impl NoiseModel {
     /// (mode `none` without a distinct far placement): the engine can then use `NoNoise`.
     pub fn needs_noise_run(&self) -> bool {
         let i = &self.inner;
-        i.cfg.mode != NoiseMode::None || (i.far_differs && i.far.base != i.near.base)
+        i.cfg.mode != NoiseMode::None
+            || i.days.len() > 1
+            || i.days
+                .iter()
+                .any(|d| d.far_differs && d.far.base != d.near.base)
     }
 
-    /// Period of the stitched OS-noise trace, ps (`None` without trace replay).
+    /// Period of the stitched OS-noise trace of the profile's own day, ps (`None` without
+    /// trace replay).
     pub fn os_period_ps(&self) -> Option<u64> {
-        self.inner.os.as_ref()?.table.as_ref().map(|t| t.period())
+        self.inner.days[0]
+            .os
+            .as_ref()?
+            .table
+            .as_ref()
+            .map(|t| t.period())
     }
 
     /// One line per active ingredient, for logs.
@@ -632,9 +801,13 @@ impl NoiseModel {
             Some(x) => format!("{} values, median {:.4}{unit}", x.len(), x.median()),
             None => "constant".into(),
         };
+        let d0 = &i.days[0];
+        if i.days.len() > 1 {
+            s += &format!(", {} capture days (one per repetition)", i.days.len());
+        }
         if i.net {
-            for (name, p) in [("near", &i.near), ("far", &i.far)] {
-                if name == "far" && !i.far_differs {
+            for (name, p) in [("near", &d0.near), ("far", &d0.far)] {
+                if name == "far" && !d0.far_differs {
                     continue;
                 }
                 s += &format!(
@@ -648,7 +821,7 @@ impl NoiseModel {
                 }
             }
         }
-        if let Some(os) = &i.os {
+        if let Some(os) = &d0.os {
             s += &format!("\n  OS noise: replay {}", os.replay.as_str());
             if let Some(t) = &os.table {
                 s += &format!(
@@ -692,6 +865,10 @@ pub struct NoiseRun {
     far_differs: bool,
     net: bool,
     og: bool,
+    /// Latencies depend on the sender's idle time ([`Noise::uses_idle`]).
+    idle: bool,
+    /// The capture day this repetition runs on (index into the model's days).
+    day: u32,
     /// Per rank, `[lo, hi)`: the absolute times of its current quiet stretch, which nearly
     /// every CPU interval looks up (one cache line holds four ranks); empty without trace
     /// replay.
@@ -727,6 +904,12 @@ impl NoiseRun {
         &self.rng
     }
 
+    /// The capture day this repetition runs on.
+    #[inline(always)]
+    fn dn(&self) -> &DayNoise {
+        &self.m.days[self.day as usize]
+    }
+
     #[inline(always)]
     fn place(&self, src: u32, dst: u32) -> &Place {
         let far = self.far_differs
@@ -735,10 +918,11 @@ impl NoiseRun {
             } else {
                 src / self.nps != dst / self.nps
             };
+        let d = self.dn();
         if far {
-            &self.m.far
+            &d.far
         } else {
-            &self.m.near
+            &d.near
         }
     }
 
@@ -800,6 +984,7 @@ impl NoiseRun {
         side: usize,
         with_latency: bool,
         known_gap: Option<Time>,
+        idle: Time,
     ) -> MsgCosts {
         let pl = self.place(src, dst);
         let bytes = size.saturating_sub(1);
@@ -812,8 +997,13 @@ impl NoiseRun {
             };
         }
         let row = self.rng.row((src as u64) << 32 | send_op as u64);
-        let latency = match &pl.lat {
-            Some(s) if with_latency => round_ps(s.sample_bits(CounterRng::join(row, self.col_lat))),
+        let latency = match (&pl.lat, &pl.lat_idle) {
+            (Some(_), Some(s)) if with_latency && idle >= pl.idle_threshold => {
+                round_ps(s.sample_bits(CounterRng::join(row, self.col_lat)))
+            }
+            (Some(s), _) if with_latency => {
+                round_ps(s.sample_bits(CounterRng::join(row, self.col_lat)))
+            }
             _ => pl.base.l,
         };
         let gap_bytes = match (&pl.bw, known_gap) {
@@ -830,11 +1020,27 @@ impl NoiseRun {
         }
     }
 
+    /// Keeps the gap of `src`'s latest message for `recv_costs` (allocated with the first send).
+    #[inline(always)]
+    fn keep_gap(&mut self, src: u32, send_op: u32, gap_bytes: Time) {
+        if self.net {
+            if self.sent.is_empty() {
+                self.sent = vec![(0, NO_OP); self.num_ranks as usize].into();
+            }
+            if let Some(s) = self.sent.get_mut(src as usize) {
+                *s = (gap_bytes, send_op);
+            }
+        }
+    }
+
     /// OS detour of a window outside the rank's quiet stretch (or without one).
     #[cold]
     #[inline(never)]
     fn os_detour_slow(&mut self, rank: u32, t0: Time, t1: Time) -> Time {
-        let Some(os) = &self.m.os else { return 0 };
+        let day = self.day as usize;
+        let Some(os) = &self.m.days[day].os else {
+            return 0;
+        };
         let len = t1.saturating_sub(t0);
         let stream = if self.m.cfg.cosched { 0 } else { rank };
         match os.replay {
@@ -879,16 +1085,42 @@ impl Noise for NoiseRun {
     #[inline(always)]
     fn send_costs(&mut self, p: &Params, src: u32, dst: u32, send_op: u32, size: u64) -> MsgCosts {
         let c = self.send_costs_untracked(p, src, dst, send_op, size);
-        // Kept for `recv_costs` (allocated with the first send).
-        if self.net {
-            if self.sent.is_empty() {
-                self.sent = vec![(0, NO_OP); self.num_ranks as usize].into();
-            }
-            if let Some(s) = self.sent.get_mut(src as usize) {
-                *s = (c.gap_bytes, send_op);
-            }
-        }
+        self.keep_gap(src, send_op, c.gap_bytes);
         c
+    }
+
+    #[inline(always)]
+    fn uses_idle(&self) -> bool {
+        self.idle
+    }
+
+    #[inline(always)]
+    fn send_costs_idle(
+        &mut self,
+        p: &Params,
+        src: u32,
+        dst: u32,
+        send_op: u32,
+        size: u64,
+        idle: Time,
+    ) -> MsgCosts {
+        let _ = p;
+        let c = self.costs(src, dst, send_op, size, 0, true, None, idle);
+        self.keep_gap(src, send_op, c.gap_bytes);
+        c
+    }
+
+    #[inline(always)]
+    fn send_costs_untracked_idle(
+        &mut self,
+        _p: &Params,
+        src: u32,
+        dst: u32,
+        send_op: u32,
+        size: u64,
+        idle: Time,
+    ) -> MsgCosts {
+        self.costs(src, dst, send_op, size, 0, true, None, idle)
     }
 
     #[inline(always)]
@@ -900,7 +1132,7 @@ impl Noise for NoiseRun {
         send_op: u32,
         size: u64,
     ) -> MsgCosts {
-        self.costs(src, dst, send_op, size, 0, true, None)
+        self.costs(src, dst, send_op, size, 0, true, None, NEVER_COMMUNICATED)
     }
 
     /// As [`Self::send_costs`] at the receiver, except that the latency is not drawn (the engine
@@ -913,7 +1145,7 @@ impl Noise for NoiseRun {
             Some(&(gap, op)) if op == send_op => Some(gap),
             _ => None,
         };
-        self.costs(src, dst, send_op, size, 1, false, known)
+        self.costs(src, dst, send_op, size, 1, false, known, NEVER_COMMUNICATED)
     }
 
     /// As [`Self::recv_costs`] with the gap the engine already holds: nothing is looked up
@@ -938,7 +1170,16 @@ impl Noise for NoiseRun {
                 gap_bytes,
             };
         }
-        self.costs(src, dst, send_op, size, 1, false, Some(gap_bytes))
+        self.costs(
+            src,
+            dst,
+            send_op,
+            size,
+            1,
+            false,
+            Some(gap_bytes),
+            NEVER_COMMUNICATED,
+        )
     }
 
     /// The base parameters of the message's placement (near or far), whatever the mode.
@@ -962,7 +1203,10 @@ impl Noise for NoiseRun {
 
     fn fixed_recv_overheads(&self) -> Option<(Time, Time)> {
         // As `recv_costs_known_gap`: the placement's base o and g unless o and g are drawn.
-        let (near, far) = (&self.m.near.base, &self.m.far.base);
+        if self.m.days.len() > 1 {
+            return None;
+        }
+        let (near, far) = (&self.dn().near.base, &self.dn().far.base);
         let alike = !self.far_differs || (near.o, near.g) == (far.o, far.g);
         (!self.og && alike).then_some((near.o, near.g))
     }

@@ -53,6 +53,9 @@ pub const DOMAIN_PHASE_COSCHED: u64 = 0x03;
 /// Domain of the fitted detour process: `a = bucket`,
 /// `b = DOMAIN_PROCESS << 56 | arrival << 32 | stream` (see [`crate::os::DetourProcessGen`]).
 pub const DOMAIN_PROCESS: u64 = 0x04;
+/// Domain of the capture day a repetition runs on (profiles with several days): `a = 0`,
+/// `b = DOMAIN_DAY << 56`.
+pub const DOMAIN_DAY: u64 = 0x06;
 /// Domain of sequential [`Stream`]s: `a = index`, `b = DOMAIN_STREAM << 56 | id` (id < 2^56).
 pub const DOMAIN_STREAM: u64 = 0x05;
 

@@ -45,6 +45,7 @@ fn placement(l: f64, g: f64) -> Placement {
         bandwidth_block_bytes: 16 * MIB,
         overhead: None,
         gap: None,
+        after_idle: None,
     }
 }
 
@@ -74,6 +75,10 @@ fn profile() -> Profile {
         },
         prices: Prices::default(),
         provenance: Provenance::default(),
+        calibration: Default::default(),
+        day: String::new(),
+        days: Vec::new(),
+        mpi_progress: None,
     }
 }
 

@@ -1,4 +1,4 @@
-//! The HDF5 encoding of a [`Profile`] (schema versions 1 and 2, documented in `SCHEMA.md`).
+//! The HDF5 encoding of a [`Profile`] (schema versions 1 to 3, documented in `SCHEMA.md`).
 //!
 //! This is the only module that touches `hdf5-pure`; nothing of that crate leaks through the
 //! public API. Files are written with plain 1-D `float64`/`uint64` datasets, scalar numeric
@@ -15,8 +15,8 @@ use hdf5_pure::{AttrValue, DType, Dataset, File, FileBuilder, FormatError, Group
 
 use crate::error::{Invalid, ProfileError};
 use crate::model::{
-    BaseParams, DetourProcess, DetourTrace, Distribution, ExactTail, OsNoise, Placement, Prices,
-    Profile, Provenance,
+    AfterIdle, BaseParams, Calibration, Day, DetourProcess, DetourTrace, Distribution, ExactTail,
+    MpiProgress, OsNoise, Placement, Prices, Profile, Provenance,
 };
 use crate::schema::{self, Unit, MIN_SCHEMA_VERSION, SCHEMA_NAME, SCHEMA_VERSION};
 use crate::validate;
@@ -119,6 +119,9 @@ fn encode(p: &Profile) -> Result<Vec<u8>, hdf5_pure::Error> {
         schema::ATTR_NODES_PER_SWITCH,
         AttrValue::U32(p.nodes_per_switch),
     );
+    if let Some(m) = p.mpi_progress {
+        fb.set_attr(schema::ATTR_MPI_PROGRESS, vlen(m.name()));
+    }
 
     let near = placement_group(fb.create_group("near"), &p.near);
     fb.add_group(near);
@@ -127,22 +130,31 @@ fn encode(p: &Profile) -> Result<Vec<u8>, hdf5_pure::Error> {
         fb.add_group(far);
     }
 
-    let mut os = fb.create_group("os_noise");
-    for (k, t) in p.os_noise.traces.iter().enumerate() {
-        let mut g = os.create_group(&format!("{}{k}", schema::TRACE_PREFIX));
-        g.set_attr(schema::ATTR_PERIOD, AttrValue::U64(t.period_ps));
-        u64_dataset(&mut g, schema::START, &t.start_ps);
-        u64_dataset(&mut g, schema::DURATION, &t.duration_ps);
-        os.add_group(g.finish());
+    let os = os_noise_group(fb.create_group("os_noise"), &p.os_noise);
+    fb.add_group(os);
+    if p.calibration != Calibration::PaperTable {
+        fb.set_attr(schema::ATTR_CALIBRATION, vlen(p.calibration.as_str()));
     }
-    if let Some(proc_) = &p.os_noise.process {
-        let mut g = os.create_group("process");
-        g.set_attr(schema::ATTR_RATE, AttrValue::F64(proc_.rate_per_s));
-        let d = distribution_group(g.create_group("duration"), Unit::Ps, &proc_.duration_ps);
-        g.add_group(d);
-        os.add_group(g.finish());
+    if !p.day.is_empty() {
+        fb.set_attr(schema::ATTR_DAY, vlen(&p.day));
     }
-    fb.add_group(os.finish());
+    if !p.days.is_empty() {
+        let mut days = fb.create_group(schema::DAYS.trim_start_matches('/'));
+        for (k, d) in p.days.iter().enumerate() {
+            let mut g = days.create_group(&format!("{}{k}", schema::DAY_PREFIX));
+            g.set_attr(schema::ATTR_LABEL, vlen(&d.label));
+            let near = placement_group(g.create_group("near"), &d.near);
+            g.add_group(near);
+            if let Some(far) = &d.far {
+                let far = placement_group(g.create_group("far"), far);
+                g.add_group(far);
+            }
+            let os = os_noise_group(g.create_group("os_noise"), &d.os_noise);
+            g.add_group(os);
+            days.add_group(g.finish());
+        }
+        fb.add_group(days.finish());
+    }
 
     let mut prices = fb.create_group("prices");
     if let Some(v) = p.prices.on_demand_usd_per_node_hour {
@@ -171,12 +183,41 @@ fn encode(p: &Profile) -> Result<Vec<u8>, hdf5_pure::Error> {
     fb.finish()
 }
 
-/// The oldest schema version that holds `p`: 2 when a quantile table has an exact tail, else 1
-/// (so profiles without tails stay readable by builds that only know version 1).
+fn os_noise_group(mut os: GroupBuilder, n: &OsNoise) -> hdf5_pure::FinishedGroup {
+    for (k, t) in n.traces.iter().enumerate() {
+        let mut g = os.create_group(&format!("{}{k}", schema::TRACE_PREFIX));
+        g.set_attr(schema::ATTR_PERIOD, AttrValue::U64(t.period_ps));
+        u64_dataset(&mut g, schema::START, &t.start_ps);
+        u64_dataset(&mut g, schema::DURATION, &t.duration_ps);
+        os.add_group(g.finish());
+    }
+    if let Some(proc_) = &n.process {
+        let mut g = os.create_group("process");
+        g.set_attr(schema::ATTR_RATE, AttrValue::F64(proc_.rate_per_s));
+        let d = distribution_group(g.create_group("duration"), Unit::Ps, &proc_.duration_ps);
+        g.add_group(d);
+        os.add_group(g.finish());
+    }
+    os.finish()
+}
+
+/// The oldest schema version that holds `p`: 3 with a calibration other than the paper's
+/// table, a latency after idle periods, capture days or `mpi_progress`; else 2 when a quantile
+/// table has an exact tail, else 1 (so profiles without them stay readable by older builds).
 fn version_needed(p: &Profile) -> i64 {
+    if p.mpi_progress.is_some() {
+        return schema::MPI_PROGRESS_SCHEMA_VERSION;
+    }
     let has_tail =
         |d: Option<&Distribution>| matches!(d, Some(Distribution::Quantiles { tail: Some(_), .. }));
     let placements = std::iter::once(&p.near).chain(p.far.as_ref());
+    if p.calibration != Calibration::PaperTable
+        || !p.day.is_empty()
+        || !p.days.is_empty()
+        || placements.clone().any(|pl| pl.after_idle.is_some())
+    {
+        return schema::CAPTURES_SCHEMA_VERSION;
+    }
     let any = placements
         .flat_map(|pl| [&pl.latency, &pl.bandwidth, &pl.overhead, &pl.gap])
         .any(|d| has_tail(d.as_ref()))
@@ -208,10 +249,21 @@ fn placement_group(mut g: GroupBuilder, p: &Placement) -> hdf5_pure::FinishedGro
             g.add_group(sub);
         }
     }
+    if let Some(a) = &p.after_idle {
+        let (name, unit) = schema::LATENCY_AFTER_IDLE;
+        let mut sub = g.create_group(name);
+        sub.set_attr(schema::ATTR_IDLE_THRESHOLD, AttrValue::F64(a.threshold_ps));
+        let sub = distribution_into(sub, unit, &a.latency);
+        g.add_group(sub);
+    }
     g.finish()
 }
 
-fn distribution_group(
+fn distribution_group(g: GroupBuilder, unit: Unit, d: &Distribution) -> hdf5_pure::FinishedGroup {
+    distribution_into(g, unit, d)
+}
+
+fn distribution_into(
     mut g: GroupBuilder,
     unit: Unit,
     d: &Distribution,
@@ -316,14 +368,28 @@ fn decode(path: &Path, bytes: Vec<u8>) -> Result<Profile, ProfileError> {
         )
     })?;
 
+    let mpi_progress = r.mpi_progress(&attrs)?;
     let near = r.placement("/near", r.req_group("/near")?)?;
     let far = match r.group("/far")? {
         Some(g) => Some(r.placement("/far", g)?),
         None => None,
     };
-    let os_noise = r.os_noise()?;
+    let os_noise = r.os_noise("")?;
     let prices = r.prices()?;
     let provenance = r.provenance()?;
+    let calibration = match r.opt_str(&attrs, "/", schema::ATTR_CALIBRATION)? {
+        None => Calibration::PaperTable,
+        Some(c) => Calibration::parse(&c).ok_or_else(|| {
+            r.invalid(
+                schema::attr_object("/", schema::ATTR_CALIBRATION),
+                format!("is {c:?}, expected \"paper-table\" or \"captures\""),
+            )
+        })?,
+    };
+    let day = r
+        .opt_str(&attrs, "/", schema::ATTR_DAY)?
+        .unwrap_or_default();
+    let days = r.days()?;
 
     let profile = Profile {
         system,
@@ -334,6 +400,10 @@ fn decode(path: &Path, bytes: Vec<u8>) -> Result<Profile, ProfileError> {
         os_noise,
         prices,
         provenance,
+        calibration,
+        day,
+        days,
+        mpi_progress,
     };
     validate::validate(&profile).map_err(|e| ProfileError::invalid(path, e))?;
     Ok(profile)
@@ -461,6 +531,105 @@ impl Reader<'_> {
         }
     }
 
+    /// A version-3 string attribute; `None` if absent (an error in an older file).
+    fn opt_str(
+        &self,
+        attrs: &Attrs,
+        obj: &str,
+        name: &str,
+    ) -> Result<Option<String>, ProfileError> {
+        if self.attr(attrs, name)?.is_none() {
+            return Ok(None);
+        }
+        self.need_v3(&schema::attr_object(obj, name))?;
+        self.req_str(attrs, obj, name).map(Some)
+    }
+
+    /// An error unless the file is of schema version 3 or later (`object` is a version-3
+    /// object found in it).
+    fn need_v3(&self, object: &str) -> Result<(), ProfileError> {
+        if self.version < schema::CAPTURES_SCHEMA_VERSION {
+            return Err(self.invalid(
+                object,
+                format!(
+                    "needs schema_version {} or later, but the file has schema_version {}",
+                    schema::CAPTURES_SCHEMA_VERSION,
+                    self.version
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The capture days under `/days` (empty if absent).
+    fn days(&self) -> Result<Vec<Day>, ProfileError> {
+        let Some(g) = self.group(schema::DAYS)? else {
+            return Ok(Vec::new());
+        };
+        self.need_v3(schema::DAYS)?;
+        let names = g.groups().map_err(|e| self.corrupt(schema::DAYS, e))?;
+        let count = self.numbered(schema::DAYS, &names, schema::DAY_PREFIX, "day_<k>")?;
+        let mut days = Vec::with_capacity(count);
+        for k in 0..count {
+            let dpath = schema::day_group(k);
+            let dg = self.req_group(&dpath)?;
+            let a = self.attrs(&dg, &dpath)?;
+            let label = self.req_str(&a, &dpath, schema::ATTR_LABEL)?;
+            let near_path = format!("{dpath}/near");
+            let near = self.placement(&near_path, self.req_group(&near_path)?)?;
+            let far_path = format!("{dpath}/far");
+            let far = match self.group(&far_path)? {
+                Some(fg) => Some(self.placement(&far_path, fg)?),
+                None => None,
+            };
+            let os_noise = self.os_noise(&dpath)?;
+            days.push(Day {
+                label,
+                near,
+                far,
+                os_noise,
+            });
+        }
+        Ok(days)
+    }
+
+    /// The number of groups named `<prefix><k>` among `names` (k = 0, 1, … without gaps) in
+    /// group `gpath`; other names are ignored.
+    fn numbered(
+        &self,
+        gpath: &str,
+        names: &[String],
+        prefix: &str,
+        pattern: &str,
+    ) -> Result<usize, ProfileError> {
+        let mut indices = Vec::new();
+        for n in names {
+            if let Some(k) = n.strip_prefix(prefix) {
+                let idx = k
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|i| i.to_string() == k)
+                    .ok_or_else(|| {
+                        self.invalid(
+                            format!("{gpath}/{n}"),
+                            format!("is not a valid name, expected {pattern} with k = 0, 1, 2, …"),
+                        )
+                    })?;
+                indices.push(idx);
+            }
+        }
+        indices.sort_unstable();
+        for (want, &got) in indices.iter().enumerate() {
+            if want != got {
+                return Err(ProfileError::MissingGroup {
+                    path: self.path.to_path_buf(),
+                    group: format!("{gpath}/{prefix}{want}"),
+                });
+            }
+        }
+        Ok(indices.len())
+    }
+
     fn req_str(&self, attrs: &Attrs, obj: &str, name: &str) -> Result<String, ProfileError> {
         let v = self
             .attr(attrs, name)?
@@ -471,6 +640,32 @@ impl Reader<'_> {
                 format!("is {}, expected a string", describe(v)),
             )
         })
+    }
+
+    /// The root attribute `mpi_progress` (schema version 3), if present.
+    fn mpi_progress(&self, attrs: &Attrs) -> Result<Option<MpiProgress>, ProfileError> {
+        let name = schema::ATTR_MPI_PROGRESS;
+        let Some(v) = self.attr(attrs, name)? else {
+            return Ok(None);
+        };
+        let object = schema::attr_object("/", name);
+        if self.version < schema::MPI_PROGRESS_SCHEMA_VERSION {
+            return Err(self.invalid(
+                object,
+                format!(
+                    "needs schema_version {} or later, but the file has schema_version {}",
+                    schema::MPI_PROGRESS_SCHEMA_VERSION,
+                    self.version
+                ),
+            ));
+        }
+        match v.as_str().and_then(MpiProgress::from_name) {
+            Some(m) => Ok(Some(m)),
+            None => Err(self.invalid(
+                object,
+                format!("is {}, expected \"async\" or \"polled\"", describe(v)),
+            )),
+        }
     }
 
     fn opt_strings(
@@ -709,6 +904,19 @@ impl Reader<'_> {
         };
         let bandwidth_block_bytes = self.req_u64(&a, gpath, schema::ATTR_BLOCK)?;
         let sub = |(name, unit): (&str, Unit)| self.distribution(&format!("{gpath}/{name}"), unit);
+        let after_idle = match sub(schema::LATENCY_AFTER_IDLE)? {
+            None => None,
+            Some(latency) => {
+                let apath = format!("{gpath}/{}", schema::LATENCY_AFTER_IDLE.0);
+                self.need_v3(&apath)?;
+                let ag = self.req_group(&apath)?;
+                let a = self.attrs(&ag, &apath)?;
+                Some(AfterIdle {
+                    threshold_ps: self.req_f64(&a, &apath, schema::ATTR_IDLE_THRESHOLD)?,
+                    latency,
+                })
+            }
+        };
         Ok(Placement {
             params,
             latency: sub(schema::LATENCY)?,
@@ -716,40 +924,21 @@ impl Reader<'_> {
             bandwidth_block_bytes,
             overhead: sub(schema::OVERHEAD)?,
             gap: sub(schema::GAP)?,
+            after_idle,
         })
     }
 
-    fn os_noise(&self) -> Result<OsNoise, ProfileError> {
-        let Some(g) = self.group(schema::OS_NOISE)? else {
+    /// The OS noise of the day at `base` (empty: the profile's own, `/os_noise`).
+    fn os_noise(&self, base: &str) -> Result<OsNoise, ProfileError> {
+        let os_path = format!("{base}{}", schema::OS_NOISE);
+        let Some(g) = self.group(&os_path)? else {
             return Ok(OsNoise::default());
         };
-        let names = g.groups().map_err(|e| self.corrupt(schema::OS_NOISE, e))?;
-        let mut indices = Vec::new();
-        for n in &names {
-            if let Some(k) = n.strip_prefix(schema::TRACE_PREFIX) {
-                let idx = k
-                    .parse::<usize>()
-                    .ok()
-                    .filter(|i| i.to_string() == k)
-                    .ok_or_else(|| {
-                        self.invalid(
-                            format!("{}/{n}", schema::OS_NOISE),
-                            "is not a valid trace name, expected trace_<k> with k = 0, 1, 2, …",
-                        )
-                    })?;
-                indices.push(idx);
-            }
-        }
-        indices.sort_unstable();
-        let mut traces = Vec::with_capacity(indices.len());
-        for (want, &got) in indices.iter().enumerate() {
-            if want != got {
-                return Err(ProfileError::MissingGroup {
-                    path: self.path.to_path_buf(),
-                    group: schema::trace_group(want),
-                });
-            }
-            let tpath = schema::trace_group(want);
+        let names = g.groups().map_err(|e| self.corrupt(&os_path, e))?;
+        let count = self.numbered(&os_path, &names, schema::TRACE_PREFIX, "trace_<k>")?;
+        let mut traces = Vec::with_capacity(count);
+        for k in 0..count {
+            let tpath = schema::trace_group(base, k);
             let tg = self.req_group(&tpath)?;
             let a = self.attrs(&tg, &tpath)?;
             let period_ps = self.req_u64(&a, &tpath, schema::ATTR_PERIOD)?;
@@ -761,17 +950,19 @@ impl Reader<'_> {
                 period_ps,
             });
         }
-        let process = match self.group(schema::PROCESS)? {
+        let process_path = format!("{base}{}", schema::PROCESS);
+        let duration_path = format!("{base}{}", schema::PROCESS_DURATION);
+        let process = match self.group(&process_path)? {
             None => None,
             Some(pg) => {
-                let a = self.attrs(&pg, schema::PROCESS)?;
-                let rate_per_s = self.req_f64(&a, schema::PROCESS, schema::ATTR_RATE)?;
-                let duration_ps = self
-                    .distribution(schema::PROCESS_DURATION, Unit::Ps)?
-                    .ok_or_else(|| ProfileError::MissingGroup {
-                        path: self.path.to_path_buf(),
-                        group: schema::PROCESS_DURATION.to_string(),
-                    })?;
+                let a = self.attrs(&pg, &process_path)?;
+                let rate_per_s = self.req_f64(&a, &process_path, schema::ATTR_RATE)?;
+                let duration_ps =
+                    self.distribution(&duration_path, Unit::Ps)?
+                        .ok_or_else(|| ProfileError::MissingGroup {
+                            path: self.path.to_path_buf(),
+                            group: duration_path.clone(),
+                        })?;
                 Some(DetourProcess {
                     rate_per_s,
                     duration_ps,

@@ -37,12 +37,17 @@
 //!         bandwidth_block_bytes: 16 << 20,
 //!         overhead: None,
 //!         gap: None,
+//!         after_idle: None,
 //!     },
 //!     far: None,
 //!     nodes_per_switch: 16,
 //!     os_noise: OsNoise::default(),
 //!     prices: Prices { on_demand_usd_per_node_hour: Some(3.888), committed_usd_per_node_hour: None },
 //!     provenance: Provenance::default(),
+//!     mpi_progress: Some(MpiProgress::Polled),
+//!     calibration: Calibration::PaperTable,
+//!     day: String::new(),
+//!     days: Vec::new(),
 //! };
 //! let dir = tempfile::tempdir()?;
 //! let path = dir.path().join("toy.h5");
@@ -63,7 +68,7 @@ pub use model::*;
 pub use schema::{MIN_SCHEMA_VERSION, SCHEMA_NAME, SCHEMA_VERSION};
 pub use validate::{validate, MAX_PER_BYTE_PS, MAX_RATE_PER_S, MAX_TIME_PS};
 
-/// The HDF5 schema of noise profiles, versions 1 and 2 (the text of `SCHEMA.md`).
+/// The HDF5 schema of noise profiles, versions 1 to 3 (the text of `SCHEMA.md`).
 pub mod format {
     #![doc = include_str!("../SCHEMA.md")]
 }

@@ -96,6 +96,63 @@ pub struct Placement {
     pub overhead: Option<Distribution>,
     /// Optional distribution of g, ps.
     pub gap: Option<Distribution>,
+    /// Latency of messages whose sender had been idle (schema version 3); `None`: `latency`
+    /// for every message.
+    pub after_idle: Option<AfterIdle>,
+}
+
+/// The latency of a message whose sender had not started a send for at least `threshold_ps`
+/// (or not at all in the run), as the captures' ping-pong client sends every sample after a
+/// sleep; messages sent sooner after the sender's previous send draw [`Placement::latency`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct AfterIdle {
+    /// Idle time from which a message draws this latency, ps.
+    pub threshold_ps: f64,
+    /// One-way latency L after such an idle period, ps.
+    pub latency: Distribution,
+}
+
+/// How a profile's distributions become the costs of a message (schema version 3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Calibration {
+    /// The paper's convention (versions 1 and 2): the distributions hold measured RTT/2 and
+    /// per-byte times, and a draw is scaled so that its median is the base parameter
+    /// (`x · L / median`).
+    #[default]
+    PaperTable,
+    /// Made by `calibrate` so that simulating the captures' own ping-pongs reproduces them:
+    /// the distributions hold the model's per-message L (ps) and G (ps/byte), used as drawn.
+    Captures,
+}
+
+impl Calibration {
+    /// The name stored in the `calibration` attribute and printed.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Calibration::PaperTable => "paper-table",
+            Calibration::Captures => "captures",
+        }
+    }
+
+    /// The calibration named `s` ([`Calibration::as_str`]).
+    pub fn parse(s: &str) -> Option<Calibration> {
+        match s {
+            "paper-table" => Some(Calibration::PaperTable),
+            "captures" => Some(Calibration::Captures),
+            _ => None,
+        }
+    }
+}
+
+/// The network and OS noise of one capture day (schema version 3): a profile holding several
+/// days runs each repetition on one of them, chosen uniformly.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Day {
+    /// What distinguishes the day, e.g. its capture date `2022-05-13`.
+    pub label: String,
+    pub near: Placement,
+    pub far: Option<Placement>,
+    pub os_noise: OsNoise,
 }
 
 /// One selfish-detour run: detours as (start, duration) pairs relative to the run's start.
@@ -147,6 +204,37 @@ pub struct Provenance {
     pub notes: Vec<String>,
 }
 
+/// Whether a message above the eager threshold S advances while its sender or receiver
+/// computes (the root attribute `mpi_progress`, SCHEMA.md "MPI progress"). A property of the
+/// system and its MPI library: without asynchronous progress (Cray MPICH's default, for one) a
+/// rendezvous transfer moves only while both ranks are inside MPI.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MpiProgress {
+    /// It advances during computation (`"async"`).
+    Async,
+    /// It advances only while both ranks are outside computation, inside MPI (`"polled"`).
+    Polled,
+}
+
+impl MpiProgress {
+    /// The attribute's value: `"async"` or `"polled"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            MpiProgress::Async => "async",
+            MpiProgress::Polled => "polled",
+        }
+    }
+
+    /// From the attribute's value.
+    pub fn from_name(s: &str) -> Option<MpiProgress> {
+        match s {
+            "async" => Some(MpiProgress::Async),
+            "polled" => Some(MpiProgress::Polled),
+            _ => None,
+        }
+    }
+}
+
 /// A complete noise profile (`aws.h5`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Profile {
@@ -162,4 +250,14 @@ pub struct Profile {
     pub os_noise: OsNoise,
     pub prices: Prices,
     pub provenance: Provenance,
+    /// How the distributions are used (schema version 3; older profiles: the paper's table).
+    pub calibration: Calibration,
+    /// Label of the day `near`, `far` and `os_noise` were captured (empty: not recorded).
+    pub day: String,
+    /// Further capture days (schema version 3): with any, each repetition runs on one day of
+    /// `[this profile's own, days...]`, chosen uniformly.
+    pub days: Vec<Day>,
+    /// Whether rendezvous messages progress during computation; `None` (profiles made before
+    /// it existed, or that do not know): the simulator's default, asynchronous progress.
+    pub mpi_progress: Option<MpiProgress>,
 }

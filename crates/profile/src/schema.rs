@@ -1,17 +1,24 @@
-//! Names of the HDF5 objects of schema versions 1 and 2 (see `SCHEMA.md`). Shared by the
+//! Names of the HDF5 objects of schema versions 1 to 3 (see `SCHEMA.md`). Shared by the
 //! reader, the writer and the validator so that error messages use exactly the names found in
 //! files.
 
 /// Value of the root attribute `schema`.
 pub const SCHEMA_NAME: &str = "loggops-sim noise profile";
 /// The newest `schema_version` this build reads and writes. Version 2 adds exact tails to
-/// quantile tables (`tail_<unit>` + `sample_count`); everything else is as in version 1.
-pub const SCHEMA_VERSION: i64 = 2;
+/// quantile tables (`tail_<unit>` + `sample_count`); version 3 calibrations from captures,
+/// latencies after idle periods, capture days and the root attribute `mpi_progress`;
+/// everything else is as in version 1.
+pub const SCHEMA_VERSION: i64 = 3;
 /// The oldest `schema_version` this build reads. The writer writes version 1 for profiles
 /// without exact tails, so older builds keep reading them.
 pub const MIN_SCHEMA_VERSION: i64 = 1;
 /// The first version with exact tails.
 pub(crate) const TAIL_SCHEMA_VERSION: i64 = 2;
+/// The first version with calibrations, latencies after idle periods and capture days.
+pub(crate) const CAPTURES_SCHEMA_VERSION: i64 = 3;
+/// The first version with the root attribute `mpi_progress` (SCHEMA.md "MPI progress"): the
+/// same version as the captures' additions.
+pub(crate) const MPI_PROGRESS_SCHEMA_VERSION: i64 = CAPTURES_SCHEMA_VERSION;
 
 /// Unit suffix of a distribution's value datasets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -62,6 +69,9 @@ pub(crate) const LATENCY: (&str, Unit) = ("latency", Unit::Ps);
 pub(crate) const BANDWIDTH: (&str, Unit) = ("bandwidth", Unit::PsPerByte);
 pub(crate) const OVERHEAD: (&str, Unit) = ("overhead", Unit::Ps);
 pub(crate) const GAP: (&str, Unit) = ("gap", Unit::Ps);
+/// Version 3: the latency after an idle period, with its threshold attribute.
+pub(crate) const LATENCY_AFTER_IDLE: (&str, Unit) = ("latency_after_idle", Unit::Ps);
+pub(crate) const ATTR_IDLE_THRESHOLD: &str = "idle_threshold_ps";
 
 // Root attributes.
 pub(crate) const ATTR_SCHEMA: &str = "schema";
@@ -69,6 +79,16 @@ pub(crate) const ATTR_SCHEMA_VERSION: &str = "schema_version";
 pub(crate) const ATTR_SYSTEM: &str = "system";
 pub(crate) const ATTR_DESCRIPTION: &str = "description";
 pub(crate) const ATTR_NODES_PER_SWITCH: &str = "nodes_per_switch";
+/// Version 3: `paper-table` (absent: the same) or `captures`.
+pub(crate) const ATTR_CALIBRATION: &str = "calibration";
+/// Version 3: the label of the profile's own capture day.
+pub(crate) const ATTR_DAY: &str = "day";
+/// Version 3: further capture days, `/days/day_<k>`, each with `label`, `near`, `far`,
+/// `os_noise`.
+pub(crate) const DAYS: &str = "/days";
+pub(crate) const DAY_PREFIX: &str = "day_";
+pub(crate) const ATTR_LABEL: &str = "label";
+pub(crate) const ATTR_MPI_PROGRESS: &str = "mpi_progress";
 
 // Placement attributes.
 pub(crate) const ATTR_L: &str = "L_ps";
@@ -102,9 +122,14 @@ pub(crate) const ATTR_TOOL_VERSION: &str = "tool_version";
 pub(crate) const ATTR_SOURCES: &str = "sources";
 pub(crate) const ATTR_NOTES: &str = "notes";
 
-/// `/os_noise/trace_<k>`.
-pub(crate) fn trace_group(k: usize) -> String {
-    format!("{OS_NOISE}/{TRACE_PREFIX}{k}")
+/// `<base>/os_noise/trace_<k>` (`base` empty for the profile's own day).
+pub(crate) fn trace_group(base: &str, k: usize) -> String {
+    format!("{base}{OS_NOISE}/{TRACE_PREFIX}{k}")
+}
+
+/// `/days/day_<k>`.
+pub(crate) fn day_group(k: usize) -> String {
+    format!("{DAYS}/{DAY_PREFIX}{k}")
 }
 
 /// How messages name an attribute: `/near attribute L_ps`.

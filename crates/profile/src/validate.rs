@@ -8,7 +8,7 @@
 //! is refused on load instead of overflowing the simulator's clock in the middle of a run.
 
 use crate::error::Invalid;
-use crate::model::{BaseParams, DetourTrace, Distribution, ExactTail, Placement, Profile};
+use crate::model::{BaseParams, DetourTrace, Distribution, ExactTail, OsNoise, Placement, Profile};
 use crate::schema::{self, Unit};
 
 /// Largest time a profile may hold, ps (one hour).
@@ -37,17 +37,14 @@ pub fn validate(profile: &Profile) -> Result<(), Invalid> {
     if let Some(far) = &profile.far {
         placement("/far", far)?;
     }
-    for (k, t) in profile.os_noise.traces.iter().enumerate() {
-        trace(&schema::trace_group(k), t)?;
-    }
-    if let Some(p) = &profile.os_noise.process {
-        non_negative_finite(
-            &schema::attr_object(schema::PROCESS, schema::ATTR_RATE),
-            p.rate_per_s,
-            "/s",
-            MAX_RATE_PER_S,
-        )?;
-        distribution(schema::PROCESS_DURATION, Unit::Ps, &p.duration_ps)?;
+    os_noise("", &profile.os_noise)?;
+    for (k, d) in profile.days.iter().enumerate() {
+        let base = schema::day_group(k);
+        placement(&format!("{base}/near"), &d.near)?;
+        if let Some(far) = &d.far {
+            placement(&format!("{base}/far"), far)?;
+        }
+        os_noise(&base, &d.os_noise)?;
     }
     for (attr, v) in [
         (
@@ -71,6 +68,27 @@ pub fn validate(profile: &Profile) -> Result<(), Invalid> {
     Ok(())
 }
 
+/// The OS noise of the day at `base` (empty: the profile's own).
+fn os_noise(base: &str, n: &OsNoise) -> Result<(), Invalid> {
+    for (k, t) in n.traces.iter().enumerate() {
+        trace(&schema::trace_group(base, k), t)?;
+    }
+    if let Some(p) = &n.process {
+        non_negative_finite(
+            &schema::attr_object(&format!("{base}{}", schema::PROCESS), schema::ATTR_RATE),
+            p.rate_per_s,
+            "/s",
+            MAX_RATE_PER_S,
+        )?;
+        distribution(
+            &format!("{base}{}", schema::PROCESS_DURATION),
+            Unit::Ps,
+            &p.duration_ps,
+        )?;
+    }
+    Ok(())
+}
+
 fn placement(group: &str, p: &Placement) -> Result<(), Invalid> {
     params(group, &p.params)?;
     let dists = [
@@ -83,6 +101,16 @@ fn placement(group: &str, p: &Placement) -> Result<(), Invalid> {
         if let Some(d) = d {
             distribution(&format!("{group}/{name}"), unit, d)?;
         }
+    }
+    if let Some(a) = &p.after_idle {
+        let name = format!("{group}/{}", schema::LATENCY_AFTER_IDLE.0);
+        non_negative_finite(
+            &schema::attr_object(&name, schema::ATTR_IDLE_THRESHOLD),
+            a.threshold_ps,
+            " ps",
+            MAX_TIME_PS,
+        )?;
+        distribution(&name, schema::LATENCY_AFTER_IDLE.1, &a.latency)?;
     }
     if p.bandwidth.is_some() && p.bandwidth_block_bytes == 0 {
         return Err(Invalid::new(

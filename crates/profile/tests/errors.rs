@@ -39,6 +39,16 @@ fn after_tail_edit(edit: impl FnOnce(&File) -> Result<(), hdf5_pure::Error>) -> 
     edit_profile(&tail_profile(), edit)
 }
 
+/// Applies `edit` to a fresh full profile with `mpi_progress` (schema version 3) and returns
+/// the read error.
+fn after_progress_edit(edit: impl FnOnce(&File) -> Result<(), hdf5_pure::Error>) -> String {
+    let p = Profile {
+        mpi_progress: Some(MpiProgress::Polled),
+        ..full_profile()
+    };
+    edit_profile(&p, edit)
+}
+
 fn edit_profile(p: &Profile, edit: impl FnOnce(&File) -> Result<(), hdf5_pure::Error>) -> String {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("p.h5");
@@ -96,8 +106,24 @@ fn incomplete_and_invalid_profiles() {
     let nan = f64::NAN;
     let cases: Vec<(&str, String)> = vec![
         (
-            "schema_version 3",
-            after_edit(set_attr("/", "schema_version", AttrValue::I64(3))),
+            "schema_version 4",
+            after_edit(set_attr("/", "schema_version", AttrValue::I64(4))),
+        ),
+        (
+            "mpi_progress in a schema_version 2 file",
+            after_progress_edit(set_attr("/", "schema_version", AttrValue::I64(2))),
+        ),
+        (
+            "mpi_progress neither async nor polled",
+            after_progress_edit(set_attr(
+                "/",
+                "mpi_progress",
+                AttrValue::VarLenString("sometimes".into()),
+            )),
+        ),
+        (
+            "mpi_progress as an integer",
+            after_progress_edit(set_attr("/", "mpi_progress", AttrValue::I64(1))),
         ),
         (
             "schema_version 2 without exact tails",

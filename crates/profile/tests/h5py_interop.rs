@@ -59,11 +59,20 @@ fn expected_flat(p: &Profile) -> Value {
         m.insert(k, v);
     };
     put("/@schema".into(), json!("loggops-sim noise profile"));
-    // Version 2 only when a table has an exact tail.
+    // Version 3 only with `mpi_progress`, 2 only when a table has an exact tail.
     put(
         "/@schema_version".into(),
-        json!(if has_tail(p) { 2 } else { 1 }),
+        json!(if p.mpi_progress.is_some() {
+            3
+        } else if has_tail(p) {
+            2
+        } else {
+            1
+        }),
     );
+    if let Some(m) = p.mpi_progress {
+        put("/@mpi_progress".into(), json!(m.name()));
+    }
     put("/@system".into(), json!(p.system));
     put("/@description".into(), json!(p.description));
     put("/@nodes_per_switch".into(), json!(p.nodes_per_switch));
@@ -199,6 +208,19 @@ fn h5py_reads_a_profile_with_exact_tails() {
 }
 
 #[test]
+fn h5py_reads_mpi_progress() {
+    if !have_h5py() {
+        return;
+    }
+    for m in [MpiProgress::Async, MpiProgress::Polled] {
+        h5py_reads(&Profile {
+            mpi_progress: Some(m),
+            ..tail_profile()
+        });
+    }
+}
+
+#[test]
 fn h5py_reads_a_big_compressed_profile() {
     if !have_h5py() {
         return;
@@ -233,6 +255,7 @@ fn handmade(tool_version: String) -> Profile {
             bandwidth_block_bytes: 16 << 20,
             overhead: None,
             gap: None,
+            after_idle: None,
         },
         far: Some(Placement {
             params: params(3_000_000.0),
@@ -248,6 +271,7 @@ fn handmade(tool_version: String) -> Profile {
             bandwidth_block_bytes: 16 << 20,
             overhead: None,
             gap: None,
+            after_idle: None,
         }),
         nodes_per_switch: 8,
         os_noise: OsNoise {
@@ -279,6 +303,10 @@ fn handmade(tool_version: String) -> Profile {
             tool_version,
             notes: vec!["a single note as a scalar string".into()],
         },
+        calibration: Default::default(),
+        day: String::new(),
+        days: Vec::new(),
+        mpi_progress: Some(MpiProgress::Polled),
     }
 }
 

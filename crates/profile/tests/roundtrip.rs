@@ -25,6 +25,17 @@ fn profile_with_exact_tails_round_trips() {
 }
 
 #[test]
+fn mpi_progress_round_trips() {
+    for m in [None, Some(MpiProgress::Async), Some(MpiProgress::Polled)] {
+        let p = Profile {
+            mpi_progress: m,
+            ..full_profile()
+        };
+        assert_eq!(round_trip(&p), p);
+    }
+}
+
+#[test]
 fn minimal_profile_round_trips() {
     let p = minimal_profile();
     assert_eq!(round_trip(&p), p);

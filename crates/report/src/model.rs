@@ -102,6 +102,10 @@ pub struct SystemInfo {
     /// Ranks `r / nodes_per_switch` share a switch (`None` without a profile).
     pub nodes_per_switch: Option<u32>,
     pub prices: Prices,
+    /// `polled` when rendezvous messages advanced only outside computation (`--mpi-progress`,
+    /// the profile's `mpi_progress`); absent with asynchronous progress, the default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mpi_progress: Option<String>,
 }
 
 impl SystemInfo {
@@ -649,6 +653,7 @@ mod tests {
             far: None,
             nodes_per_switch: None,
             prices: Prices::default(),
+            mpi_progress: None,
         };
         let workload = |name: &str| WorkloadInfo {
             name: name.into(),

@@ -274,6 +274,9 @@ pub fn describe_system(s: &SystemInfo) -> String {
             if n == 1 { "" } else { "s" }
         );
     }
+    if let Some(m) = &s.mpi_progress {
+        let _ = write!(out, "; MPI progress {m}");
+    }
     let price = |p: Option<f64>| p.map(|v| format!("{}/node-hour", fmt_usd(v)));
     match (
         price(s.prices.on_demand_usd_per_node_hour),

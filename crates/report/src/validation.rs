@@ -23,6 +23,12 @@
 //! * JSON ([`validation_json`]): `{"schema": "loggops-report/validation/1", "benchmarks":
 //!   [...], "summary": {...}}`; times are integer picoseconds in keys ending `_ps`.
 //! * CSV ([`validation_csv`]): a header of [`VALIDATION_COLUMNS`], one row per benchmark.
+//! * Benchmarks that could not be simulated ([`NotSimulated`], `validate` lists them instead of
+//!   stopping): in the table after the tally line (`not simulated:`, one line each, with the
+//!   reason), in JSON as `not_simulated: [{"file", "benchmark", "reason"}]` (and
+//!   `summary.not_simulated`, their count), in CSV as rows with only `benchmark` (and what the
+//!   file name says) and `note` = `not simulated: <reason>` filled in
+//!   ([`render_validation_table_with`], [`validation_json_with`], [`validation_csv_with`]).
 
 use std::fmt::Write as _;
 
@@ -99,6 +105,29 @@ pub struct Comparison {
     pub simulated: Summary,
     /// The model's noiseless time, ps.
     pub noiseless_ps: Option<u64>,
+    /// Whether rendezvous messages progressed during computation (`async` or `polled`).
+    pub mpi_progress: Option<String>,
+    /// A remark on how the benchmark was simulated.
+    pub note: Option<String>,
+}
+
+/// A benchmark `validate` could not simulate, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NotSimulated {
+    /// The measured file as given.
+    pub file: String,
+    /// The benchmark its name describes, when it does.
+    pub benchmark: Option<BenchmarkId>,
+    pub reason: String,
+}
+
+/// What a measured file's name says.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BenchmarkId {
+    pub benchmark: String,
+    pub pattern: String,
+    pub nodes: u64,
+    pub bytes: u64,
 }
 
 impl Comparison {
@@ -121,6 +150,8 @@ impl Comparison {
             measured: Summary::try_from_samples(measured_ps)?,
             simulated: Summary::try_from_samples(simulated_ps)?,
             noiseless_ps: None,
+            mpi_progress: None,
+            note: None,
         })
     }
 
@@ -140,12 +171,63 @@ impl Comparison {
             .map(|tol| (self.ratio(stat) - 1.0).abs() <= tol + 1e-12)
     }
 
+    /// Whether the measurement lies outside anything the profile produced: its median above
+    /// the largest simulated iteration or below the smallest, with how far (measured median /
+    /// that bound: above 1 for a measurement too slow, below 1 for one too fast). A
+    /// two-node capture does not see what a collective on a busy day meets (other jobs' traffic
+    /// on a shared network): such rows say so instead of only printing a ratio.
+    pub fn outside_profile(&self) -> Option<Outside> {
+        let m = self.measured.median;
+        let (lo, hi) = (self.simulated.min as f64, self.simulated.max as f64);
+        if m > hi && hi > 0.0 {
+            Some(Outside::Above(m / hi))
+        } else if m < lo && lo > 0.0 {
+            Some(Outside::Below(m / lo))
+        } else {
+            None
+        }
+    }
+
     /// p95 / p50 of the measured and of the simulated side.
     pub fn spreads(&self) -> (f64, f64) {
         (
             self.measured.p95 / self.measured.median,
             self.simulated.p95 / self.simulated.median,
         )
+    }
+}
+
+/// A measurement outside the simulated range ([`Comparison::outside_profile`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Outside {
+    /// Measured median / the largest simulated iteration (> 1).
+    Above(f64),
+    /// Measured median / the smallest simulated iteration (< 1).
+    Below(f64),
+}
+
+impl Outside {
+    /// How far, as measured median / the nearest simulated bound.
+    pub fn factor(self) -> f64 {
+        match self {
+            Outside::Above(f) | Outside::Below(f) => f,
+        }
+    }
+
+    /// `above` or `below`.
+    pub fn side(self) -> &'static str {
+        match self {
+            Outside::Above(_) => "above",
+            Outside::Below(_) => "below",
+        }
+    }
+
+    /// In words, for the table.
+    pub fn describe(self) -> String {
+        match self {
+            Outside::Above(f) => format!("meas p50 {}x sim max", fmt_ratio(f)),
+            Outside::Below(f) => format!("meas p50 {}x sim min", fmt_ratio(f)),
+        }
     }
 }
 
@@ -164,6 +246,8 @@ pub struct Tally {
     /// The same at 16 nodes (the paper's claim).
     pub paper_cells_16: usize,
     pub paper_within_16: usize,
+    /// Benchmarks whose measurement lies outside anything the profile produced.
+    pub outside_profile: usize,
 }
 
 /// Counts what is within tolerance.
@@ -187,6 +271,7 @@ pub fn tally(rows: &[Comparison]) -> Tally {
         paper_within: count(&paper_ok),
         paper_cells_16: count(&|c| c.paper_cell && c.nodes == 16),
         paper_within_16: count(&|c| paper_ok(c) && c.nodes == 16),
+        outside_profile: count(&|c| c.outside_profile().is_some()),
     }
 }
 
@@ -201,6 +286,13 @@ impl Tally {
             self.p95_within,
             100.0 * self.median_mean_error
         );
+        if self.outside_profile > 0 {
+            let _ = write!(
+                s,
+                "; {}/{n} measured outside anything the profile produced (their medians beyond every simulated iteration: another machine state than the captures')",
+                self.outside_profile
+            );
+        }
         if self.paper_cells > 0 {
             let _ = write!(
                 s,
@@ -267,14 +359,39 @@ pub fn render_validation_table(rows: &[Comparison]) -> String {
         format!("{m:.2}/{s:.2}")
     }));
     columns.push(col("mean error", Right, &signed_pct));
+    if rows.iter().any(|c| c.outside_profile().is_some()) {
+        columns.push(col("outside the profile", Left, &|c| {
+            c.outside_profile()
+                .map(|o| o.describe())
+                .unwrap_or_default()
+        }));
+    }
     let mut out = layout(&columns, rows.len());
     out.push_str(&tally(rows).line());
     out.push('\n');
     out
 }
 
+/// [`render_validation_table`], then a line per benchmark with a note (`note: ...`) and the
+/// benchmarks that could not be simulated (`not simulated: ...`).
+pub fn render_validation_table_with(rows: &[Comparison], skipped: &[NotSimulated]) -> String {
+    let mut out = render_validation_table(rows);
+    for c in rows {
+        if let Some(n) = &c.note {
+            let _ = writeln!(out, "note: {}: {n}", c.benchmark);
+        }
+    }
+    if !skipped.is_empty() {
+        let _ = writeln!(out, "not simulated: {}", skipped.len());
+        for s in skipped {
+            let _ = writeln!(out, "  {}: {}", s.file, s.reason);
+        }
+    }
+    out
+}
+
 /// The CSV columns of [`validation_csv`].
-pub const VALIDATION_COLUMNS: [&str; 27] = [
+pub const VALIDATION_COLUMNS: [&str; 31] = [
     "benchmark",
     "pattern",
     "nodes",
@@ -302,6 +419,10 @@ pub const VALIDATION_COLUMNS: [&str; 27] = [
     "mean_within_10pct",
     "p50_within_10pct",
     "p95_within_20pct",
+    "outside_profile",
+    "outside_factor",
+    "mpi_progress",
+    "note",
 ];
 
 fn ps(x: f64) -> i64 {
@@ -333,11 +454,37 @@ fn row_values(c: &Comparison) -> Vec<Value> {
     v.extend(Stat::ALL.map(|s| json!(c.ratio(s))));
     v.push(json!(c.mean_error()));
     v.extend([Stat::Mean, Stat::P50, Stat::P95].map(|s| json!(c.within(s))));
+    let out = c.outside_profile();
+    v.push(json!(out.map(|o| o.side())));
+    v.push(json!(out.map(|o| o.factor())));
+    v.push(json!(c.mpi_progress));
+    v.push(json!(c.note));
+    v
+}
+
+/// The CSV row of a benchmark that was not simulated: what its name says, its reason.
+fn skipped_values(s: &NotSimulated) -> Vec<Value> {
+    let mut v = vec![Value::Null; VALIDATION_COLUMNS.len()];
+    match &s.benchmark {
+        Some(b) => {
+            v[0] = json!(b.benchmark);
+            v[1] = json!(b.pattern);
+            v[2] = json!(b.nodes);
+            v[3] = json!(b.bytes);
+        }
+        None => v[0] = json!(s.file),
+    }
+    v[VALIDATION_COLUMNS.len() - 1] = json!(format!("not simulated: {}", s.reason));
     v
 }
 
 /// The JSON document (see the module docs), pretty-printed with a final newline.
 pub fn validation_json(rows: &[Comparison]) -> String {
+    validation_json_with(rows, &[])
+}
+
+/// [`validation_json`] with the benchmarks that could not be simulated (`not_simulated`).
+pub fn validation_json_with(rows: &[Comparison], skipped: &[NotSimulated]) -> String {
     let items: Vec<Value> = rows
         .iter()
         .map(|c| {
@@ -350,9 +497,20 @@ pub fn validation_json(rows: &[Comparison]) -> String {
         })
         .collect();
     let t = tally(rows);
+    let not_simulated: Vec<Value> = skipped
+        .iter()
+        .map(|s| {
+            json!({
+                "file": s.file,
+                "benchmark": s.benchmark.as_ref().map(|b| b.benchmark.clone()),
+                "reason": s.reason,
+            })
+        })
+        .collect();
     let doc = json!({
         "schema": "loggops-report/validation/1",
         "benchmarks": items,
+        "not_simulated": not_simulated,
         "summary": {
             "benchmarks": t.benchmarks,
             "mean_within_10pct": t.mean_within,
@@ -363,6 +521,8 @@ pub fn validation_json(rows: &[Comparison]) -> String {
             "paper_cells_mean_error_below_10pct": t.paper_within,
             "paper_cells_16_nodes": t.paper_cells_16,
             "paper_cells_16_nodes_mean_error_below_10pct": t.paper_within_16,
+            "outside_profile": t.outside_profile,
+            "not_simulated": skipped.len(),
             "line": t.line(),
         }
     });
@@ -373,10 +533,19 @@ pub fn validation_json(rows: &[Comparison]) -> String {
 
 /// The CSV table: a header of [`VALIDATION_COLUMNS`] and one row per benchmark.
 pub fn validation_csv(rows: &[Comparison]) -> String {
+    validation_csv_with(rows, &[])
+}
+
+/// [`validation_csv`], then a row per benchmark that could not be simulated.
+pub fn validation_csv_with(rows: &[Comparison], skipped: &[NotSimulated]) -> String {
     let mut s = VALIDATION_COLUMNS.join(",");
     s.push('\n');
-    for c in rows {
-        let fields: Vec<String> = row_values(c)
+    let values = rows
+        .iter()
+        .map(row_values)
+        .chain(skipped.iter().map(skipped_values));
+    for row in values {
+        let fields: Vec<String> = row
             .into_iter()
             .map(|v| match v {
                 Value::Null => String::new(),

@@ -273,6 +273,14 @@ pub fn facts(run: &RunResult, stats: &[Cell]) -> Vec<Facts> {
     out
 }
 
+/// Whether `system` ran with polled MPI progress (its runs are not attributed).
+fn polled(run: &RunResult, system: &str) -> bool {
+    run.plan
+        .systems
+        .iter()
+        .any(|s| s.name == system && s.mpi_progress.as_deref() == Some("polled"))
+}
+
 /// The verdict's sentence for cell `i`.
 fn sentence(run: &RunResult, i: usize, s: &Cell, f: &Facts, job: Option<Job>) -> String {
     let c = &run.cells[i];
@@ -361,6 +369,10 @@ fn sentence(run: &RunResult, i: usize, s: &Cell, f: &Facts, job: Option<Job>) ->
         None if run.plan.settings.why_reps == 0 && c.why.is_none() => {
             t.push_str("; why: not attributed (--why-reps 0)")
         }
+        None if polled(run, &c.system) => t.push_str(
+            "; why: not attributed (with polled MPI progress the critical path does not yet \
+             follow a rendezvous message's wait for a calc)",
+        ),
         None => {}
     }
     if let Some(r) = &f.rank {

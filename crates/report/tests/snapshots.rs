@@ -106,7 +106,7 @@ fn run() -> RunResult {
             name: "daint".into(),
             description: "Piz Daint".into(),
             profile: Some(ProfileRef {
-                path: "calibration/daint.h5".into(),
+                path: "calibration/paper/daint.h5".into(),
                 sha256: "ab".repeat(32),
                 provenance: Provenance {
                     sources: vec!["../shared/captures/x/lat.out.xz".into()],
@@ -126,6 +126,7 @@ fn run() -> RunResult {
                 on_demand_usd_per_node_hour: Some(1.73),
                 committed_usd_per_node_hour: Some(1.02),
             },
+            mpi_progress: None,
         }],
         nodes: vec![64],
         noise_modes: vec!["os".into(), "os+net".into()],

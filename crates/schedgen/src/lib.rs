@@ -31,6 +31,7 @@ pub mod check;
 pub mod closed_form;
 pub mod collective;
 pub mod error;
+pub mod goal2mpi;
 pub mod schedgen_text;
 pub mod schedule;
 pub mod units;
@@ -38,4 +39,7 @@ pub mod units;
 pub use collective::{Collective, GenOptions, Generated};
 pub use error::{Diagnostic, GenError, SchedError};
 pub use loggops_engine::Program;
-pub use schedule::{parse_schedule, parse_schedule_str, sniff, FileKind, Schedule, ScheduleFile};
+pub use schedule::{
+    dims_create, parse_schedule, parse_schedule_str, sniff, FileKind, RecdoubMpich, Schedule,
+    ScheduleFile, COLLS_BASE,
+};

@@ -67,6 +67,7 @@ impl<'a, P: Program, N: Noise, const FULL: bool, const QUEUED: bool> Win<'a, P, 
         records.clear();
         late.clear();
         let recv_og = noise.fixed_recv_overheads();
+        let noise_uses_idle = noise.uses_idle();
         Win {
             prog,
             p,
@@ -113,6 +114,11 @@ impl<'a, P: Program, N: Noise, const FULL: bool, const QUEUED: bool> Win<'a, P, 
             late,
             next_send: Vec::new(),
             parked: Default::default(),
+            last_active: if noise_uses_idle {
+                vec![crate::noise::NEVER_COMMUNICATED; n]
+            } else {
+                Vec::new()
+            },
         }
     }
 

@@ -16,7 +16,7 @@
 use super::entry::{Min, Stamp, MSG_BIT};
 use super::{GiveUp, Win};
 use crate::matching::{Arrived, Posted};
-use crate::noise::Noise;
+use crate::noise::{communicated, idle_time, Noise};
 use crate::params::{or_overflow, Time};
 use crate::program::{DepKind, Op, OpKind, Program};
 use crate::sim::{DETOURED, NOT_YET};
@@ -91,6 +91,7 @@ impl<'a, P: Program, N: Noise, const FULL: bool, const QUEUED: bool> Win<'a, P, 
                     if QUEUED {
                         self.received(h, t);
                     }
+                    communicated(self.last_active.get_mut(h), t);
                     self.open -= 1;
                     self.mark(id, DepKind::Done);
                 } else {
@@ -113,9 +114,10 @@ impl<'a, P: Program, N: Noise, const FULL: bool, const QUEUED: bool> Win<'a, P, 
     ) -> Result<(), GiveUp> {
         let host = self.host;
         self.mark(id, DepKind::Start);
+        let idle = idle_time(self.last_active.get_mut(host as usize), t);
         let c = self
             .noise
-            .send_costs_untracked(&self.p, host, op.peer, id, op.size);
+            .send_costs_untracked_idle(&self.p, host, op.peer, id, op.size, idle);
         let t_o = self.add(t, c.o);
         let noise = self.noise.os_detour(host, t, t_o);
         let ob = self.overhead_bytes(op.size);
@@ -257,6 +259,7 @@ impl<'a, P: Program, N: Noise, const FULL: bool, const QUEUED: bool> Win<'a, P, 
             // A rendezvous send here frees nothing (the engine gives up on those that do), and
             // the queued model holds nothing of its sender.
             self.received(h, t);
+            communicated(self.last_active.get_mut(h), t);
             self.open -= 1;
             self.mark(recv, DepKind::Done);
         } else {
@@ -309,6 +312,7 @@ impl<'a, P: Program, N: Noise, const FULL: bool, const QUEUED: bool> Win<'a, P, 
             if op.size > self.p.s {
                 self.release_late(sender, t);
             }
+            communicated(self.last_active.get_mut(h), t);
             self.open -= 1;
             self.mark(recv, DepKind::Done);
         } else {

@@ -76,7 +76,7 @@ use crate::matching::Lists;
 use crate::noise::Noise;
 use crate::params::{Params, Time};
 use crate::program::{Program, Tabled};
-use crate::sim::{Config, Model, Order, Outcome};
+use crate::sim::{Config, Model, MpiProgress, Order, Outcome};
 use buffers::{Far, Groups, Slot, SCRATCH};
 use entry::{Ent, Min, Stamp};
 use parallel::Part;
@@ -88,7 +88,8 @@ pub use odds::WindowOdds;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GiveUp {
     /// The run or the noise is outside what the windowed engine handles: compat mode, the
-    /// libstdc++ order, several CPUs or NICs per rank, or no positive lookahead.
+    /// libstdc++ order, [`MpiProgress::Polled`](crate::MpiProgress::Polled), several CPUs or
+    /// NICs per rank, or no positive lookahead.
     Unsupported,
     /// A rendezvous send with completion dependents (a match frees them on its sender with no
     /// delay).
@@ -166,6 +167,7 @@ fn windowed<P: Program, N: Noise>(
     if !N::ACTIVE
         || cfg.compat
         || cfg.order != Order::Stable
+        || cfg.mpi_progress != MpiProgress::Async
         || width == 0
         || prog.num_cpus() > 1
         || prog.num_nics() > 1
@@ -347,4 +349,8 @@ struct Win<'a, P: Program, N: Noise, const FULL: bool, const QUEUED: bool> {
     /// and the sends that wait for it (see `events.rs`).
     next_send: Vec<u32>,
     parked: std::collections::BTreeSet<(u32, u32)>,
+    /// Per rank, when it last communicated (started a send or completed a receive;
+    /// [`crate::noise::NEVER_COMMUNICATED`] before), kept only when the noise asks for senders'
+    /// idle times (empty otherwise).
+    last_active: Vec<Time>,
 }

@@ -40,6 +40,7 @@ pub fn full_profile() -> Profile {
                 tail: None,
             }),
             gap: Some(Distribution::Samples(vec![333_000.0])),
+            after_idle: None,
         },
         far: Some(Placement {
             params: params(18_500_000.0),
@@ -52,6 +53,7 @@ pub fn full_profile() -> Profile {
             bandwidth_block_bytes: 1 << 20,
             overhead: None,
             gap: None,
+            after_idle: None,
         }),
         nodes_per_switch: 16,
         os_noise: OsNoise {
@@ -95,6 +97,10 @@ pub fn full_profile() -> Profile {
             tool_version: "0.1.0".into(),
             notes: vec!["far latency substituted from near capture".into()],
         },
+        calibration: Default::default(),
+        day: String::new(),
+        days: Vec::new(),
+        mpi_progress: None,
     }
 }
 
@@ -110,12 +116,17 @@ pub fn minimal_profile() -> Profile {
             bandwidth_block_bytes: 0,
             overhead: None,
             gap: None,
+            after_idle: None,
         },
         far: None,
         nodes_per_switch: 1,
         os_noise: OsNoise::default(),
         prices: Prices::default(),
         provenance: Provenance::default(),
+        calibration: Default::default(),
+        day: String::new(),
+        days: Vec::new(),
+        mpi_progress: None,
     }
 }
 

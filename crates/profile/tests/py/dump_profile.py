@@ -7,7 +7,8 @@ Keys are `<group>@<attribute>` for attributes (the root group is `/`) and the ab
 for datasets. Checks what a file written by loggops-sim must satisfy for h5py users: every
 string attribute comes back as `str` (variable-length UTF-8), numeric datasets are 1-D
 float64 or uint64, numeric attributes are numpy scalars, the schema attributes are right,
-and every exact tail (schema version 2) is consistent with its table. Exits with status 1
+every exact tail (schema version 2) is consistent with its table, and `mpi_progress` (schema
+version 3) is "async" or "polled". Exits with status 1
 and a message on stderr when a check fails.
 """
 import json
@@ -52,8 +53,15 @@ def main():
         if f.attrs.get("schema") != "loggops-sim noise profile":
             fail(f"root attribute schema is {f.attrs.get('schema')!r}")
         version = f.attrs.get("schema_version")
-        if not isinstance(version, np.integer) or int(version) not in (1, 2):
-            fail(f"root attribute schema_version is {version!r}, expected integer 1 or 2")
+        if not isinstance(version, np.integer) or int(version) not in (1, 2, 3):
+            fail(f"root attribute schema_version is {version!r}, expected integer 1, 2 or 3")
+        if "mpi_progress" in f.attrs:
+            # Schema version 3: how rendezvous messages progress during computation.
+            progress = f.attrs["mpi_progress"]
+            if progress not in ("async", "polled"):
+                fail(f"root attribute mpi_progress is {progress!r}, expected 'async' or 'polled'")
+            if int(version) < 3:
+                fail(f"root attribute mpi_progress in a schema_version {int(version)} file")
 
         def visit_attrs(name, obj):
             for k, v in obj.attrs.items():

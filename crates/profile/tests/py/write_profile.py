@@ -13,7 +13,8 @@ import numpy as np
 out, libver = sys.argv[1], sys.argv[2]
 with h5py.File(out, "w", libver=libver) as f:
     f.attrs["schema"] = "loggops-sim noise profile"
-    f.attrs["schema_version"] = 2   # 2: the far bandwidth table has an exact tail
+    f.attrs["schema_version"] = 3   # 2: the far bandwidth table has an exact tail; 3: mpi_progress
+    f.attrs["mpi_progress"] = "polled"
     f.attrs["system"] = "handmade"
     f.attrs["description"] = "written by h5py – ünïcode"
     f.attrs["nodes_per_switch"] = 8

@@ -24,7 +24,13 @@
 //! dependencies between them) and the block is complete when all of them are.
 
 mod expr;
+mod mpi;
 mod parse;
+mod trace_coll;
+
+pub use expr::dims_create;
+pub use mpi::COLLS_BASE;
+pub use trace_coll::RecdoubMpich;
 
 use std::path::Path;
 
@@ -32,8 +38,9 @@ use loggops_engine::{DepKind, Op, Program};
 
 use crate::collective::{Collective, GenOptions, Generated};
 use crate::error::{GenError, SchedError};
-use crate::schedule::expr::Expr;
-use crate::schedule::parse::{P2pKind, ParamDef, Source, SpExpr, Span, Stmt, Val};
+use crate::schedule::expr::{Dimension, Expr, GridDims};
+use crate::schedule::mpi::MpiProg;
+use crate::schedule::parse::{GridDef, P2pKind, ParamDef, QArg, Source, SpExpr, Span, Stmt, Val};
 use crate::units::{format_duration, format_size, parse_duration, parse_size, UnitError};
 
 /// What kind of file a text is, from its first non-comment token.
@@ -74,6 +81,7 @@ pub fn sniff(text: &str) -> FileKind {
 pub struct ScheduleFile {
     src: Source,
     params: Vec<ParamDef>,
+    grid: Option<GridDef>,
     body: Vec<Stmt>,
 }
 
@@ -85,6 +93,7 @@ impl ScheduleFile {
         Ok(ScheduleFile {
             src,
             params: parsed.params,
+            grid: parsed.grid,
             body: parsed.body,
         })
     }
@@ -133,10 +142,12 @@ impl ScheduleFile {
         if nodes == 0 {
             return Err(SchedError::ZeroNodes);
         }
-        let b = Builder {
+        let mut b = Builder {
             file: self,
             p: nodes,
+            grid: GridDims([nodes as i64, 1, 1]),
         };
+        b.grid = b.grid_dims()?;
         let root = Node::seq(b.stmts(&self.body)?, nodes);
         for rank in 0..nodes {
             if let Some(ops) = root
@@ -153,6 +164,7 @@ impl ScheduleFile {
         Ok(Schedule {
             p: nodes,
             params: self.params(),
+            start_deps: root.has_start_dependents(),
             root,
         })
     }
@@ -192,12 +204,30 @@ pub struct Schedule {
     p: u32,
     params: Vec<(String, String)>,
     root: Node,
+    /// Some op has `irequires` dependents (nonblocking calls of an `mpi` block).
+    start_deps: bool,
 }
 
 impl Schedule {
     /// The parameter values used (name, value as written).
     pub fn params(&self) -> &[(String, String)] {
         &self.params
+    }
+
+    /// The same schedule with the calls of `mpi` blocks located on every lookup instead of in
+    /// advance (the same answers; for tests of both paths).
+    #[doc(hidden)]
+    pub fn without_precomputed_calls(mut self) -> Schedule {
+        fn walk(n: &mut Node) {
+            match &mut n.kind {
+                Kind::Leaf(Leaf::Mpi(m)) => m.drop_flat(),
+                Kind::Leaf(_) => {}
+                Kind::Seq(c) | Kind::Par(c) => c.iter_mut().for_each(walk),
+                Kind::Repeat { body, .. } => walk(body),
+            }
+        }
+        walk(&mut self.root);
+        self
     }
 
     /// The collective if the schedule is exactly one collective phase (the engine may then
@@ -243,8 +273,9 @@ impl Program for Schedule {
         false
     }
     fn has_start_dependents(&self) -> bool {
-        // Only `requires` links: between phases, and inside Schedgen's collectives.
-        false
+        // Only `requires` links (between phases, inside Schedgen's collectives), except after
+        // the nonblocking calls of `mpi` blocks.
+        self.start_deps
     }
     fn min_send_size(&self) -> u64 {
         self.root.min_send_size()
@@ -257,6 +288,8 @@ impl Program for Schedule {
 struct Builder<'a> {
     file: &'a ScheduleFile,
     p: u32,
+    /// The grid's dimensions for this P (1-D, `nx = P`, without a `grid` statement).
+    grid: GridDims,
 }
 
 impl Builder<'_> {
@@ -379,6 +412,7 @@ impl Builder<'_> {
                 )
             })
         })?;
+        let resolved = resolved.bind_grid(self.grid);
         for rank in 0..self.p {
             if let Err(err) = resolved.eval(rank, self.p) {
                 return Err(self.err(
@@ -389,6 +423,149 @@ impl Builder<'_> {
             }
         }
         Ok(resolved)
+    }
+
+    /// A collective's options as Schedgen's generator takes them (`tag` as the tag offset;
+    /// options other than the generator's, such as an mpi block's `tagbase`, are skipped).
+    fn gen_options(&self, opts: &[(String, Span, Val)]) -> Result<GenOptions, SchedError> {
+        let mut o = GenOptions {
+            reduce_calc: Some(0),
+            ..GenOptions::default()
+        };
+        for (key, _, v) in opts {
+            match key.as_str() {
+                "segment" => o.segment_size = Some(self.size(v)?),
+                "nway" => o.nway = self.int(v, "nway", 1, u32::MAX as u64)? as u32,
+                "root" => {
+                    let r = self.int(v, "root", 0, u32::MAX as u64)?;
+                    if r >= self.p as u64 {
+                        return Err(self.err(
+                            v.span,
+                            format!("root {r} is not a rank of 0..{} (P = {})", self.p, self.p),
+                            None,
+                        ));
+                    }
+                    o.root = r as u32;
+                }
+                "calc" => o.reduce_calc = Some(self.duration(v)?),
+                "chain" => o.chain_sends = self.int(v, "chain", 0, 1)? == 1,
+                "tag" => o.tag_offset = self.tag(&Some(v.clone()))?,
+                _ => {}
+            }
+        }
+        Ok(o)
+    }
+
+    /// The text of parameter `name` (its value, or its default).
+    fn param_text(&self, name: &str) -> String {
+        let v = Val {
+            text: name.to_string(),
+            param: true,
+            span: Span {
+                line: 1,
+                col: 1,
+                width: 1,
+            },
+        };
+        self.text(&v).0
+    }
+
+    /// Evaluates the `grid` statement for this P (1-D without one).
+    fn grid_dims(&self) -> Result<GridDims, SchedError> {
+        let Some(g) = &self.file.grid else {
+            return Ok(GridDims([self.p as i64, 1, 1]));
+        };
+        let mut dims = [1i64; 3];
+        for (i, d) in g.dims.iter().enumerate() {
+            let e = self.expr(d)?;
+            let v = e.eval(0, self.p).unwrap_or(0);
+            if v < 1 {
+                return Err(self.err(
+                    d.span,
+                    format!(
+                        "grid dimension {} is {v} for P = {}; it must be at least 1",
+                        ["nx", "ny", "nz"][i],
+                        self.p
+                    ),
+                    None,
+                ));
+            }
+            dims[i] = v;
+        }
+        let prod = dims[0].saturating_mul(dims[1]).saturating_mul(dims[2]);
+        if prod != self.p as i64 {
+            let shown: Vec<String> = dims[..g.dims.len()].iter().map(|d| d.to_string()).collect();
+            return Err(self.err(
+                g.span,
+                format!(
+                    "the grid is {} = {prod} ranks, but --nodes is {}",
+                    shown.join(" x "),
+                    self.p
+                ),
+                Some("the grid's dimensions are functions of P; give a rank count the grid can use (e.g. a cube for `grid root(P, 3), root(P, 3), root(P, 3)`), or edit the `grid` line".to_string()),
+            ));
+        }
+        Ok(GridDims(dims))
+    }
+
+    /// A quantity expression (`98ms * 8 / P`, `4MiB / (P*P)`): resolved, checked to measure
+    /// `want`, bound to the grid, and evaluated on every rank (no error, not negative).
+    fn quantity_expr(&self, e: &SpExpr, want: Dimension) -> Result<Expr, SchedError> {
+        let unit = |t: &str, d: Dimension| -> Result<i64, String> {
+            let v = match d {
+                Dimension::Time => parse_duration(t).map_err(|e| e.to_string())?,
+                Dimension::Size => parse_size(t).map_err(|e| e.to_string())?,
+                Dimension::Number => return Err(format!("`{t}` is not a plain number")),
+            };
+            i64::try_from(v).map_err(|_| format!("`{t}` is too large"))
+        };
+        let mut param = |name: &str| self.param_text(name);
+        let (x, dim) = e
+            .expr
+            .resolve_quantity(want, &mut param, &unit)
+            .map_err(|m| self.err(e.span, m, None))?;
+        if dim != want {
+            let help = match want {
+                Dimension::Time => "a duration needs a unit somewhere: `98ms / P`, `2us * nx`",
+                _ => "a size needs a unit somewhere: `4MiB / (P*P)`, `968B * nx`",
+            };
+            return Err(self.err(
+                e.span,
+                format!(
+                    "this expression is {}, not {}",
+                    dim.describe(),
+                    want.describe()
+                ),
+                Some(help.to_string()),
+            ));
+        }
+        let x = x.bind_grid(self.grid);
+        for rank in 0..self.p {
+            match x.eval(rank, self.p) {
+                Err(err) => {
+                    return Err(self.err(
+                        e.span,
+                        format!("this expression {err} on rank {rank} (P = {})", self.p),
+                        None,
+                    ))
+                }
+                Ok(v) if v < 0 => {
+                    return Err(self.err(
+                        e.span,
+                        format!(
+                            "this expression is negative ({v}) on rank {rank} (P = {})",
+                            self.p
+                        ),
+                        None,
+                    ))
+                }
+                Ok(_) => {}
+            }
+            if !x.uses_rank() {
+                break;
+            }
+        }
+        Ok(x)
     }
 
     fn leaf(&self, l: Leaf) -> Node {
@@ -402,9 +579,20 @@ impl Builder<'_> {
     fn stmt(&self, s: &Stmt) -> Result<Node, SchedError> {
         Ok(match s {
             Stmt::Calc { dur, cond } => self.leaf(Leaf::Calc {
-                dur: self.duration(dur)?,
+                dur: match dur {
+                    QArg::Val(v) => CalcDur::Fixed(self.duration(v)?),
+                    QArg::Expr(e) => {
+                        let x = self.quantity_expr(e, Dimension::Time)?;
+                        if x.uses_rank() {
+                            CalcDur::Expr(x)
+                        } else {
+                            CalcDur::Fixed(x.eval(0, self.p).unwrap_or(0) as u64)
+                        }
+                    }
+                },
                 cond: cond.as_ref().map(|c| self.expr(c)).transpose()?,
             }),
+            Stmt::Mpi { body, span } => self.leaf(Leaf::Mpi(Box::new(self.mpi(body, *span)?))),
             Stmt::P2p {
                 kind,
                 size,
@@ -476,34 +664,7 @@ impl Builder<'_> {
                 opts,
             } => {
                 let d = self.size(size)?;
-                let mut o = GenOptions {
-                    reduce_calc: Some(0),
-                    ..GenOptions::default()
-                };
-                for (key, _, v) in opts {
-                    match key.as_str() {
-                        "segment" => o.segment_size = Some(self.size(v)?),
-                        "nway" => o.nway = self.int(v, "nway", 1, u32::MAX as u64)? as u32,
-                        "root" => {
-                            let r = self.int(v, "root", 0, u32::MAX as u64)?;
-                            if r >= self.p as u64 {
-                                return Err(self.err(
-                                    v.span,
-                                    format!(
-                                        "root {r} is not a rank of 0..{} (P = {})",
-                                        self.p, self.p
-                                    ),
-                                    None,
-                                ));
-                            }
-                            o.root = r as u32;
-                        }
-                        "calc" => o.reduce_calc = Some(self.duration(v)?),
-                        "chain" => o.chain_sends = self.int(v, "chain", 0, 1)? == 1,
-                        "tag" => o.tag_offset = self.tag(&Some(v.clone()))?,
-                        _ => unreachable!("options are checked by the parser"),
-                    }
-                }
+                let o = self.gen_options(opts)?;
                 match Generated::with_options(*pattern, self.p, d, o) {
                     Ok(g) => self.leaf(Leaf::Coll(g)),
                     Err(e) => {
@@ -549,11 +710,19 @@ impl Builder<'_> {
 // ---------------------------------------------------------------------------------------------
 // The lazy program tree
 
+/// A `calc` duration: fixed, or a quantity expression of the rank.
+#[derive(Clone, Debug)]
+enum CalcDur {
+    Fixed(u64),
+    Expr(Expr),
+}
+
 #[derive(Clone, Debug)]
 enum Leaf {
     Coll(Generated),
+    Mpi(Box<MpiProg>),
     Calc {
-        dur: u64,
+        dur: CalcDur,
         cond: Option<Expr>,
     },
     P2p {
@@ -569,6 +738,7 @@ impl Leaf {
     fn len(&self, r: u32, p: u32) -> u32 {
         match self {
             Leaf::Coll(g) => g.num_ops(r),
+            Leaf::Mpi(m) => m.len(r),
             Leaf::Calc { cond, .. } | Leaf::P2p { cond, .. } => {
                 cond.as_ref().is_none_or(|c| c.holds(r, p)) as u32
             }
@@ -577,7 +747,15 @@ impl Leaf {
     fn op(&self, r: u32, p: u32, i: u32) -> Op {
         match self {
             Leaf::Coll(g) => g.op(r, i),
-            Leaf::Calc { dur, .. } => Op::calc(*dur),
+            Leaf::Mpi(m) => m.op(r, i),
+            Leaf::Calc {
+                dur: CalcDur::Fixed(d),
+                ..
+            } => Op::calc(*d),
+            Leaf::Calc {
+                dur: CalcDur::Expr(e),
+                ..
+            } => Op::calc(e.eval(r, p).unwrap_or(0).max(0) as u64),
             Leaf::P2p {
                 kind: P2pKind::Send,
                 size,
@@ -597,30 +775,35 @@ impl Leaf {
     fn depcount(&self, r: u32, i: u32) -> u32 {
         match self {
             Leaf::Coll(g) => g.depcount(r, i),
+            Leaf::Mpi(m) => m.depcount(r, i),
             _ => 0,
         }
     }
     fn num_roots(&self, r: u32, p: u32) -> u32 {
         match self {
             Leaf::Coll(g) => g.num_roots(r),
+            Leaf::Mpi(m) => m.num_roots(r),
             _ => self.len(r, p),
         }
     }
     fn root(&self, r: u32, k: u32) -> u32 {
         match self {
             Leaf::Coll(g) => Program::root(g, r, k),
+            Leaf::Mpi(m) => m.root(r, k),
             _ => 0,
         }
     }
     fn num_sinks(&self, r: u32, p: u32) -> u32 {
         match self {
             Leaf::Coll(g) => g.num_sinks(r),
+            Leaf::Mpi(m) => m.num_sinks(r),
             _ => self.len(r, p),
         }
     }
     fn is_sink(&self, r: u32, i: u32) -> bool {
         match self {
             Leaf::Coll(g) => g.is_sink(r, i),
+            Leaf::Mpi(m) => m.is_sink(r, i),
             _ => true,
         }
     }
@@ -723,10 +906,21 @@ fn in_count(prev: Option<(&Node, Link)>, outer: u32, r: u32, p: u32) -> u32 {
 }
 
 impl Node {
+    /// Whether some op of the node has `irequires` dependents.
+    fn has_start_dependents(&self) -> bool {
+        match &self.kind {
+            Kind::Leaf(Leaf::Mpi(m)) => m.has_start_dependents(),
+            Kind::Leaf(_) => false,
+            Kind::Seq(c) | Kind::Par(c) => c.iter().any(Node::has_start_dependents),
+            Kind::Repeat { body, .. } => body.has_start_dependents(),
+        }
+    }
+
     /// A lower bound of the size of every send in the node (`u64::MAX` when it has none).
     fn min_send_size(&self) -> u64 {
         match &self.kind {
             Kind::Leaf(Leaf::Coll(g)) => g.min_send_size(),
+            Kind::Leaf(Leaf::Mpi(m)) => m.min_send_size(),
             Kind::Leaf(Leaf::P2p {
                 kind: P2pKind::Send,
                 size,
@@ -1038,6 +1232,9 @@ impl Node {
             Kind::Leaf(l) => {
                 if let Leaf::Coll(g) = l {
                     g.for_each_dependent(r, i, kind, |x| f(base + x));
+                }
+                if let Leaf::Mpi(m) = l {
+                    m.for_each_dependent(r, i, kind, &mut |x| f(base + x));
                 }
                 if kind == DepKind::Done && l.is_sink(r, i) {
                     emit(out, r, p, f);

@@ -9,7 +9,7 @@
 
 use crate::collective::Collective;
 use crate::error::{Diagnostic, SchedError};
-use crate::schedule::expr::{BinOp, Expr};
+use crate::schedule::expr::{BinOp, Expr, Func};
 
 /// Deepest nesting of `repeat`, `concurrent` and `sequence` blocks.
 pub const MAX_BLOCK_DEPTH: usize = 64;
@@ -93,10 +93,74 @@ pub(crate) enum P2pKind {
     Recv,
 }
 
+/// A size or a duration: one value as before (`16KiB`, `${size}`), or a quantity expression
+/// (`4MiB / (P*P)`, `98ms * 8 / P + 3us`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum QArg {
+    Val(Val),
+    Expr(SpExpr),
+}
+
+/// `grid E [, E [, E]]`: the process grid's dimensions (x fastest).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct GridDef {
+    pub dims: Vec<SpExpr>,
+    pub span: Span,
+}
+
+/// A collective inside an `mpi { }` block: a Schedgen pattern, or MPICH's recursive doubling
+/// allreduce as the trace conversion of spcl/atlahs' Schedgen writes `MPI_Allreduce`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TraceColl {
+    Gen(Collective),
+    RecdoubMpich,
+}
+
+/// A statement inside an `mpi { }` block (one MPI call, a computation, or a repetition).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum MStmt {
+    Calc {
+        dur: QArg,
+        cond: Option<SpExpr>,
+    },
+    /// `send`/`recv` (blocking) or `isend`/`irecv` (nonblocking, optionally named `as r`).
+    P2p {
+        kind: P2pKind,
+        nonblocking: bool,
+        size: QArg,
+        peer: SpExpr,
+        tag: Option<Val>,
+        name: Option<(String, Span)>,
+        cond: Option<SpExpr>,
+        span: Span,
+    },
+    /// `wait r` (skipped on a rank where `r` was not posted) or `waitall r1 r2 …` (always an
+    /// op). `refs` holds, per name, the indices in the same block of the calls given that
+    /// name before the wait (a rank waits for the last of them it posted).
+    Wait {
+        all: bool,
+        names: Vec<(String, Span)>,
+        refs: Vec<Vec<usize>>,
+        cond: Option<SpExpr>,
+        span: Span,
+    },
+    Coll {
+        coll: TraceColl,
+        name: String,
+        name_span: Span,
+        size: QArg,
+        opts: Vec<(String, Span, Val)>,
+    },
+    Repeat {
+        count: Val,
+        body: Vec<MStmt>,
+    },
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Stmt {
     Calc {
-        dur: Val,
+        dur: QArg,
         cond: Option<SpExpr>,
     },
     P2p {
@@ -129,6 +193,11 @@ pub(crate) enum Stmt {
     Sequence {
         body: Vec<Stmt>,
     },
+    /// `mpi { … }`: MPI calls as Schedgen's trace conversion turns them into GOAL.
+    Mpi {
+        body: Vec<MStmt>,
+        span: Span,
+    },
 }
 
 /// A parameter definition: `param name = value`.
@@ -143,7 +212,11 @@ pub(crate) struct ParamDef {
 
 /// The statement keywords (for messages).
 pub(crate) const STATEMENTS: &str =
-    "calc, send, recv, message, repeat, concurrent, sequence, param, allreduce, bcast, reduce, alltoall, or a Schedgen pattern name";
+    "calc, send, recv, message, repeat, concurrent, sequence, param, grid, mpi, allreduce, bcast, reduce, alltoall, or a Schedgen pattern name";
+
+/// The statements of an `mpi { }` block (for messages).
+pub(crate) const MPI_STATEMENTS: &str =
+    "calc, send, recv, isend, irecv, wait, waitall, repeat, barrier, allreduce, bcast, reduce, alltoall, or a Schedgen pattern name";
 
 /// `(collective, algorithm) → pattern` for the readable collective statements.
 pub(crate) const ALGORITHMS: &[(&str, &str, Collective)] = &[
@@ -282,8 +355,8 @@ fn lex(src: &Source) -> Result<Vec<Token>, SchedError> {
                 Tok::Param(name)
             } else {
                 const TWO: [&str; 6] = ["==", "!=", "<=", ">=", "&&", "||"];
-                const ONE: [&str; 14] = [
-                    "{", "}", "(", ")", "=", "+", "-", "*", "/", "%", "<", ">", "!", ";",
+                const ONE: [&str; 15] = [
+                    "{", "}", "(", ")", "=", "+", "-", "*", "/", "%", "<", ">", "!", ";", ",",
                 ];
                 let two: String = chars[i..].iter().take(2).collect();
                 if let Some(s) = TWO.iter().find(|&&s| s == two) {
@@ -324,6 +397,7 @@ fn lex(src: &Source) -> Result<Vec<Token>, SchedError> {
 
 pub(crate) struct Parsed {
     pub params: Vec<ParamDef>,
+    pub grid: Option<GridDef>,
     pub body: Vec<Stmt>,
 }
 
@@ -338,6 +412,9 @@ struct Parser<'a> {
     blocks: usize,
     /// Parentheses and unary operators open around the current token.
     nest: usize,
+    /// Literals with units are allowed in the expression being parsed.
+    quantities: bool,
+    grid: Option<GridDef>,
 }
 
 pub(crate) fn parse(src: &Source) -> Result<Parsed, SchedError> {
@@ -350,6 +427,8 @@ pub(crate) fn parse(src: &Source) -> Result<Parsed, SchedError> {
         uses: Vec::new(),
         blocks: 0,
         nest: 0,
+        quantities: false,
+        grid: None,
     };
     p.header()?;
     let body = p.block(None)?;
@@ -371,6 +450,7 @@ pub(crate) fn parse(src: &Source) -> Result<Parsed, SchedError> {
     }
     Ok(Parsed {
         params: p.params,
+        grid: p.grid,
         body,
     })
 }
@@ -516,9 +596,53 @@ impl Parser<'_> {
                 return Ok(None);
             }
             "calc" => {
-                let dur = self.value("a duration such as `21.064us`")?;
+                let dur = self.quantity("a duration such as `21.064us`")?;
                 let cond = self.condition()?;
                 Stmt::Calc { dur, cond }
+            }
+            "grid" => {
+                if nested {
+                    return Err(self.src.diag(
+                        t.span,
+                        "the grid must be defined at the top level, not inside a block",
+                        None,
+                    ));
+                }
+                if let Some(g) = &self.grid {
+                    return Err(self.src.diag(
+                        t.span,
+                        "the grid is defined twice",
+                        Some(format!("first defined on line {}", g.span.line)),
+                    ));
+                }
+                let mut dims = vec![self.expr()?];
+                while self.is_sym(",") {
+                    self.next();
+                    if dims.len() == 3 {
+                        return Err(self.src.diag(
+                            self.peek().span,
+                            "a grid has at most three dimensions",
+                            None,
+                        ));
+                    }
+                    dims.push(self.expr()?);
+                }
+                for d in &dims {
+                    if d.expr.uses_rank() || d.expr.uses_grid() {
+                        return Err(self.src.diag(
+                            d.span,
+                            "a grid dimension must not depend on `rank` or on the grid",
+                            Some("write each dimension with `P`, integers and parameters, e.g. `grid root(P, 3), root(P, 3), root(P, 3)`".to_string()),
+                        ));
+                    }
+                }
+                self.grid = Some(GridDef { dims, span: t.span });
+                return Ok(None);
+            }
+            "mpi" => {
+                let open = self.open_brace()?;
+                let body = self.mpi_block(open)?;
+                Stmt::Mpi { body, span: t.span }
             }
             "send" | "recv" => {
                 let kind = if word == "send" {
@@ -622,15 +746,313 @@ impl Parser<'_> {
         }))
     }
 
-    fn collective(
+    /// A size or duration: a single value as before, or an expression with units.
+    fn quantity(&mut self, what: &str) -> Result<QArg, SchedError> {
+        let save = self.pos;
+        if matches!(
+            self.peek().tok,
+            Tok::Quantity(_) | Tok::Word(_) | Tok::Param(_) | Tok::Sym("-")
+        ) {
+            if let Ok(v) = self.value(what) {
+                let binop = matches!(&self.peek().tok, Tok::Sym(s) if ["+", "-", "*", "/", "%"].contains(s));
+                if !binop {
+                    return Ok(QArg::Val(v));
+                }
+            }
+            self.pos = save;
+        }
+        if !matches!(
+            self.peek().tok,
+            Tok::Quantity(_) | Tok::Word(_) | Tok::Param(_) | Tok::Sym("-") | Tok::Sym("(")
+        ) {
+            return Err(self.unexpected(what));
+        }
+        self.quantities = true;
+        let e = self.expr();
+        self.quantities = false;
+        Ok(QArg::Expr(e?))
+    }
+
+    /// The statements of an `mpi { }` block whose `{` is at `open`; resolves request names.
+    fn mpi_block(&mut self, open: Span) -> Result<Vec<MStmt>, SchedError> {
+        if self.blocks >= MAX_BLOCK_DEPTH {
+            return Err(self.src.diag(
+                open,
+                format!("blocks nest too deeply: this `{{` opens level {}, and at most {MAX_BLOCK_DEPTH} are allowed", self.blocks + 1),
+                None,
+            ));
+        }
+        self.blocks += 1;
+        let body = self.mpi_body(open);
+        self.blocks -= 1;
+        body
+    }
+
+    fn mpi_body(&mut self, open: Span) -> Result<Vec<MStmt>, SchedError> {
+        let mut body: Vec<MStmt> = Vec::new();
+        loop {
+            self.skip_newlines();
+            let t = self.peek().clone();
+            match t.tok {
+                Tok::Eof => {
+                    return Err(self.src.diag(
+                        open,
+                        "this `{` is never closed",
+                        Some("add a `}` line".to_string()),
+                    ))
+                }
+                Tok::Sym("}") => {
+                    self.next();
+                    return Ok(body);
+                }
+                _ => {}
+            }
+            let mut s = self.mpi_statement()?;
+            if let MStmt::Wait { names, refs, .. } = &mut s {
+                for (name, span) in names.iter() {
+                    let found: Vec<usize> = body
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, b)| {
+                            matches!(b, MStmt::P2p { name: Some((n, _)), .. } if n == name)
+                        })
+                        .map(|(i, _)| i)
+                        .collect();
+                    match found.is_empty() {
+                        false => refs.push(found),
+                        true => {
+                            return Err(self.src.diag(
+                                *span,
+                                format!("no request `{name}` is posted before this wait in the same block"),
+                                Some("name a request with `isend ... as NAME` or `irecv ... as NAME` earlier in the same block (a wait inside `repeat` refers to requests of the same repetition)".to_string()),
+                            ));
+                        }
+                    }
+                }
+            }
+            body.push(s);
+            self.end_of_statement()?;
+        }
+    }
+
+    fn mpi_statement(&mut self) -> Result<MStmt, SchedError> {
+        let t = self.next();
+        let word = match &t.tok {
+            Tok::Word(w) => w.clone(),
+            _ => {
+                self.pos -= 1;
+                return Err(
+                    self.unexpected(&format!("a statement of an mpi block ({MPI_STATEMENTS})"))
+                );
+            }
+        };
+        Ok(match word.as_str() {
+            "calc" => {
+                let dur = self.quantity("a duration such as `21.064us`")?;
+                let cond = self.condition()?;
+                MStmt::Calc { dur, cond }
+            }
+            "send" | "recv" | "isend" | "irecv" => {
+                let kind = if word.ends_with("send") {
+                    P2pKind::Send
+                } else {
+                    P2pKind::Recv
+                };
+                let nonblocking = word.starts_with('i');
+                let size = self.quantity("a size such as `1MiB`")?;
+                self.keyword(if kind == P2pKind::Send { "to" } else { "from" })?;
+                let peer = self.expr()?;
+                let tag = self.opt_value("tag")?;
+                let name = if self.is_word("as") {
+                    let at = self.next().span;
+                    let n = self.next();
+                    match n.tok {
+                        Tok::Word(w) if !nonblocking => {
+                            return Err(self.src.diag(
+                                at.to(n.span),
+                                format!("a blocking `{word}` has no request to name (`as {w}`)"),
+                                Some(format!("use `i{word}` for a nonblocking call that a later `wait` completes")),
+                            ))
+                        }
+                        Tok::Word(w) => Some((w, n.span)),
+                        _ => {
+                            self.pos -= 1;
+                            return Err(self.unexpected("a request name after `as`"));
+                        }
+                    }
+                } else {
+                    None
+                };
+                let cond = self.condition()?;
+                MStmt::P2p {
+                    kind,
+                    nonblocking,
+                    size,
+                    peer,
+                    tag,
+                    name,
+                    cond,
+                    span: t.span,
+                }
+            }
+            "wait" | "waitall" => {
+                let mut names = Vec::new();
+                while let Tok::Word(w) = &self.peek().tok {
+                    if w == "if" {
+                        break;
+                    }
+                    let w = w.clone();
+                    names.push((w, self.next().span));
+                }
+                if word == "wait" && names.len() != 1 {
+                    return Err(self.src.diag(
+                        t.span,
+                        "`wait` completes exactly one request",
+                        Some(
+                            "write `wait NAME`, or `waitall NAME1 NAME2 …` for several".to_string(),
+                        ),
+                    ));
+                }
+                let cond = self.condition()?;
+                MStmt::Wait {
+                    all: word == "waitall",
+                    names,
+                    refs: Vec::new(),
+                    cond,
+                    span: t.span,
+                }
+            }
+            "repeat" => {
+                let count = self.value("a repeat count")?;
+                let open = self.open_brace()?;
+                MStmt::Repeat {
+                    count,
+                    body: self.mpi_block(open)?,
+                }
+            }
+            "barrier" => MStmt::Coll {
+                coll: TraceColl::Gen(Collective::Dissemination),
+                name: "barrier".to_string(),
+                name_span: t.span,
+                size: QArg::Val(Val {
+                    text: "1B".to_string(),
+                    param: false,
+                    span: t.span,
+                }),
+                opts: self.coll_options(TraceColl::Gen(Collective::Dissemination), "barrier")?,
+            },
+            "allreduce" | "bcast" | "reduce" | "alltoall" => {
+                let alg = self.next();
+                let Tok::Word(a) = &alg.tok else {
+                    self.pos -= 1;
+                    return Err(self.unexpected(&format!(
+                        "the {word} algorithm ({}{})",
+                        algorithms_of(&word),
+                        if word == "allreduce" {
+                            ", recdoub_mpich"
+                        } else {
+                            ""
+                        }
+                    )));
+                };
+                let coll = if word == "allreduce" && a == "recdoub_mpich" {
+                    TraceColl::RecdoubMpich
+                } else {
+                    match ALGORITHMS.iter().find(|(o, al, _)| *o == word && al == a) {
+                        Some(&(_, _, pattern)) => TraceColl::Gen(pattern),
+                        None => {
+                            return Err(self.src.diag(
+                                t.span.to(alg.span),
+                                format!("unknown collective `{word} {a}`"),
+                                Some(format!(
+                                    "known {word} algorithms: {}{}",
+                                    algorithms_of(&word),
+                                    if word == "allreduce" {
+                                        ", recdoub_mpich"
+                                    } else {
+                                        ""
+                                    }
+                                )),
+                            ))
+                        }
+                    }
+                };
+                let name = format!("{word} {a}");
+                let size = self.quantity("a size such as `8B`")?;
+                let opts = self.coll_options(coll, &name)?;
+                MStmt::Coll {
+                    coll,
+                    name,
+                    name_span: t.span.to(alg.span),
+                    size,
+                    opts,
+                }
+            }
+            w => match w.parse::<Collective>() {
+                Ok(pattern) => {
+                    let size = self.quantity("a size such as `8B`")?;
+                    let coll = TraceColl::Gen(pattern);
+                    let opts = self.coll_options(coll, w)?;
+                    MStmt::Coll {
+                        coll,
+                        name: w.to_string(),
+                        name_span: t.span,
+                        size,
+                        opts,
+                    }
+                }
+                Err(_) => {
+                    let help = match w {
+                        "concurrent" | "sequence" | "message" | "param" | "grid" | "mpi" => {
+                            format!("`{w}` is not allowed inside an mpi block")
+                        }
+                        _ => format!("an mpi block takes {MPI_STATEMENTS}"),
+                    };
+                    return Err(self.src.diag(
+                        t.span,
+                        format!("unknown statement `{w}` in an mpi block"),
+                        Some(help),
+                    ));
+                }
+            },
+        })
+    }
+
+    /// The options of a collective in an mpi block: the pattern's own, `tag` (a fixed tag) and
+    /// `tagbase` (the k-th collective of a rank gets tag `tagbase + k`; default 1000000).
+    fn coll_options(
         &mut self,
-        pattern: Collective,
-        name: String,
-        name_span: Span,
-    ) -> Result<Stmt, SchedError> {
-        let size = self.value("a size such as `512MiB`")?;
+        coll: TraceColl,
+        name: &str,
+    ) -> Result<Vec<(String, Span, Val)>, SchedError> {
+        let mut allowed = match coll {
+            TraceColl::Gen(p) => options_of(p),
+            TraceColl::RecdoubMpich => vec!["tag"],
+        };
+        allowed.push("tagbase");
+        let opts = self.options(&allowed, name)?;
+        if opts.iter().any(|(o, _, _)| o == "tag") && opts.iter().any(|(o, _, _)| o == "tagbase") {
+            let span = opts
+                .iter()
+                .find(|(o, _, _)| o == "tagbase")
+                .map(|o| o.1)
+                .unwrap();
+            return Err(self.src.diag(
+                span,
+                "give either `tag` (one fixed tag) or `tagbase` (numbered tags), not both",
+                None,
+            ));
+        }
+        Ok(opts)
+    }
+
+    /// `KEY VALUE` options while the next word is one: each allowed, none twice.
+    fn options(
+        &mut self,
+        allowed: &[&str],
+        name: &str,
+    ) -> Result<Vec<(String, Span, Val)>, SchedError> {
         let mut opts: Vec<(String, Span, Val)> = Vec::new();
-        let allowed = options_of(pattern);
         while let Tok::Word(w) = &self.peek().tok {
             let w = w.clone();
             let span = self.peek().span;
@@ -650,6 +1072,17 @@ impl Parser<'_> {
             let v = self.value(&format!("a value for `{w}`"))?;
             opts.push((w, span, v));
         }
+        Ok(opts)
+    }
+
+    fn collective(
+        &mut self,
+        pattern: Collective,
+        name: String,
+        name_span: Span,
+    ) -> Result<Stmt, SchedError> {
+        let size = self.value("a size such as `512MiB`")?;
+        let opts = self.options(&options_of(pattern), &name)?;
         Ok(Stmt::Coll {
             pattern,
             name_span,
@@ -896,6 +1329,62 @@ impl Parser<'_> {
         match &t.tok {
             Tok::Word(w) if w == "rank" => Ok(Expr::Rank),
             Tok::Word(w) if w == "P" || w == "nodes" => Ok(Expr::P),
+            Tok::Word(w) if matches!(w.as_str(), "x" | "y" | "z") => {
+                Ok(Expr::Coord(w.as_bytes()[0] - b'x'))
+            }
+            Tok::Word(w) if matches!(w.as_str(), "nx" | "ny" | "nz") => {
+                Ok(Expr::Dim(w.as_bytes()[1] - b'x'))
+            }
+            Tok::Word(w) if Func::from_name(w).is_some() && self.is_sym("(") => {
+                let f = Func::from_name(w).expect("checked");
+                let open = self.next().span;
+                if self.nest >= MAX_EXPR_DEPTH {
+                    return Err(self.too_deep(open));
+                }
+                self.nest += 1;
+                let mut args = Vec::new();
+                let res = (|| {
+                    if !self.is_sym(")") {
+                        loop {
+                            args.push(self.binary(0)?.0);
+                            if self.is_sym(",") {
+                                self.next();
+                                continue;
+                            }
+                            break;
+                        }
+                    }
+                    if !self.is_sym(")") {
+                        return Err(self.unexpected("`,` or `)`"));
+                    }
+                    Ok(self.next().span)
+                })();
+                self.nest -= 1;
+                let close = res?;
+                if !f.arity().contains(&args.len()) {
+                    let (lo, hi) = (f.arity().start().to_owned(), f.arity().end().to_owned());
+                    return Err(self.src.diag(
+                        t.span.to(close),
+                        format!(
+                            "`{}` takes {} argument{}, got {}",
+                            f.name(),
+                            if lo == hi { lo.to_string() } else { format!("{lo} to {hi}") },
+                            if hi == 1 { "" } else { "s" },
+                            args.len()
+                        ),
+                        Some(match f {
+                            Func::Root => "root(a, k) is the integer k-th root of a, e.g. `root(P, 3)`".to_string(),
+                            Func::At => "at(dx, dy, dz) is the rank at that offset in the grid (wrapping around)".to_string(),
+                            Func::Dims => "dims(n, d, i) is dimension i of MPI_Dims_create(n, d), e.g. `dims(P, 2, 0)`".to_string(),
+                            _ => format!("{}(a, b)", f.name()),
+                        }),
+                    ));
+                }
+                Ok(Expr::Call(f, args))
+            }
+            Tok::Quantity(q) if self.quantities && q.parse::<i64>().is_err() => {
+                Ok(Expr::Quantity(q.clone()))
+            }
             Tok::Param(p) => {
                 self.uses.push((p.clone(), t.span));
                 Ok(Expr::Param(p.clone()))

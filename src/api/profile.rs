@@ -1,0 +1,116 @@
+//! `profile show` as data: the same facts as the text of `crate::profile_show::render`.
+
+use loggops_profile::{BaseParams, Distribution, Placement, Profile};
+use serde_json::{json, Map, Value};
+
+use crate::profile_show::{describe_kind, quantile, TraceStats, PROBS};
+
+/// A profile as a JSON object. Times are ps, per-byte costs ps per byte, sizes bytes, prices
+/// USD per node-hour; a distribution is `{"kind": "...", "quantiles": {"min": ..., "p1": ...,
+/// "p50": ..., "max": ...}}` (as stored: the noise model scales latency and G draws so that
+/// their median is L resp. G, unless `--absolute-latency`), absent ones `null`.
+///
+/// Keys: `schema` (`"loggops-sim/profile-show/1"`), `path`, `system`, `description`,
+/// `size_bytes`, `sha256`, `calibration` (`"captures"` or `"paper-table"`), `day`, `days` (the
+/// labels of further days, `profile combine`), `mpi_progress` (`"async"`, `"polled"` or `null`:
+/// not recorded), `nodes_per_switch`, `near` and `far` (`null`: same as near), each with
+/// `params` (`L_ps`, `o_ps`, `g_ps`, `G_ps_per_byte`, `O_ps_per_byte`, `S_bytes`), the
+/// distributions `latency_ps`, `G_ps_per_byte`, `o_ps`, `g_ps` (in `far`, each also says
+/// `same_as_near`), `latency_after_idle` (`threshold_ps` and the distribution `latency_ps`, or
+/// `null`) and `bandwidth_block_bytes`; `os_noise` with `traces` (per
+/// trace `detours`, `period_ps`, `busy_fraction`, `detours_per_s`, `median_ps`, `max_ps`) and
+/// `process` (`rate_per_s` and the distribution `duration_ps`, or `null`); `prices`
+/// (`on_demand_usd_per_node_hour`, `committed_usd_per_node_hour`, `null` when unknown);
+/// `provenance` (`created`, `tool_version`, `sources`, `command`, `notes`).
+pub fn describe(p: &Profile, path: &str, sha256: &str, size: u64) -> Value {
+    let os = &p.os_noise;
+    json!({
+        "schema": "loggops-sim/profile-show/1",
+        "path": path,
+        "system": p.system,
+        "description": p.description,
+        "size_bytes": size,
+        "sha256": sha256,
+        "calibration": p.calibration.as_str(),
+        "day": p.day,
+        "days": p.days.iter().map(|d| d.label.as_str()).collect::<Vec<_>>(),
+        "mpi_progress": p.mpi_progress.map(|m| m.name()),
+        "nodes_per_switch": p.nodes_per_switch,
+        "near": placement(&p.near, None),
+        "far": p.far.as_ref().map(|f| placement(f, Some(&p.near))),
+        "os_noise": {
+            "traces": os.traces.iter().map(|t| {
+                let s = TraceStats::of(t);
+                json!({
+                    "detours": s.detours,
+                    "period_ps": s.period_ps,
+                    "busy_fraction": s.busy_fraction,
+                    "detours_per_s": s.per_second,
+                    "median_ps": s.median_ps,
+                    "max_ps": s.max_ps,
+                })
+            }).collect::<Vec<_>>(),
+            "process": os.process.as_ref().map(|pr| json!({
+                "rate_per_s": pr.rate_per_s,
+                "duration_ps": distribution(&pr.duration_ps),
+            })),
+        },
+        "prices": {
+            "on_demand_usd_per_node_hour": p.prices.on_demand_usd_per_node_hour,
+            "committed_usd_per_node_hour": p.prices.committed_usd_per_node_hour,
+        },
+        "provenance": {
+            "created": p.provenance.created,
+            "tool_version": p.provenance.tool_version,
+            "sources": p.provenance.sources,
+            "command": p.provenance.command,
+            "notes": p.provenance.notes,
+        },
+    })
+}
+
+fn params(b: &BaseParams) -> Value {
+    json!({
+        "L_ps": b.l_ps,
+        "o_ps": b.o_ps,
+        "g_ps": b.g_ps,
+        "G_ps_per_byte": b.big_g_ps_per_byte,
+        "O_ps_per_byte": b.big_o_ps_per_byte,
+        "S_bytes": b.s_bytes,
+    })
+}
+
+/// A placement; with `near`, a far placement whose distributions say whether they are near's.
+fn placement(pl: &Placement, near: Option<&Placement>) -> Value {
+    let d = |x: &Option<Distribution>, of_near: Option<&Option<Distribution>>| {
+        let Some(dist) = x else {
+            return Value::Null;
+        };
+        let mut v = distribution(dist);
+        if let Some(n) = of_near {
+            v["same_as_near"] = json!(n == x);
+        }
+        v
+    };
+    json!({
+        "params": params(&pl.params),
+        "latency_ps": d(&pl.latency, near.map(|n| &n.latency)),
+        "G_ps_per_byte": d(&pl.bandwidth, near.map(|n| &n.bandwidth)),
+        "o_ps": d(&pl.overhead, near.map(|n| &n.overhead)),
+        "g_ps": d(&pl.gap, near.map(|n| &n.gap)),
+        "latency_after_idle": pl.after_idle.as_ref().map(|a| json!({
+            "threshold_ps": a.threshold_ps,
+            "latency_ps": distribution(&a.latency),
+        })),
+        "bandwidth_block_bytes": pl.bandwidth_block_bytes,
+    })
+}
+
+/// The quantiles `profile show` prints, by their names there.
+fn distribution(d: &Distribution) -> Value {
+    let q: Map<String, Value> = PROBS
+        .iter()
+        .map(|&(p, name)| (name.to_string(), json!(quantile(d, p))))
+        .collect();
+    json!({ "kind": describe_kind(d), "quantiles": q })
+}
