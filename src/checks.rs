@@ -258,7 +258,61 @@ pub const RUN_RULES: &[Rule<RunArgs>] = &[
             )
         },
     },
+    // Issue 47: spot capacity prices a job over the run times of a noisy sweep. Refused with
+    // --compat (no noise, no prices) and without --noise (one noiseless time, no profile);
+    // allowed with --shard (the plan records the inputs and `merge` prices the merged
+    // samples) and with --dry-run.
+    Rule {
+        id: "spot_price",
+        flag: "--spot-price",
+        why_not: |a| spot_needs(a, "prices the job on spot capacity"),
+    },
+    Rule {
+        id: "spot_interruptions",
+        flag: "--spot-interruptions",
+        why_not: |a| spot_needs(a, "sets how often spot capacity is interrupted"),
+    },
+    Rule {
+        id: "spot_mtbi",
+        flag: "--spot-mtbi",
+        why_not: |a| spot_needs(a, "sets how often spot capacity is interrupted"),
+    },
+    Rule {
+        id: "spot_source",
+        flag: "--spot-source",
+        why_not: |a| spot_needs(a, "says where the spot price and rate come from"),
+    },
+    Rule {
+        id: "spot_date",
+        flag: "--spot-date",
+        why_not: |a| spot_needs(a, "says when the spot price and rate were read"),
+    },
+    Rule {
+        id: "checkpoint_every",
+        flag: "--checkpoint-every",
+        why_not: |a| spot_needs(a, "sets the spot job's checkpoint interval"),
+    },
+    Rule {
+        id: "checkpoint_cost",
+        flag: "--checkpoint-cost",
+        why_not: |a| spot_needs(a, "sets the spot job's checkpoint cost"),
+    },
+    Rule {
+        id: "restart_cost",
+        flag: "--restart-cost",
+        why_not: |a| spot_needs(a, "sets the spot job's restart cost"),
+    },
 ];
+
+fn spot_needs(a: &RunArgs, what: &str) -> Option<String> {
+    in_compat(a, "reproduces LogGOPSim, which has neither noise nor prices; leave out --compat")
+        .or_else(|| {
+            needs_noise(
+                a,
+                &format!("{what} over the run times of a noisy sweep (the profile may also carry spot prices)"),
+            )
+        })
+}
 
 fn needs_timeline(a: &RunArgs, what: &str) -> Option<String> {
     a.explain
@@ -333,6 +387,27 @@ pub const GEN_RULES: &[Rule<GenArgs>] = &[
 ];
 
 pub const CALIBRATE_RULES: &[Rule<CalibrateArgs>] = &[
+    // Issue 47: the source and date of spot values describe a price or a rate.
+    Rule {
+        id: "spot_source",
+        flag: "--spot-source",
+        why_not: |a| {
+            no_spot_values(
+                a,
+                "says where the spot price and interruption rate come from",
+            )
+        },
+    },
+    Rule {
+        id: "spot_date",
+        flag: "--spot-date",
+        why_not: |a| {
+            no_spot_values(
+                a,
+                "says when the spot price and interruption rate were read",
+            )
+        },
+    },
     Rule {
         id: "provider",
         flag: "--provider",
@@ -364,6 +439,12 @@ fn no_params_table(a: &CalibrateArgs) -> Option<String> {
     a.params_table
         .is_none()
         .then(|| "without --params-table: it picks a row of the parameter table given with --params-table CSV".to_string())
+}
+
+fn no_spot_values(a: &CalibrateArgs, what: &str) -> Option<String> {
+    (a.spot.spot_price.is_none() && a.spot.rate().is_none()).then(|| {
+        format!("without --spot-price, --spot-interruptions or --spot-mtbi: it {what}, and none is recorded")
+    })
 }
 
 fn no_prices_table(a: &CalibrateArgs) -> Option<String> {

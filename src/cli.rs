@@ -603,6 +603,9 @@ pub struct CalibrateArgs {
     /// Committed (reserved) price, USD per node-hour.
     #[arg(long, value_name = "USD", allow_hyphen_values = true, value_parser = price)]
     pub price_committed: Option<f64>,
+    /// Issue 47: spot capacity recorded in the profile (schema version 5).
+    #[command(flatten)]
+    pub spot: crate::spot::SpotInputs,
     /// Warm-up samples dropped at the start of every block (the paper: 21).
     #[arg(long, value_name = "N", default_value_t = 21, allow_hyphen_values = true,
           value_parser = row_count)]

@@ -278,6 +278,7 @@ fn plan(
                 prices: Prices {
                     on_demand_usd_per_node_hour: profile.prices.on_demand_usd_per_node_hour,
                     committed_usd_per_node_hour: profile.prices.committed_usd_per_node_hour,
+                    ..crate::spot::prices_in_force(&args.spot.inputs, &profile.prices.spot)
                 },
                 mpi_progress: polled_name(model.mpi_progress()),
             };
@@ -300,7 +301,10 @@ fn plan(
                 near: engine_params(&params),
                 far: None,
                 nodes_per_switch: None,
-                prices: Prices::default(),
+                prices: crate::spot::prices_in_force(
+                    &args.spot.inputs,
+                    &loggops_profile::SpotPrices::default(),
+                ),
                 mpi_progress: polled_name(args.mpi_progress.map(Into::into).unwrap_or_default()),
             },
             profile: None,
@@ -376,6 +380,7 @@ fn plan(
                 (None, None) => None,
             },
             why_reps: if noisy { args.why_reps } else { 0 },
+            spot: crate::spot::settings(&args.spot, systems.iter().map(|s| &s.info.prices)), // issue 47
         },
     };
     Ok((plan, systems, goals))
@@ -1128,13 +1133,6 @@ pub fn sweep(
         crate::run::emit(args.out.output.as_deref(), &text)?;
     } else {
         write_outputs(&args.out, &result)?;
-        // Issue 47 hook: spot capacity under the table, when its price and rate are known.
-        if let (Some(spot), FormatArg::Human) = (args.spot.spot()?, args.out.format) {
-            let rows = crate::spot::rows(&result, &spot, result.plan.settings.seed);
-            if !rows.is_empty() {
-                crate::run::emit(None, &format!("\n{}", crate::spot::text(&rows, &spot)))?;
-            }
-        }
     }
     if let Some(x) = noiseless_explain {
         x.finish()?; // issue 30 hook
@@ -1223,6 +1221,9 @@ pub(crate) fn run(
         &budget,
     )?;
     why.attach(&mut result); // issue 42 hook
+    if args.shard.is_none() {
+        crate::spot::attach(&mut result); // issue 47 hook (a shard's: merge's)
+    }
     Ok(Some(Swept {
         result,
         stalled,
@@ -1285,7 +1286,8 @@ pub fn merge(args: &MergeArgs) -> Result<ExitCode> {
             result,
         });
     }
-    let merged = loggops_report::merge(shards)?;
+    let mut merged = loggops_report::merge(shards)?;
+    crate::spot::attach(&mut merged); // issue 47 hook
     write_outputs(&args.out, &merged)?;
     if merged.is_partial() {
         let (complete, partial, missing) = merged.cell_counts();

@@ -351,6 +351,7 @@ pub fn render(p: &Profile, path: &str, sha256: &str, size: u64) -> String {
         price(p.prices.on_demand_usd_per_node_hour),
         price(p.prices.committed_usd_per_node_hour)
     );
+    let _ = writeln!(out, "{}", crate::spot::profile_line(&p.prices.spot)); // issue 47
     let pv = &p.provenance;
     let _ = writeln!(
         out,

@@ -482,6 +482,7 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
     }
     inp.prices.on_demand_usd_per_node_hour = a.price_on_demand;
     inp.prices.committed_usd_per_node_hour = a.price_committed;
+    inp.prices.spot = a.spot.to_profile(); // issue 47
     if let Some(path) = &a.prices_table {
         let (Some(system), Some(class)) = (&a.price_system, &a.price_class) else {
             bail!("--prices-table needs --price-system and --price-class to pick a row");

@@ -1,5 +1,7 @@
 //! Issue 47: spot and preemptible capacity. What a *job* of many runs costs when its nodes can
-//! be taken away: the job's work is drawn from the simulated run-time distribution (noise
+//! be taken away, computed here and attached to the result ([`attach`], called by `mc.rs`
+//! after a sweep and after `merge`) as `loggops_report::spot::SpotResult`, which every output
+//! renders: the job's work is drawn from the simulated run-time distribution (noise
 //! included), checkpointed every τ seconds of work (a checkpoint costs δ), and interrupted by a
 //! Poisson process of rate N·λ over its N nodes (λ per node-hour); an interruption loses the
 //! work since the last checkpoint and costs a restart of R seconds. Spot is priced only when
@@ -108,18 +110,45 @@ pub fn best_tau_s(work_s: f64, checkpoint_s: f64, restart_s: f64, lambda: f64) -
     ((a + b) / 2.0).exp()
 }
 
-/// One job's wall time, drawn: its runs drawn from `samples_s` (with replacement) and its
-/// interruptions as exponential gaps at `lambda` per second, all keyed by (seed, job).
-pub fn draw_job_s(samples_s: &[f64], job: &Job, lambda: f64, seed: u64, index: u64) -> f64 {
-    let mut s = CounterRng::new(seed, index).stream(SPOT_STREAM);
+/// One drawn job: its work (runs drawn from the samples), its wall time under interruptions,
+/// and how many interruptions it met.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Drawn {
+    pub work_s: f64,
+    pub time_s: f64,
+    pub interruptions: u64,
+}
+
+/// Runs per job above which a job's work is drawn as the normal sum of its runs (mean `R·μ`,
+/// variance `R·σ²` of the samples: the central limit theorem) instead of run by run.
+pub const EXACT_RUNS: u64 = 1024;
+
+/// The work of one job: `runs` run times drawn from `samples_s` with replacement (above
+/// [`EXACT_RUNS`], their normal sum).
+fn draw_work(samples_s: &[f64], runs: u64, s: &mut loggops_noise::rng::Stream) -> f64 {
     let n = samples_s.len();
-    let work: f64 = if n == 0 {
-        0.0
-    } else {
-        (0..job.runs)
+    if n == 0 {
+        return 0.0;
+    }
+    if runs <= EXACT_RUNS {
+        return (0..runs)
             .map(|_| samples_s[((s.next_f64() * n as f64) as usize).min(n - 1)])
-            .sum()
-    };
+            .sum();
+    }
+    let mean = samples_s.iter().sum::<f64>() / n as f64;
+    let var = samples_s.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n as f64;
+    // Box-Muller.
+    let (u1, u2) = (1.0 - s.next_f64(), s.next_f64());
+    let z = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
+    (runs as f64 * mean + (runs as f64 * var).sqrt() * z).max(0.0)
+}
+
+/// A job's wall time for `work` seconds of work, checkpointed every `job.tau_s` (each
+/// checkpoint but the last costs `job.checkpoint_s`), interrupted at exponential gaps of rate
+/// `lambda` per second drawn from `s`; each interruption loses the work since the last
+/// checkpoint and costs `job.restart_s`. Whole runs of segments between two interruptions are
+/// taken at once, so the loop is as long as the number of interruptions.
+fn spot_time(work: f64, job: &Job, lambda: f64, s: &mut loggops_noise::rng::Stream) -> (f64, u64) {
     let gap = |s: &mut loggops_noise::rng::Stream| {
         if lambda > 0.0 {
             -(1.0 - s.next_f64()).ln() / lambda
@@ -128,105 +157,229 @@ pub fn draw_job_s(samples_s: &[f64], job: &Job, lambda: f64, seed: u64, index: u
         }
     };
     let tau = job.tau_s.max(f64::MIN_POSITIVE);
-    let (mut t, mut left) = (0.0, work);
-    let mut next = gap(&mut s);
-    while left > 1e-12 * work.max(1.0) {
+    let full = tau + job.checkpoint_s;
+    let eps = 1e-12 * work.max(1.0);
+    let (mut t, mut left, mut hits) = (0.0, work, 0u64);
+    let mut next = gap(s);
+    while left > eps {
+        // Segments followed by a checkpoint (work left beyond them) that end before the next
+        // interruption.
+        let before_last = ((left - eps) / tau).floor().max(0.0);
+        let k = before_last.min((next / full).floor());
+        if k >= 1.0 {
+            t += k * full;
+            next -= k * full;
+            left -= k * tau;
+            continue;
+        }
         let w = tau.min(left);
-        let seg = if left > tau { w + job.checkpoint_s } else { w };
+        let seg = if left - w > eps {
+            w + job.checkpoint_s
+        } else {
+            w
+        };
         if next >= seg {
             t += seg;
             next -= seg;
             left -= w;
         } else {
             t += next + job.restart_s;
-            next = gap(&mut s);
+            hits += 1;
+            next = gap(s);
         }
     }
-    t
+    (t, hits)
 }
 
-/// A job's time and cost under interruptions, over `draws` drawn jobs.
+/// One job, drawn: its runs drawn from `samples_s` and its interruptions as exponential gaps
+/// at `lambda` per second, all keyed by (seed, job index), so that no draw depends on the
+/// thread count or the order jobs are drawn in.
+pub fn draw_job(samples_s: &[f64], job: &Job, lambda: f64, seed: u64, index: u64) -> Drawn {
+    let mut s = CounterRng::new(seed, index).stream(SPOT_STREAM);
+    let work = draw_work(samples_s, job.runs, &mut s);
+    let (time_s, interruptions) = spot_time(work, job, lambda, &mut s);
+    Drawn {
+        work_s: work,
+        time_s,
+        interruptions,
+    }
+}
+
+/// [`draw_job`]'s wall time.
+#[cfg(test)]
+pub fn draw_job_s(samples_s: &[f64], job: &Job, lambda: f64, seed: u64, index: u64) -> f64 {
+    draw_job(samples_s, job, lambda, seed, index).time_s
+}
+
+/// Mean and p95 (the smallest value with at least 95 % at or below it) of `v`, sorted here.
+fn mean_p95(v: &mut [f64]) -> (f64, f64) {
+    v.sort_by(f64::total_cmp);
+    let mean = v.iter().sum::<f64>() / v.len().max(1) as f64;
+    let p95 = v
+        .get(((v.len() as f64 * 0.95).ceil() as usize).saturating_sub(1))
+        .copied()
+        .unwrap_or(0.0);
+    (mean, p95)
+}
+
+/// The drawn jobs of one cell: work and spot time, mean and p95, and interruptions per job.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct JobSpot {
+    pub work_mean_s: f64,
+    pub work_p95_s: f64,
     pub mean_time_s: f64,
     pub p95_time_s: f64,
-    pub mean_usd: f64,
-    pub p95_usd: f64,
+    pub interruptions_mean: f64,
 }
 
-/// The distribution of a job's time and spot cost (`price` USD per node-hour).
+/// `draws` jobs drawn (job indices `0..draws`) at `per_node_hour` interruptions per node-hour.
 pub fn job_spot(
     samples_s: &[f64],
     job: &Job,
     per_node_hour: f64,
-    price: f64,
     seed: u64,
     draws: u64,
 ) -> JobSpot {
     let lambda = job_rate_per_s(job.nodes, per_node_hour);
-    let mut t: Vec<f64> = (0..draws)
-        .map(|i| draw_job_s(samples_s, job, lambda, seed, i))
+    let drawn: Vec<Drawn> = (0..draws)
+        .map(|i| draw_job(samples_s, job, lambda, seed, i))
         .collect();
-    t.sort_by(f64::total_cmp);
-    let mean = t.iter().sum::<f64>() / t.len().max(1) as f64;
-    let p95 = t
-        .get(((t.len() as f64 * 0.95).ceil() as usize).saturating_sub(1))
-        .copied()
-        .unwrap_or(0.0);
-    let usd = |s: f64| s / 3600.0 * job.nodes as f64 * price;
+    let (work_mean_s, work_p95_s) =
+        mean_p95(&mut drawn.iter().map(|d| d.work_s).collect::<Vec<_>>());
+    let (mean_time_s, p95_time_s) =
+        mean_p95(&mut drawn.iter().map(|d| d.time_s).collect::<Vec<_>>());
     JobSpot {
-        mean_time_s: mean,
-        p95_time_s: p95,
-        mean_usd: usd(mean),
-        p95_usd: usd(p95),
+        work_mean_s,
+        work_p95_s,
+        mean_time_s,
+        p95_time_s,
+        interruptions_mean: drawn.iter().map(|d| d.interruptions as f64).sum::<f64>()
+            / drawn.len().max(1) as f64,
     }
 }
 
-/// `--spot-*`, `--checkpoint-*`, `--restart-cost`: spot capacity (issue 47).
+/// Work draws only (no interruptions): for rows whose spot jobs are not drawn.
+fn work_only(samples_s: &[f64], job: &Job, seed: u64, draws: u64) -> (f64, f64) {
+    let mut w: Vec<f64> = (0..draws)
+        .map(|i| {
+            let mut s = CounterRng::new(seed, i).stream(SPOT_STREAM);
+            draw_work(samples_s, job.runs, &mut s)
+        })
+        .collect();
+    mean_p95(&mut w)
+}
+
+/// A spot job is drawn only when its expected time by the closed form is below this many
+/// times its work, and its expected interruptions below [`MAX_INTERRUPTIONS`]; beyond, the
+/// closed form stands for mean and p95 (interruptions dominate: spot does not pay).
+pub const MAX_SLOWDOWN: f64 = 100.0;
+/// See [`MAX_SLOWDOWN`].
+pub const MAX_INTERRUPTIONS: f64 = 1e5;
+
+/// Spot (preemptible) capacity's price and interruption rate: `loggops-sim` flags that override
+/// every system's profile values, and `loggops-sim calibrate` flags that record them in the
+/// profile (schema version 5).
 #[derive(clap::Args, Clone, Debug, Default)]
-pub struct SpotArgs {
-    /// Spot (preemptible) price in USD per node-hour, e.g. 0.70. Spot is priced only when
-    /// both this and an interruption rate (--spot-interruptions or --spot-mtbi) are given:
-    /// nothing is assumed.
-    #[arg(long, value_name = "USD", help_heading = "Spot capacity")]
+pub struct SpotInputs {
+    /// Spot (preemptible) price, USD per node-hour, e.g. 0.70. On a run it overrides every
+    /// system's profile value; `calibrate` records it in the profile. Spot is priced only
+    /// when a price and an interruption rate are both known [default: the profile's; none:
+    /// spot is not priced and nothing is assumed].
+    #[arg(long, value_name = "USD", value_parser = usd, help_heading = "Spot capacity")]
     pub spot_price: Option<f64>,
-    /// Where the spot price and rate come from, and when (printed with them), e.g. "AWS Spot
-    /// Instance Advisor, c5n.18xlarge us-east-1, 2026-11-20".
+    /// Where the spot price and rate come from, printed and recorded with them, e.g. "AWS
+    /// Spot Instance Advisor, c5n.18xlarge us-east-1" (README "Spot capacity").
     #[arg(long, value_name = "TEXT", help_heading = "Spot capacity")]
     pub spot_source: Option<String>,
-    /// Interruptions per node-hour (a node's spot capacity taken away), e.g. 0.002.
+    /// When the spot price and rate were read, e.g. 2026-11-20 (they change).
+    #[arg(long, value_name = "DATE", help_heading = "Spot capacity")]
+    pub spot_date: Option<String>,
+    /// Interruptions per node-hour: how often the provider takes one node's spot capacity
+    /// away, e.g. 0.002 (one per 500 node-hours); 0: never. A rate the user supplies (the
+    /// providers publish bands or nothing: README "Spot capacity") [default: the profile's;
+    /// none: spot is not priced].
     #[arg(
         long,
-        value_name = "RATE",
+        value_name = "PER_NODE_HOUR",
+        value_parser = rate,
         conflicts_with = "spot_mtbi",
         help_heading = "Spot capacity"
     )]
     pub spot_interruptions: Option<f64>,
-    /// Mean time between interruptions of one node (the rate is its inverse), e.g. 500h.
-    #[arg(long, value_name = "DURATION", help_heading = "Spot capacity")]
-    pub spot_mtbi: Option<String>,
-    /// Checkpoint every this much work (default: the best interval for each node count).
-    #[arg(long, value_name = "DURATION", help_heading = "Spot capacity")]
-    pub checkpoint_every: Option<String>,
-    /// Time to write one checkpoint.
-    #[arg(
-        long,
-        value_name = "DURATION",
-        default_value = "30s",
-        help_heading = "Spot capacity"
-    )]
-    pub checkpoint_cost: String,
-    /// Time lost to restart after an interruption (new nodes, reload the checkpoint).
-    #[arg(
-        long,
-        value_name = "DURATION",
-        default_value = "120s",
-        help_heading = "Spot capacity"
-    )]
-    pub restart_cost: String,
+    /// Mean time between interruptions of one node, the inverse of --spot-interruptions,
+    /// e.g. 500h or 20d (units ms, s, min, h, d; a bare number is seconds).
+    #[arg(long, value_name = "DURATION", value_parser = mtbi_rate, help_heading = "Spot capacity")]
+    pub spot_mtbi: Option<f64>,
 }
 
-/// Seconds of a duration flag (`30s`, `2min`, `500h`, or bare seconds).
+/// `--spot-*`, `--checkpoint-*`, `--restart-cost`: spot capacity of a run (issue 47).
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct SpotArgs {
+    #[command(flatten)]
+    pub inputs: SpotInputs,
+    /// Checkpoint the job every this much work, e.g. 20min (units ms, s, min, h, d)
+    /// [default: the interval that minimises the expected spot job time at each node count,
+    /// shown beside Young's and Daly's].
+    #[arg(long, value_name = "DURATION", value_parser = positive_seconds, help_heading = "Spot capacity")]
+    pub checkpoint_every: Option<f64>,
+    /// Time to write one checkpoint; the job's nodes are billed meanwhile [default: 30s].
+    #[arg(long, value_name = "DURATION", value_parser = seconds, help_heading = "Spot capacity")]
+    pub checkpoint_cost: Option<f64>,
+    /// Time lost after each interruption before work resumes from the last checkpoint
+    /// (replacement nodes, job restart, checkpoint reload); billed [default: 120s].
+    #[arg(long, value_name = "DURATION", value_parser = seconds, help_heading = "Spot capacity")]
+    pub restart_cost: Option<f64>,
+}
+
+/// Default `--checkpoint-cost`, s.
+pub const CHECKPOINT_COST_S: f64 = 30.0;
+/// Default `--restart-cost`, s.
+pub const RESTART_COST_S: f64 = 120.0;
+
+fn usd(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!(
+            "`{s}` is not a price in USD per node-hour (e.g. 0.70)"
+        )),
+    }
+}
+
+fn rate(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!(
+            "`{s}` is not a rate per node-hour (a number at least 0, e.g. 0.002)"
+        )),
+    }
+}
+
+fn seconds(s: &str) -> Result<f64, String> {
+    parse_seconds(s)
+}
+
+fn positive_seconds(s: &str) -> Result<f64, String> {
+    let v = parse_seconds(s)?;
+    if v > 0.0 {
+        Ok(v)
+    } else {
+        Err(format!("`{s}`: a checkpoint interval is longer than 0"))
+    }
+}
+
+/// `--spot-mtbi`: interruptions per node-hour.
+fn mtbi_rate(s: &str) -> Result<f64, String> {
+    let h = parse_seconds(s)? / 3600.0;
+    if h > 0.0 {
+        Ok(1.0 / h)
+    } else {
+        Err(format!(
+            "`{s}`: a mean time between interruptions is longer than 0"
+        ))
+    }
+}
+
+/// Seconds of a duration (`30s`, `2min`, `500h`, `20d`, or bare seconds).
 pub fn parse_seconds(s: &str) -> Result<f64, String> {
     let t = s.trim();
     let split = t
@@ -242,7 +395,7 @@ pub fn parse_seconds(s: &str) -> Result<f64, String> {
         "min" => 60.0,
         "h" => 3600.0,
         "d" => 86400.0,
-        u => return Err(format!("`{s}`: unknown unit `{u}` (s, min, h, d)")),
+        u => return Err(format!("`{s}`: unknown unit `{u}` (ms, s, min, h, d)")),
     };
     let secs = v * mult;
     if !(secs.is_finite() && secs >= 0.0) {
@@ -251,247 +404,375 @@ pub fn parse_seconds(s: &str) -> Result<f64, String> {
     Ok(secs)
 }
 
-/// The spot settings in force: price and interruption rate known.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Spot {
-    pub price: f64,
-    pub per_node_hour: f64,
-    pub source: Option<String>,
-    pub tau_s: Option<f64>,
-    pub checkpoint_s: f64,
-    pub restart_s: f64,
+impl SpotInputs {
+    /// The interruption rate given, per node-hour.
+    pub fn rate(&self) -> Option<f64> {
+        self.spot_interruptions.or(self.spot_mtbi)
+    }
+
+    /// Whether any spot flag is given.
+    pub fn any(&self) -> bool {
+        self.spot_price.is_some()
+            || self.rate().is_some()
+            || self.spot_source.is_some()
+            || self.spot_date.is_some()
+    }
+
+    /// The profile's spot values as `calibrate` records them.
+    pub fn to_profile(&self) -> loggops_profile::SpotPrices {
+        loggops_profile::SpotPrices {
+            usd_per_node_hour: self.spot_price,
+            interruptions_per_node_hour: self.rate(),
+            source: self.spot_source.clone().unwrap_or_default(),
+            date: self.spot_date.clone().unwrap_or_default(),
+        }
+    }
 }
 
 impl SpotArgs {
-    /// `None` unless both the price and a rate are known.
-    pub fn spot(&self) -> anyhow::Result<Option<Spot>> {
-        let rate = match (&self.spot_interruptions, &self.spot_mtbi) {
-            (Some(r), _) => Some(*r),
-            (None, Some(m)) => {
-                let h = parse_seconds(m).map_err(anyhow::Error::msg)? / 3600.0;
-                anyhow::ensure!(h > 0.0, "--spot-mtbi {m}: must be longer than 0");
-                Some(1.0 / h)
-            }
-            (None, None) => None,
-        };
-        let (Some(price), Some(rate)) = (self.spot_price, rate) else {
-            return Ok(None);
-        };
-        anyhow::ensure!(
-            price.is_finite() && price >= 0.0,
-            "--spot-price {price}: a price is finite and not negative"
-        );
-        anyhow::ensure!(
-            rate.is_finite() && rate >= 0.0,
-            "--spot-interruptions {rate}: a rate is finite and not negative"
-        );
-        Ok(Some(Spot {
-            price,
-            per_node_hour: rate,
-            source: self.spot_source.clone(),
-            tau_s: self
-                .checkpoint_every
-                .as_deref()
-                .map(parse_seconds)
-                .transpose()
-                .map_err(anyhow::Error::msg)?,
-            checkpoint_s: parse_seconds(&self.checkpoint_cost).map_err(anyhow::Error::msg)?,
-            restart_s: parse_seconds(&self.restart_cost).map_err(anyhow::Error::msg)?,
-        }))
+    /// Whether any spot flag is given (the job's settings included).
+    pub fn any(&self) -> bool {
+        self.inputs.any()
+            || self.checkpoint_every.is_some()
+            || self.checkpoint_cost.is_some()
+            || self.restart_cost.is_some()
     }
+}
+
+/// A system's spot values in force: each flag given overrides the profile's value (`profile`).
+pub fn prices_in_force(
+    flags: &SpotInputs,
+    profile: &loggops_profile::SpotPrices,
+) -> loggops_report::Prices {
+    let text = |flag: &Option<String>, prof: &str| {
+        flag.clone()
+            .or_else(|| (!prof.is_empty()).then(|| prof.to_string()))
+    };
+    let (price, rate) = (
+        flags.spot_price.or(profile.usd_per_node_hour),
+        flags.rate().or(profile.interruptions_per_node_hour),
+    );
+    let source = text(&flags.spot_source, &profile.source);
+    let date = text(&flags.spot_date, &profile.date);
+    let source = match (source, date) {
+        (Some(s), Some(d)) => Some(format!("{s}, {d}")),
+        (s, d) => s.or(d),
+    };
+    loggops_report::Prices {
+        spot_usd_per_node_hour: price,
+        spot_interruptions_per_node_hour: rate,
+        spot_source: source.filter(|_| price.is_some() || rate.is_some()),
+        ..Default::default()
+    }
+}
+
+/// The plan's spot settings: set when a spot flag is given or a system has spot values.
+pub fn settings<'a>(
+    args: &SpotArgs,
+    mut prices: impl Iterator<Item = &'a loggops_report::Prices>,
+) -> Option<loggops_report::spot::SpotSettings> {
+    if !args.any() && !prices.any(|p| p.has_spot()) {
+        return None;
+    }
+    Some(loggops_report::spot::SpotSettings {
+        checkpoint_s: args.checkpoint_cost.unwrap_or(CHECKPOINT_COST_S),
+        restart_s: args.restart_cost.unwrap_or(RESTART_COST_S),
+        checkpoint_every_s: args.checkpoint_every,
+        jobs_drawn: DRAWS,
+    })
+}
+
+/// `profile show`'s line of a profile's spot values.
+pub fn profile_line(s: &loggops_profile::SpotPrices) -> String {
+    if s.is_empty() {
+        return "spot: not recorded (a run prices spot only with a spot price and an interruption \
+                rate: --spot-price, --spot-interruptions; nothing is assumed)"
+            .into();
+    }
+    let price = s.usd_per_node_hour.map_or("price unknown".into(), |p| {
+        format!("{} per node-hour", loggops_report::fmt_usd(p))
+    });
+    let rate = s.interruptions_per_node_hour.map_or(
+        "interruption rate unknown (spot is not priced without one)".into(),
+        |r| {
+            if r > 0.0 {
+                format!(
+                    "{r} interruptions per node-hour (one per {} per node)",
+                    loggops_report::spot::fmt_secs(3600.0 / r)
+                )
+            } else {
+                "never interrupted (rate 0)".into()
+            }
+        },
+    );
+    let from = match (s.source.as_str(), s.date.as_str()) {
+        ("", "") => "source not recorded".to_string(),
+        (src, "") => src.to_string(),
+        ("", d) => format!("source not recorded, {d}"),
+        (src, d) => format!("{src}, {d}"),
+    };
+    format!("spot: {price}, {rate} [{from}]")
+}
+
+/// `profile show --format json`'s `prices.spot` (`null` when none is recorded).
+pub fn profile_json(s: &loggops_profile::SpotPrices) -> serde_json::Value {
+    if s.is_empty() {
+        return serde_json::Value::Null;
+    }
+    let opt = |v: &str| (!v.is_empty()).then(|| v.to_string());
+    serde_json::json!({
+        "usd_per_node_hour": s.usd_per_node_hour,
+        "interruptions_per_node_hour": s.interruptions_per_node_hour,
+        "mtbi_node_hours": s.interruptions_per_node_hour.filter(|r| *r > 0.0).map(|r| 1.0 / r),
+        "source": opt(&s.source),
+        "date": opt(&s.date),
+    })
 }
 
 /// Jobs drawn per cell.
 pub const DRAWS: u64 = 2000;
 
-/// One line of the spot table: a (workload, system, nodes) cell priced three ways.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SpotRow {
-    pub workload: String,
-    pub system: String,
-    pub nodes: u64,
-    pub runs: f64,
-    /// Work of the job without interruptions, s (runs × mean run time).
-    pub work_s: f64,
-    pub on_demand_usd: Option<f64>,
-    pub committed_usd: Option<f64>,
-    pub spot: JobSpot,
-    pub tau_s: f64,
-    pub daly_tau_s: Option<f64>,
-    pub young_tau_s: Option<f64>,
-    /// Expected time by the closed form at `tau_s` (mean run time, no noise in it).
-    pub closed_time_s: f64,
-}
-
-/// The spot table of a result: per workload, system and node count, the verdict's noise mode.
-pub fn rows(run: &loggops_report::RunResult, spot: &Spot, seed: u64) -> Vec<SpotRow> {
-    let plan = &run.plan;
-    let Some(mode) = loggops_report::verdict::verdict_mode_of(&plan.noise_modes) else {
-        return Vec::new();
+/// Why a system's spot is not priced (`None`: it is).
+fn not_priced(p: &loggops_report::Prices, noisy: bool) -> Option<String> {
+    let missing = match (p.spot_usd_per_node_hour, p.spot_interruptions_per_node_hour) {
+        (Some(_), Some(_)) if noisy => return None,
+        (Some(_), Some(_)) => {
+            return Some(
+                "a noiseless run: spot is priced over the run times of a noisy sweep (--noise)"
+                    .into(),
+            )
+        }
+        (Some(_), None) => "no interruption rate (--spot-interruptions or --spot-mtbi)",
+        (None, Some(_)) => "no spot price (--spot-price)",
+        (None, None) => {
+            "no spot price and no interruption rate (--spot-price and --spot-interruptions, \
+             or a profile with them)"
+        }
     };
-    let job = plan.settings.job.unwrap_or(loggops_report::Job::Runs(1));
-    let mut out = Vec::new();
-    for c in run.cells.iter().filter(|c| c.noise_mode == mode) {
-        let Some(sys) = plan.systems.iter().find(|s| s.name == c.system) else {
-            continue;
-        };
-        if c.samples_ps.is_empty() {
-            continue;
-        }
-        let samples: Vec<f64> = c.samples_ps.iter().map(|&p| p as f64 * 1e-12).collect();
-        let mean = samples.iter().sum::<f64>() / samples.len() as f64;
-        let runs = job
-            .runs(c.nodes, c.noiseless_ps.unwrap_or(0) as f64)
-            .round()
-            .max(1.0);
-        let work = runs * mean;
-        let lambda = job_rate_per_s(c.nodes, spot.per_node_hour);
-        let tau = spot
-            .tau_s
-            .unwrap_or_else(|| best_tau_s(work, spot.checkpoint_s, spot.restart_s, lambda));
-        let j = Job {
-            nodes: c.nodes,
-            runs: runs as u64,
-            tau_s: tau,
-            checkpoint_s: spot.checkpoint_s,
-            restart_s: spot.restart_s,
-        };
-        let usd = |p: Option<f64>| p.map(|p| work / 3600.0 * c.nodes as f64 * p);
-        out.push(SpotRow {
-            workload: c.workload.clone(),
-            system: c.system.clone(),
-            nodes: c.nodes,
-            runs,
-            work_s: work,
-            on_demand_usd: usd(sys.prices.on_demand_usd_per_node_hour),
-            committed_usd: usd(sys.prices.committed_usd_per_node_hour),
-            spot: job_spot(&samples, &j, spot.per_node_hour, spot.price, seed, DRAWS),
-            tau_s: tau,
-            daly_tau_s: daly_tau_s(spot.checkpoint_s, lambda),
-            young_tau_s: young_tau_s(spot.checkpoint_s, lambda),
-            closed_time_s: expected_time_s(work, tau, spot.checkpoint_s, spot.restart_s, lambda),
-        });
-    }
-    out
+    Some(format!("{missing}; nothing is assumed"))
 }
 
-fn secs(s: f64) -> String {
-    if s < 120.0 {
-        format!("{s:.1} s")
-    } else if s < 7200.0 {
-        format!("{:.1} min", s / 60.0)
-    } else {
-        format!("{:.2} h", s / 3600.0)
-    }
-}
-
-/// The spot section under the verdict.
-pub fn text(rows: &[SpotRow], spot: &Spot) -> String {
-    use loggops_report::fmt::fmt_usd;
-    use std::fmt::Write as _;
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "Spot capacity (${}/node-hour, {} interruptions per node-hour{}; checkpoint {}, \
-         restart {}; {} jobs drawn per cell):",
-        spot.price,
-        spot.per_node_hour,
-        spot.source
-            .as_deref()
-            .map(|x| format!(", {x}"))
-            .unwrap_or_default(),
-        secs(spot.checkpoint_s),
-        secs(spot.restart_s),
-        DRAWS
+/// The spot job of `samples_s` (one cell's run times, s) at `nodes` nodes, `runs` runs.
+fn row(
+    samples_s: &[f64],
+    nodes: u64,
+    runs: f64,
+    prices: &loggops_report::Prices,
+    set: &loggops_report::spot::SpotSettings,
+    seed: u64,
+) -> loggops_report::spot::SpotRow {
+    use loggops_report::spot::JobCost;
+    let (price, rate) = (
+        prices.spot_usd_per_node_hour.unwrap_or(0.0),
+        prices.spot_interruptions_per_node_hour.unwrap_or(0.0),
     );
-    let money = |v: Option<f64>| v.map_or("-".to_string(), fmt_usd);
-    let mut table = vec![[
-        "workload".to_string(),
-        "system".into(),
-        "nodes".into(),
-        "runs".into(),
-        "on-demand".into(),
-        "committed".into(),
-        "spot mean".into(),
-        "spot p95".into(),
-        "time no int.".into(),
-        "time spot".into(),
-        "closed form".into(),
-        "best tau".into(),
-    ]];
-    for r in rows {
-        table.push([
-            r.workload.clone(),
-            r.system.clone(),
-            r.nodes.to_string(),
-            format!("{}", r.runs),
-            money(r.on_demand_usd),
-            money(r.committed_usd),
-            fmt_usd(r.spot.mean_usd),
-            fmt_usd(r.spot.p95_usd),
-            secs(r.work_s),
-            secs(r.spot.mean_time_s),
-            secs(r.closed_time_s),
-            format!(
-                "{}{}",
-                secs(r.tau_s),
-                match (r.daly_tau_s, r.young_tau_s) {
-                    (Some(d), Some(y)) => format!(" (Daly {}, Young {})", secs(d), secs(y)),
-                    _ => String::new(),
-                }
-            ),
-        ]);
-    }
-    let w: Vec<usize> = (0..12)
-        .map(|i| {
-            table
-                .iter()
-                .map(|r| r[i].chars().count())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    for r in &table {
-        let line: Vec<String> = r
-            .iter()
-            .enumerate()
-            .map(|(i, c)| {
-                if i < 2 {
-                    format!("{c:<w$}", w = w[i])
-                } else {
-                    format!("{c:>w$}", w = w[i])
-                }
-            })
-            .collect();
-        let _ = writeln!(s, "  {}", line.join("  "));
-    }
-    // Where spot stops paying: per workload and system, the least node count at which the
-    // spot job's expected cost exceeds the on-demand job's.
-    let mut seen: Vec<(&str, &str)> = Vec::new();
-    for r in rows {
-        let k = (r.workload.as_str(), r.system.as_str());
-        if seen.contains(&k) {
-            continue;
+    let mean = samples_s.iter().sum::<f64>() / samples_s.len().max(1) as f64;
+    let work = runs * mean;
+    let lambda = job_rate_per_s(nodes, rate);
+    let tau = set
+        .checkpoint_every_s
+        .unwrap_or_else(|| best_tau_s(work, set.checkpoint_s, set.restart_s, lambda));
+    let job = Job {
+        nodes,
+        runs: runs as u64,
+        tau_s: tau,
+        checkpoint_s: set.checkpoint_s,
+        restart_s: set.restart_s,
+    };
+    let closed = expected_time_s(work, tau, set.checkpoint_s, set.restart_s, lambda);
+    let drawn = closed.is_finite()
+        && closed <= MAX_SLOWDOWN * work.max(f64::MIN_POSITIVE)
+        && lambda * closed <= MAX_INTERRUPTIONS;
+    let d = if drawn {
+        job_spot(samples_s, &job, rate, seed, set.jobs_drawn)
+    } else {
+        let (work_mean_s, work_p95_s) = work_only(samples_s, &job, seed, set.jobs_drawn);
+        let t = closed.min(1e30);
+        JobSpot {
+            work_mean_s,
+            work_p95_s,
+            mean_time_s: t,
+            p95_time_s: t,
+            interruptions_mean: (lambda * t).min(1e30),
         }
-        seen.push(k);
-        let mine: Vec<&SpotRow> = rows
-            .iter()
-            .filter(|x| (x.workload.as_str(), x.system.as_str()) == k)
-            .collect();
-        let stop = mine
-            .iter()
-            .find(|x| x.on_demand_usd.is_some_and(|od| x.spot.mean_usd >= od));
-        let line = match (stop, mine.iter().all(|x| x.on_demand_usd.is_none())) {
-            (_, true) => "no on-demand price to compare with".to_string(),
-            (Some(x), _) => format!("spot stops paying at {} nodes", x.nodes),
-            (None, _) => format!(
-                "spot pays at every node count run (up to {})",
-                mine.last().map_or(0, |x| x.nodes)
-            ),
-        };
-        let _ = writeln!(s, "  {}, {}: {line}", k.0, k.1);
+    };
+    let usd = |s: f64, p: f64| s / 3600.0 * nodes as f64 * p;
+    let fixed = |p: Option<f64>| {
+        p.map(|p| JobCost {
+            usd_per_node_hour: p,
+            mean_usd: usd(d.work_mean_s, p),
+            p95_usd: usd(d.work_p95_s, p),
+            mean_time_s: d.work_mean_s,
+            p95_time_s: d.work_p95_s,
+        })
+    };
+    loggops_report::spot::SpotRow {
+        nodes,
+        runs,
+        work_s: work,
+        on_demand: fixed(prices.on_demand_usd_per_node_hour),
+        committed: fixed(prices.committed_usd_per_node_hour),
+        spot: JobCost {
+            usd_per_node_hour: price,
+            mean_usd: usd(d.mean_time_s, price),
+            p95_usd: usd(d.p95_time_s, price),
+            mean_time_s: d.mean_time_s,
+            p95_time_s: d.p95_time_s,
+        },
+        interruptions_mean: d.interruptions_mean,
+        checkpoint_every_s: tau,
+        young_s: young_tau_s(set.checkpoint_s, lambda),
+        daly_s: daly_tau_s(set.checkpoint_s, lambda),
+        closed_form_time_s: closed.min(1e30),
+        drawn,
     }
-    s
+}
+
+/// The least node count at which spot's expected job cost reaches the compared price's by
+/// the closed form, each run taking `run_s` and a job `runs_at(nodes)` runs; `None` below
+/// 2^40 nodes.
+pub fn stops_paying_closed_form(
+    run_s: f64,
+    runs_at: impl Fn(u64) -> f64,
+    spot_price: f64,
+    compared_price: f64,
+    per_node_hour: f64,
+    set: &loggops_report::spot::SpotSettings,
+) -> Option<u64> {
+    if compared_price <= 0.0 || run_s <= 0.0 {
+        return None;
+    }
+    let ratio = |n: u64| {
+        let work = runs_at(n).round().max(1.0) * run_s;
+        let lambda = job_rate_per_s(n, per_node_hour);
+        let tau = set
+            .checkpoint_every_s
+            .unwrap_or_else(|| best_tau_s(work, set.checkpoint_s, set.restart_s, lambda));
+        let t = expected_time_s(work, tau, set.checkpoint_s, set.restart_s, lambda);
+        spot_price * t / (compared_price * work)
+    };
+    if ratio(1) >= 1.0 {
+        return Some(1);
+    }
+    let mut hi = 2u64;
+    while ratio(hi) < 1.0 {
+        if hi >= 1 << 40 {
+            return None;
+        }
+        hi *= 2;
+    }
+    let mut lo = hi / 2; // ratio(lo) < 1 <= ratio(hi)
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if ratio(mid) >= 1.0 {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    Some(hi)
+}
+
+/// Computes the result's spot section (issue 47) from the result alone: per workload and
+/// system, the verdict's noise mode at every node count run. Nothing without
+/// [`loggops_report::Settings::spot`].
+pub fn attach(result: &mut loggops_report::RunResult) {
+    use loggops_report::spot::{SpotResult, SpotSystem};
+    let plan = &result.plan;
+    let Some(set) = plan.settings.spot.clone() else {
+        return;
+    };
+    let mode = loggops_report::verdict::verdict_mode_of(&plan.noise_modes);
+    let noisy = plan.settings.noise.is_some() && mode.is_some();
+    let job = plan.settings.job.unwrap_or(loggops_report::Job::Runs(1));
+    let mut systems = Vec::new();
+    for w in &plan.workloads {
+        for sys in &plan.systems {
+            let p = &sys.prices;
+            let mut out = SpotSystem {
+                workload: w.name.clone(),
+                system: sys.name.clone(),
+                spot_usd_per_node_hour: p.spot_usd_per_node_hour,
+                interruptions_per_node_hour: p.spot_interruptions_per_node_hour,
+                source: p.spot_source.clone(),
+                not_priced: not_priced(p, noisy),
+                rows: Vec::new(),
+                compared_with: None,
+                pays_up_to_nodes: None,
+                stops_paying_at_nodes: None,
+                stops_paying_nodes_closed_form: None,
+            };
+            if out.not_priced.is_none() {
+                let mut cells: Vec<&loggops_report::CellResult> = result
+                    .cells
+                    .iter()
+                    .filter(|c| {
+                        c.workload == w.name
+                            && c.system == sys.name
+                            && Some(c.noise_mode.as_str()) == mode
+                            && !c.samples_ps.is_empty()
+                    })
+                    .collect();
+                cells.sort_by_key(|c| c.nodes);
+                for c in &cells {
+                    let samples: Vec<f64> =
+                        c.samples_ps.iter().map(|&p| p as f64 * 1e-12).collect();
+                    let runs = job
+                        .runs(c.nodes, c.noiseless_ps.unwrap_or(0) as f64)
+                        .round()
+                        .max(1.0);
+                    // Keyed by the seed and the cell: cells draw apart from one another.
+                    let seed =
+                        plan.settings.seed ^ (c.id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                    out.rows.push(row(&samples, c.nodes, runs, p, &set, seed));
+                }
+                let compared = p
+                    .on_demand_usd_per_node_hour
+                    .map(|x| ("on_demand", x))
+                    .or(p.committed_usd_per_node_hour.map(|x| ("committed", x)));
+                if let Some((name, price)) = compared {
+                    out.compared_with = Some(name.into());
+                    let cost = |r: &loggops_report::spot::SpotRow| {
+                        if name == "on_demand" {
+                            r.on_demand
+                        } else {
+                            r.committed
+                        }
+                        .map_or(f64::INFINITY, |j| j.mean_usd)
+                    };
+                    let stop = out.rows.iter().position(|r| r.spot.mean_usd >= cost(r));
+                    out.stops_paying_at_nodes = stop.map(|i| out.rows[i].nodes);
+                    let paying = stop.unwrap_or(out.rows.len());
+                    out.pays_up_to_nodes = paying.checked_sub(1).map(|i| out.rows[i].nodes);
+                    if let (Some(last), Some(c)) = (out.rows.last(), cells.last()) {
+                        let run_s = last.work_s / last.runs;
+                        let base = c.noiseless_ps.unwrap_or(0) as f64;
+                        let base_nodes = c.nodes;
+                        out.stops_paying_nodes_closed_form = stops_paying_closed_form(
+                            run_s,
+                            |n| match job {
+                                // Runs worth H node-hours: as many as the noiseless run of the
+                                // largest node count allows at n nodes.
+                                loggops_report::Job::NodeHours(_) => {
+                                    job.runs(base_nodes, base) * base_nodes as f64 / n as f64
+                                }
+                                loggops_report::Job::Runs(r) => r as f64,
+                            },
+                            p.spot_usd_per_node_hour.unwrap_or(0.0),
+                            price,
+                            p.spot_interruptions_per_node_hour.unwrap_or(0.0),
+                            &set,
+                        );
+                    }
+                }
+            }
+            systems.push(out);
+        }
+    }
+    result.spot = Some(SpotResult {
+        noise_mode: mode.unwrap_or("none").to_string(),
+        systems,
+    });
 }
 
 #[cfg(test)]

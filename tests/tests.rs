@@ -16,6 +16,7 @@ mod placement;
 mod progress;
 mod roundtrip;
 mod shards;
+mod spot;
 mod validate;
 #[allow(clippy::type_complexity)]
 mod validation;

@@ -20,7 +20,9 @@ use crate::profile_show::{describe_kind, quantile, TraceStats, PROBS};
 /// `null`) and `bandwidth_block_bytes`; `os_noise` with `traces` (per
 /// trace `detours`, `period_ps`, `busy_fraction`, `detours_per_s`, `median_ps`, `max_ps`) and
 /// `process` (`rate_per_s` and the distribution `duration_ps`, or `null`); `prices`
-/// (`on_demand_usd_per_node_hour`, `committed_usd_per_node_hour`, `null` when unknown);
+/// (`on_demand_usd_per_node_hour`, `committed_usd_per_node_hour`, `null` when unknown, and
+/// `spot`: `null` when none is recorded, else `usd_per_node_hour`,
+/// `interruptions_per_node_hour`, `mtbi_node_hours` (its inverse), `source`, `date`);
 /// `provenance` (`created`, `tool_version`, `sources`, `command`, `notes`).
 pub fn describe(p: &Profile, path: &str, sha256: &str, size: u64) -> Value {
     let os = &p.os_noise;
@@ -58,6 +60,7 @@ pub fn describe(p: &Profile, path: &str, sha256: &str, size: u64) -> Value {
         "prices": {
             "on_demand_usd_per_node_hour": p.prices.on_demand_usd_per_node_hour,
             "committed_usd_per_node_hour": p.prices.committed_usd_per_node_hour,
+            "spot": crate::spot::profile_json(&p.prices.spot),
         },
         "provenance": {
             "created": p.provenance.created,

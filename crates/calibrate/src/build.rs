@@ -574,6 +574,7 @@ pub fn read_prices_table(
     Ok(Prices {
         committed_usd_per_node_hour: price(2)?,
         on_demand_usd_per_node_hour: price(3)?,
+        spot: Default::default(),
     })
 }
 
@@ -799,6 +800,18 @@ pub struct PricesReport {
     pub on_demand_usd_per_node_hour: Option<f64>,
     pub committed_usd_per_node_hour: Option<f64>,
     pub source: String,
+    /// Spot capacity (`--spot-*`), absent when none is given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spot: Option<SpotReport>,
+}
+
+/// Spot capacity recorded in the profile (schema version 5).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SpotReport {
+    pub usd_per_node_hour: Option<f64>,
+    pub interruptions_per_node_hour: Option<f64>,
+    pub source: String,
+    pub date: String,
 }
 
 /// The calibration fit report: what was read, what was dropped and why, and how well the profile's
@@ -965,6 +978,27 @@ impl FitReport {
             fmt_opt_price(self.prices.committed_usd_per_node_hour),
             self.prices.source
         );
+        if let Some(sp) = &self.prices.spot {
+            let _ = writeln!(
+                o,
+                "spot: {}, {} [{}{}]",
+                fmt_opt_price(sp.usd_per_node_hour),
+                sp.interruptions_per_node_hour
+                    .map_or("interruption rate unknown".into(), |r| format!(
+                        "{r} interruptions per node-hour"
+                    )),
+                if sp.source.is_empty() {
+                    "source not recorded"
+                } else {
+                    &sp.source
+                },
+                if sp.date.is_empty() {
+                    String::new()
+                } else {
+                    format!(", {}", sp.date)
+                }
+            );
+        }
         if !self.notes.is_empty() {
             let _ = writeln!(o, "notes:");
             for n in &self.notes {
@@ -2235,7 +2269,9 @@ pub fn build_profile(inp: &CalibrateInputs) -> Result<(Profile, FitReport), Cali
 
     // Prices: explicit > table.
     let mut prices = inp.prices.clone();
-    let mut price_source = if prices == Prices::default() {
+    let mut price_source = if prices.on_demand_usd_per_node_hour.is_none()
+        && prices.committed_usd_per_node_hour.is_none()
+    {
         "none given".to_string()
     } else {
         "explicit".to_string()
@@ -2271,6 +2307,19 @@ pub fn build_profile(inp: &CalibrateInputs) -> Result<(Profile, FitReport), Cali
     }
     if prices.committed_usd_per_node_hour.is_none() {
         notes.push("committed price unknown".into());
+    }
+    match (
+        prices.spot.usd_per_node_hour,
+        prices.spot.interruptions_per_node_hour,
+    ) {
+        (Some(_), None) => notes.push(
+            "spot interruption rate unknown: spot is not priced until a run gives \
+             --spot-interruptions or --spot-mtbi"
+                .into(),
+        ),
+        (None, Some(_)) => notes
+            .push("spot price unknown: spot is not priced until a run gives --spot-price".into()),
+        _ => {}
     }
 
     // Warnings, prefixed with their capture.
@@ -2355,6 +2404,12 @@ pub fn build_profile(inp: &CalibrateInputs) -> Result<(Profile, FitReport), Cali
             on_demand_usd_per_node_hour: prices.on_demand_usd_per_node_hour,
             committed_usd_per_node_hour: prices.committed_usd_per_node_hour,
             source: price_source,
+            spot: (!prices.spot.is_empty()).then(|| SpotReport {
+                usd_per_node_hour: prices.spot.usd_per_node_hour,
+                interruptions_per_node_hour: prices.spot.interruptions_per_node_hour,
+                source: prices.spot.source.clone(),
+                date: prices.spot.date.clone(),
+            }),
         },
         notes,
         warnings,

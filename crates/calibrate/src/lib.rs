@@ -88,7 +88,7 @@ pub use build::{
     read_params_table_placement_pair, read_prices_table, relative_to_cwd, uniform, CalibrateInputs,
     DistReport, Dropped, FitReport, LogGpReport, OsNoiseReport, OtherSize, ParamOverrides,
     ParamSource, ParamSources, ParamsReport, ParamsTableRow, PlacementReport, PricesReport,
-    PricesTableRow, ProcessReport, Quantiles, StepHook, DEFAULT_MAX_TRACE_DETOURS,
+    PricesTableRow, ProcessReport, Quantiles, SpotReport, StepHook, DEFAULT_MAX_TRACE_DETOURS,
     DEFAULT_MIN_SAMPLES, DIFFERENT_RACKS, MC_DRAWS, MC_SEED, OS_LONG_DETOUR_US, OS_LONG_SHARE_WARN,
     OS_OVERHEAD_WARN_PCT, SAME_RACK,
 };

@@ -161,6 +161,7 @@ fn toy_inputs(t: &Tmp) -> CalibrateInputs {
     inp.prices = Prices {
         on_demand_usd_per_node_hour: Some(2.5),
         committed_usd_per_node_hour: None,
+        spot: Default::default(),
     };
     inp.prices_table = Some(PricesTableRow {
         path: prices,
@@ -308,6 +309,7 @@ fn toy_profile_exact() {
         Prices {
             on_demand_usd_per_node_hour: Some(2.5),
             committed_usd_per_node_hour: Some(1.0),
+            spot: Default::default(),
         }
     );
     assert_eq!(
@@ -403,7 +405,8 @@ fn toy_trace_cut_and_defaults() {
         p.prices,
         Prices {
             on_demand_usd_per_node_hour: Some(0.5),
-            committed_usd_per_node_hour: None
+            committed_usd_per_node_hour: None,
+            spot: Default::default(),
         }
     );
     assert!(r.notes.contains(&"committed price unknown".to_string()));
@@ -486,7 +489,8 @@ fn tables_exact() {
         read_prices_table(&prices, "TOY", "metal").unwrap(),
         Prices {
             on_demand_usd_per_node_hour: Some(3.0),
-            committed_usd_per_node_hour: Some(1.0)
+            committed_usd_per_node_hour: Some(1.0),
+            spot: Default::default(),
         }
     );
     let e = read_prices_table(&prices, "toy", "huge").unwrap_err();
@@ -844,7 +848,8 @@ fn check_paper_system(sh: &Path, k: usize, out_dir: &Path) -> (Profile, FitRepor
         p.prices,
         Prices {
             on_demand_usd_per_node_hour: od,
-            committed_usd_per_node_hour: cm
+            committed_usd_per_node_hour: cm,
+            spot: Default::default(),
         },
         "{name}"
     );

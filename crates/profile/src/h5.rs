@@ -1,4 +1,4 @@
-//! The HDF5 encoding of a [`Profile`] (schema versions 1 to 3, documented in `SCHEMA.md`).
+//! The HDF5 encoding of a [`Profile`] (schema versions 1 to 5, documented in `SCHEMA.md`).
 //!
 //! This is the only module that touches `hdf5-pure`; nothing of that crate leaks through the
 //! public API. Files are written with plain 1-D `float64`/`uint64` datasets, scalar numeric
@@ -16,7 +16,7 @@ use hdf5_pure::{AttrValue, DType, Dataset, File, FileBuilder, FormatError, Group
 use crate::error::{Invalid, ProfileError};
 use crate::model::{
     AfterIdle, BaseParams, Calibration, Day, DetourProcess, DetourTrace, Distribution, ExactTail,
-    MpiProgress, OsNoise, Placement, Prices, Profile, Provenance,
+    MpiProgress, OsNoise, Placement, Prices, Profile, Provenance, SpotPrices,
 };
 use crate::schema::{self, Unit, MIN_SCHEMA_VERSION, SCHEMA_NAME, SCHEMA_VERSION};
 use crate::validate;
@@ -163,6 +163,19 @@ fn encode(p: &Profile) -> Result<Vec<u8>, hdf5_pure::Error> {
     if let Some(v) = p.prices.committed_usd_per_node_hour {
         prices.set_attr(schema::ATTR_COMMITTED, AttrValue::F64(v));
     }
+    let spot = &p.prices.spot;
+    if let Some(v) = spot.usd_per_node_hour {
+        prices.set_attr(schema::ATTR_SPOT, AttrValue::F64(v));
+    }
+    if let Some(v) = spot.interruptions_per_node_hour {
+        prices.set_attr(schema::ATTR_SPOT_RATE, AttrValue::F64(v));
+    }
+    if !spot.source.is_empty() {
+        prices.set_attr(schema::ATTR_SPOT_SOURCE, vlen(&spot.source));
+    }
+    if !spot.date.is_empty() {
+        prices.set_attr(schema::ATTR_SPOT_DATE, vlen(&spot.date));
+    }
     fb.add_group(prices.finish());
 
     let pv = &p.provenance;
@@ -201,10 +214,13 @@ fn os_noise_group(mut os: GroupBuilder, n: &OsNoise) -> hdf5_pure::FinishedGroup
     os.finish()
 }
 
-/// The oldest schema version that holds `p`: 3 with a calibration other than the paper's
+/// The oldest schema version that holds `p`: 5 with spot capacity; 3 with a calibration other than the paper's
 /// table, a latency after idle periods, capture days or `mpi_progress`; else 2 when a quantile
 /// table has an exact tail, else 1 (so profiles without them stay readable by older builds).
 fn version_needed(p: &Profile) -> i64 {
+    if !p.prices.spot.is_empty() {
+        return schema::SPOT_SCHEMA_VERSION;
+    }
     if p.mpi_progress.is_some() {
         return schema::MPI_PROGRESS_SCHEMA_VERSION;
     }
@@ -988,6 +1004,43 @@ impl Reader<'_> {
                 schema::PRICES,
                 schema::ATTR_COMMITTED,
             )?,
+            spot: self.spot(&a)?,
+        })
+    }
+
+    /// Spot capacity in `/prices` (schema version 5).
+    fn spot(&self, a: &Attrs) -> Result<SpotPrices, ProfileError> {
+        let p = schema::PRICES;
+        let names = [
+            schema::ATTR_SPOT,
+            schema::ATTR_SPOT_RATE,
+            schema::ATTR_SPOT_SOURCE,
+            schema::ATTR_SPOT_DATE,
+        ];
+        for name in names {
+            if self.attr(a, name)?.is_some() && self.version < schema::SPOT_SCHEMA_VERSION {
+                return Err(self.invalid(
+                    schema::attr_object(p, name),
+                    format!(
+                        "is spot capacity, which needs schema_version {} or later, but the \
+                         file has schema_version {}",
+                        schema::SPOT_SCHEMA_VERSION,
+                        self.version
+                    ),
+                ));
+            }
+        }
+        let text = |name: &str| -> Result<String, ProfileError> {
+            Ok(match self.attr(a, name)? {
+                Some(_) => self.req_str(a, p, name)?,
+                None => String::new(),
+            })
+        };
+        Ok(SpotPrices {
+            usd_per_node_hour: self.opt_f64(a, p, schema::ATTR_SPOT)?,
+            interruptions_per_node_hour: self.opt_f64(a, p, schema::ATTR_SPOT_RATE)?,
+            source: text(schema::ATTR_SPOT_SOURCE)?,
+            date: text(schema::ATTR_SPOT_DATE)?,
         })
     }
 

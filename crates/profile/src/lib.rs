@@ -42,7 +42,7 @@
 //!     far: None,
 //!     nodes_per_switch: 16,
 //!     os_noise: OsNoise::default(),
-//!     prices: Prices { on_demand_usd_per_node_hour: Some(3.888), committed_usd_per_node_hour: None },
+//!     prices: Prices { on_demand_usd_per_node_hour: Some(3.888), committed_usd_per_node_hour: None, spot: Default::default() },
 //!     provenance: Provenance::default(),
 //!     mpi_progress: Some(MpiProgress::Polled),
 //!     calibration: Calibration::PaperTable,

@@ -182,11 +182,34 @@ pub struct OsNoise {
     pub process: Option<DetourProcess>,
 }
 
-/// Instance prices, USD per node-hour.
+/// Instance prices, USD per node-hour; absent = unknown.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct Prices {
     pub on_demand_usd_per_node_hour: Option<f64>,
     pub committed_usd_per_node_hour: Option<f64>,
+    /// Spot (preemptible) capacity, schema version 5 (SCHEMA.md "Spot capacity").
+    pub spot: SpotPrices,
+}
+
+/// Spot (preemptible) capacity: its price, where it comes from, and how often a node is taken
+/// away (schema version 5). Spot is priced only when both the price and the rate are known.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct SpotPrices {
+    /// USD per node-hour.
+    pub usd_per_node_hour: Option<f64>,
+    /// Interruptions per node-hour (the inverse of a node's mean time between interruptions).
+    pub interruptions_per_node_hour: Option<f64>,
+    /// Where the price and the rate come from (empty: not recorded).
+    pub source: String,
+    /// When they were read, ISO-8601 (empty: not recorded).
+    pub date: String,
+}
+
+impl SpotPrices {
+    /// Whether any spot value is recorded.
+    pub fn is_empty(&self) -> bool {
+        *self == SpotPrices::default()
+    }
 }
 
 /// Where a profile came from.

@@ -7,8 +7,10 @@ pub const SCHEMA_NAME: &str = "loggops-sim noise profile";
 /// The newest `schema_version` this build reads and writes. Version 2 adds exact tails to
 /// quantile tables (`tail_<unit>` + `sample_count`); version 3 calibrations from captures,
 /// latencies after idle periods, capture days and the root attribute `mpi_progress`;
-/// everything else is as in version 1.
-pub const SCHEMA_VERSION: i64 = 3;
+/// everything else is as in version 1. Version 5 adds spot capacity to `/prices` (version 4 is
+/// another branch's latency after idle, read like version 3 here; the lead numbers the final
+/// versions at merge).
+pub const SCHEMA_VERSION: i64 = 5;
 /// The oldest `schema_version` this build reads. The writer writes version 1 for profiles
 /// without exact tails, so older builds keep reading them.
 pub const MIN_SCHEMA_VERSION: i64 = 1;
@@ -19,6 +21,8 @@ pub(crate) const CAPTURES_SCHEMA_VERSION: i64 = 3;
 /// The first version with the root attribute `mpi_progress` (SCHEMA.md "MPI progress"): the
 /// same version as the captures' additions.
 pub(crate) const MPI_PROGRESS_SCHEMA_VERSION: i64 = CAPTURES_SCHEMA_VERSION;
+/// The first version with spot capacity in `/prices` (SCHEMA.md "Spot capacity").
+pub(crate) const SPOT_SCHEMA_VERSION: i64 = 5;
 
 /// Unit suffix of a distribution's value datasets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -113,6 +117,11 @@ pub(crate) const PROCESS_DURATION: &str = "/os_noise/process/duration";
 pub(crate) const PRICES: &str = "/prices";
 pub(crate) const ATTR_ON_DEMAND: &str = "on_demand_usd_per_node_hour";
 pub(crate) const ATTR_COMMITTED: &str = "committed_usd_per_node_hour";
+/// Version 5: spot capacity.
+pub(crate) const ATTR_SPOT: &str = "spot_usd_per_node_hour";
+pub(crate) const ATTR_SPOT_RATE: &str = "spot_interruptions_per_node_hour";
+pub(crate) const ATTR_SPOT_SOURCE: &str = "spot_source";
+pub(crate) const ATTR_SPOT_DATE: &str = "spot_date";
 
 // Provenance.
 pub(crate) const PROVENANCE: &str = "/provenance";

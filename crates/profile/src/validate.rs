@@ -55,6 +55,7 @@ pub fn validate(profile: &Profile) -> Result<(), Invalid> {
             schema::ATTR_COMMITTED,
             profile.prices.committed_usd_per_node_hour,
         ),
+        (schema::ATTR_SPOT, profile.prices.spot.usd_per_node_hour),
     ] {
         if let Some(v) = v {
             non_negative_finite(
@@ -64,6 +65,14 @@ pub fn validate(profile: &Profile) -> Result<(), Invalid> {
                 f64::MAX,
             )?;
         }
+    }
+    if let Some(v) = profile.prices.spot.interruptions_per_node_hour {
+        non_negative_finite(
+            &schema::attr_object(schema::PRICES, schema::ATTR_SPOT_RATE),
+            v,
+            " per node-hour",
+            f64::MAX,
+        )?;
     }
     Ok(())
 }

@@ -295,6 +295,7 @@ fn handmade(tool_version: String) -> Profile {
         prices: Prices {
             on_demand_usd_per_node_hour: Some(3.888),
             committed_usd_per_node_hour: None,
+            spot: Default::default(),
         },
         provenance: Provenance {
             sources: vec!["a.txt".into(), "b – c.txt".into()],

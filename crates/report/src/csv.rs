@@ -36,19 +36,31 @@ fn opt_f64(v: Option<f64>) -> String {
         .unwrap_or_default()
 }
 
-/// Writes the tidy table of a run: a header row of [`CELL_COLUMNS`] then [`RUN_COLUMNS`], and
-/// one row per cell. Times are integer picoseconds (`*_ps`), ratios and USD plain decimals,
+/// Writes the tidy table of a run: a header row of [`CELL_COLUMNS`] then [`RUN_COLUMNS`] (then,
+/// when the run has a spot section, [`crate::spot::SPOT_COLUMNS`]), and one row per cell. Times are integer picoseconds (`*_ps`), ratios and USD plain decimals,
 /// absent values empty; the same columns whether the run was noisy or noiseless.
 pub fn write_run_csv<W: Write + ?Sized>(w: &mut W, run: &RunResult) -> io::Result<()> {
     let stats = run.cells_summarised().map_err(io::Error::other)?;
     let facts = crate::verdict::facts(run, &stats);
-    writeln!(w, "{},{}", CELL_COLUMNS.join(","), RUN_COLUMNS.join(","))?;
+    let spot = run.spot.is_some();
+    let mut header = format!("{},{}", CELL_COLUMNS.join(","), RUN_COLUMNS.join(","));
+    if spot {
+        header = format!("{header},{}", crate::spot::SPOT_COLUMNS.join(","));
+    }
+    writeln!(w, "{header}")?;
     for ((c, cell), f) in run.cells.iter().zip(&stats).zip(&facts) {
-        let row: Vec<String> = cell_values(cell, f)
+        let mut row: Vec<String> = cell_values(cell, f)
             .iter()
             .chain(run_values(run, c).iter())
             .map(value_text)
             .collect();
+        if spot {
+            row.extend(
+                crate::spot::csv_values(run, c)
+                    .iter()
+                    .map(|v| field_text(v)),
+            );
+        }
         writeln!(w, "{}", row.join(","))?;
     }
     Ok(())

@@ -9,6 +9,7 @@
 //! from anywhere else, so it opens offline and can be mailed as it is. Every text taken from the
 //! run (paths, names, notes, the command) is escaped.
 
+use crate::fmt::fmt_usd;
 use crate::guide::TABLE_COLUMNS;
 use crate::model::{RunResult, Status, SystemInfo};
 use crate::plot::{render_svg, PlotError, PlotKind};
@@ -64,6 +65,8 @@ dl.kv dd { margin: 0; }
            padding: 0.6em 1em; }
 .verdict li { margin: 0.3em 0; }
 .bars svg { max-width: 100%; height: auto; }
+td.good { background: #e3f3e3; }
+td.bad { background: #f8e4e4; }
 .why { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 0.5em 2em;
        align-items: start; }
 @media (max-width: 1000px) { .why { grid-template-columns: 1fr; } }
@@ -284,6 +287,101 @@ fn verdict_html(run: &RunResult, facts: &[Facts], out: &mut String) {
         let _ = writeln!(out, "<li>{}</li>", esc(l));
     }
     out.push_str("</ul></div>\n");
+}
+
+/// Spot capacity (issue 47): per workload and system, the job on demand, committed and on
+/// spot at every node count, where spot stops paying, and the checkpoint interval.
+fn spot_html(run: &RunResult, out: &mut String) {
+    use crate::spot::{describe_inputs, fmt_secs};
+    let Some(spot) = &run.spot else {
+        return;
+    };
+    let set = run.plan.settings.spot.as_ref();
+    let _ = writeln!(
+        out,
+        "<h2>Spot capacity</h2>\n<p class=\"small\">A job = {}, noise {}; every cost is the \
+         job's (nodes × time × price per node-hour), mean and p95 over {} drawn jobs (runs \
+         drawn from the cell's simulated run times, interruptions as a Poisson process over \
+         the job's nodes). On spot, the job checkpoints every <i>τ</i> of work (a checkpoint \
+         costs {}) and loses the work since the last checkpoint plus a restart of {} at each \
+         interruption; on demand and committed it is never interrupted. The closed form is the \
+         expected spot time for runs of the mean run time; Young's and Daly's <i>τ</i> are \
+         shown beside the one used.</p>",
+        esc(&run
+            .plan
+            .settings
+            .job
+            .map_or("1 run".into(), |j| j.describe())),
+        esc(&spot.noise_mode),
+        set.map_or(0, |x| x.jobs_drawn),
+        set.map_or("-".into(), |x| fmt_secs(x.checkpoint_s)),
+        set.map_or("-".into(), |x| fmt_secs(x.restart_s)),
+    );
+    let money = |v: Option<f64>| v.map_or("-".to_string(), fmt_usd);
+    for sys in &spot.systems {
+        let _ = writeln!(
+            out,
+            "<h3>{}, {}</h3>\n<p>{}</p>",
+            esc(&sys.workload),
+            esc(&sys.system),
+            esc(&describe_inputs(sys))
+        );
+        if let Some(why) = &sys.not_priced {
+            let _ = writeln!(out, "<p><b>Spot not priced:</b> {}</p>", esc(why));
+            continue;
+        }
+        let _ = writeln!(
+            out,
+            "<div class=\"wide\"><table class=\"results\">\n<tr><th>nodes</th><th>runs</th>\
+             <th>on demand mean</th><th>p95</th><th>committed mean</th><th>p95</th>\
+             <th>time mean</th><th>spot mean</th><th>p95</th><th>spot time mean</th>\
+             <th>closed form</th><th>interruptions</th><th>τ used</th><th>Young</th>\
+             <th>Daly</th></tr>"
+        );
+        for r in &sys.rows {
+            let base = r.on_demand.or(r.committed);
+            let cheaper = base.is_some_and(|b| r.spot.mean_usd < b.mean_usd);
+            let mark = if cheaper {
+                " class=\"num good\""
+            } else {
+                " class=\"num bad\""
+            };
+            let _ = writeln!(
+                out,
+                "<tr><td class=\"num\">{}</td><td class=\"num\">{:.0}</td>\
+                 <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
+                 <td class=\"num\">{}</td><td class=\"num\">{}</td><td{mark}>{}</td>\
+                 <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
+                 <td class=\"num\">{:.2}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
+                 <td class=\"num\">{}</td></tr>",
+                r.nodes,
+                r.runs,
+                money(r.on_demand.map(|j| j.mean_usd)),
+                money(r.on_demand.map(|j| j.p95_usd)),
+                money(r.committed.map(|j| j.mean_usd)),
+                money(r.committed.map(|j| j.p95_usd)),
+                fmt_secs(base.map_or(r.work_s, |j| j.mean_time_s)),
+                fmt_usd(r.spot.mean_usd),
+                fmt_usd(r.spot.p95_usd),
+                fmt_secs(r.spot.mean_time_s),
+                fmt_secs(r.closed_form_time_s),
+                r.interruptions_mean,
+                fmt_secs(r.checkpoint_every_s),
+                r.young_s.map_or("-".into(), fmt_secs),
+                r.daly_s.map_or("-".into(), fmt_secs),
+            );
+        }
+        let _ = writeln!(
+            out,
+            "</table></div>\n<p><b>Spot {}</b> (against {}).</p>",
+            esc(&sys.where_it_pays()),
+            esc(&sys
+                .compared_with
+                .as_deref()
+                .unwrap_or("no price")
+                .replace('_', "-"))
+        );
+    }
 }
 
 /// With several systems: per workload, the verdict cells side by side, ranked by mean time.
@@ -636,6 +734,7 @@ pub fn render_html(run: &RunResult) -> Result<String, PlotError> {
     }
     verdict_html(run, &facts, &mut out);
     ranking_html(run, &facts, &mut out);
+    spot_html(run, &mut out);
     out.push_str("<h2>Run</h2>\n");
     let _ = writeln!(out, "<pre>{}</pre>", esc(&run.command));
     out.push_str("<dl class=\"kv\">\n");

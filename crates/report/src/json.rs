@@ -11,8 +11,21 @@
 //!                "samples_ps" } ],
 //!   "verdicts": [ { "workload", "system", "nodes", "noise_mode", "n", "partial", "mean_ps",
 //!                   "noiseless_ps", "slowdown", "slowdown_ci95", "on_demand", "committed",
-//!                   "job_runs", "why", "rank", "text" } ] }
+//!                   "job_runs", "why", "rank", "text", ["spot"] } ],
+//!   ["spot": { "noise_mode", "systems": [ { "workload", "system", "spot_usd_per_node_hour",
+//!              "interruptions_per_node_hour", "source", "not_priced", "rows": [ { "nodes",
+//!              "runs", "work_s", "on_demand", "committed", "spot", "interruptions_mean",
+//!              "checkpoint_every_s", "young_s", "daly_s", "closed_form_time_s" } ],
+//!              "compared_with", "pays_up_to_nodes", "stops_paying_at_nodes",
+//!              "stops_paying_nodes_closed_form" } ] }] }
 //! ```
+//!
+//! `spot` (issue 47, [`crate::spot`]) is there when the plan's settings have `spot` (a spot
+//! flag, or a profile with spot values): per workload and system, the job (`--job-runs`,
+//! `--job-node-hours`; else one run) at every node count of the verdict's noise mode, priced
+//! on demand, committed and on spot; each of `on_demand`, `committed`, `spot` is
+//! `{usd_per_node_hour, mean_usd, p95_usd, mean_time_s, p95_time_s}` (the first two null
+//! without that price). `not_priced` says why spot is not priced (then `rows` is empty).
 //!
 //! `why` (a cell's critical-path attribution, [`crate::why::CellWhy`]) is there for the cells
 //! that have one: `noiseless` and `reps`, each `{rep, finish_ps, parts: {<part>_ps...},
@@ -112,7 +125,7 @@ fn verdicts_json(r: &RunResult, stats: &[Cell], facts: &[Facts]) -> serde_json::
         .filter(|(_, f)| f.verdict.is_some())
         .map(|(i, f)| {
             let c = &r.cells[i];
-            json!({
+            let mut entry = json!({
                 "workload": c.workload,
                 "system": c.system,
                 "nodes": c.nodes,
@@ -143,7 +156,26 @@ fn verdicts_json(r: &RunResult, stats: &[Cell], facts: &[Facts]) -> serde_json::
                     "cheapest": k.cheapest,
                 })),
                 "text": f.verdict,
-            })
+            });
+            if let Some(sys) = r
+                .spot
+                .as_ref()
+                .and_then(|s| s.system(&c.workload, &c.system))
+            {
+                let row = sys.row(c.nodes);
+                entry["spot"] = json!({
+                    "not_priced": sys.not_priced,
+                    "usd_per_node_hour": sys.spot_usd_per_node_hour,
+                    "interruptions_per_node_hour": sys.interruptions_per_node_hour,
+                    "job_usd_mean": row.map(|x| x.spot.mean_usd),
+                    "job_usd_p95": row.map(|x| x.spot.p95_usd),
+                    "job_time_s_mean": row.map(|x| x.spot.mean_time_s),
+                    "checkpoint_every_s": row.map(|x| x.checkpoint_every_s),
+                    "pays_up_to_nodes": sys.pays_up_to_nodes,
+                    "stops_paying_at_nodes": sys.stops_paying_at_nodes,
+                });
+            }
+            entry
         })
         .collect();
     J::Array(list)
@@ -154,7 +186,8 @@ struct Document<'a>(&'a RunResult, &'a [Cell], &'a [Facts]);
 impl Serialize for Document<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let r = self.0;
-        let mut map = s.serialize_map(Some(8 + r.shard.is_some() as usize))?;
+        let extra = r.shard.is_some() as usize + r.spot.is_some() as usize;
+        let mut map = s.serialize_map(Some(8 + extra))?;
         map.serialize_entry("schema", &r.schema)?;
         map.serialize_entry("schema_version", &r.schema_version)?;
         map.serialize_entry("tool", &r.tool)?;
@@ -166,6 +199,9 @@ impl Serialize for Document<'_> {
         map.serialize_entry("plan", &r.plan)?;
         map.serialize_entry("cells", &CellsOut(&r.cells, self.1, self.2))?;
         map.serialize_entry("verdicts", &verdicts_json(r, self.1, self.2))?;
+        if let Some(spot) = &r.spot {
+            map.serialize_entry("spot", spot)?;
+        }
         map.end()
     }
 }

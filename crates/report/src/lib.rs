@@ -95,6 +95,7 @@ pub mod model;
 pub mod plot;
 mod record;
 pub mod special;
+pub mod spot;
 pub mod stats;
 pub mod table;
 pub mod validation;

@@ -85,6 +85,21 @@ pub struct ProfileRef {
 pub struct Prices {
     pub on_demand_usd_per_node_hour: Option<f64>,
     pub committed_usd_per_node_hour: Option<f64>,
+    /// Spot capacity in force (the run's `--spot-*` flags over the profile's values).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spot_usd_per_node_hour: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spot_interruptions_per_node_hour: Option<f64>,
+    /// Where the spot price and rate come from, and when.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spot_source: Option<String>,
+}
+
+impl Prices {
+    /// Whether any spot value is known.
+    pub fn has_spot(&self) -> bool {
+        self.spot_usd_per_node_hour.is_some() || self.spot_interruptions_per_node_hour.is_some()
+    }
 }
 
 /// One system: a noise profile (or, without one, the parameters of the flags).
@@ -212,6 +227,10 @@ pub struct Settings {
     /// (`--why-reps`; the first ones, a random sample since draws are keyed by repetition).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub why_reps: u64,
+    /// Spot capacity's job settings (issue 47), when a spot flag is given or a profile has
+    /// spot values.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spot: Option<crate::spot::SpotSettings>,
 }
 
 fn is_zero(v: &u64) -> bool {
@@ -549,6 +568,10 @@ pub struct RunResult {
     pub plan: Plan,
     /// The cells that have at least one sample, ordered by id.
     pub cells: Vec<CellResult>,
+    /// Spot capacity (issue 47): the job priced on demand, committed and on spot; absent
+    /// unless [`Settings::spot`] is set (and from a shard's result: `merge` computes it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spot: Option<crate::spot::SpotResult>,
 }
 
 impl RunResult {
@@ -563,6 +586,7 @@ impl RunResult {
             shard: None,
             plan,
             cells: Vec::new(),
+            spot: None,
         }
     }
 
@@ -681,6 +705,7 @@ mod tests {
                 param_flags: vec![],
                 job: None,
                 why_reps: 0,
+                spot: None,
             },
         }
     }

@@ -220,6 +220,11 @@ pub fn render_run_table(run: &RunResult) -> String {
                 t.push('\n');
                 t.push_str(&v);
             }
+            let spot = crate::spot::render_spot(run);
+            if !spot.is_empty() {
+                t.push('\n');
+                t.push_str(&spot);
+            }
             t
         }
         Err(e) => format!("{e}\n"),

@@ -398,6 +398,9 @@ fn sentence(run: &RunResult, i: usize, s: &Cell, f: &Facts, job: Option<Job>) ->
             _ => {}
         }
     }
+    if let Some(spot) = crate::spot::verdict_clause(run, &c.workload, &c.system, c.nodes) {
+        t.push_str(&format!("; {spot}"));
+    }
     t
 }
 

@@ -125,6 +125,7 @@ fn run() -> RunResult {
             prices: Prices {
                 on_demand_usd_per_node_hour: Some(1.73),
                 committed_usd_per_node_hour: Some(1.02),
+                ..Prices::default()
             },
             mpi_progress: None,
         }],
@@ -144,6 +145,7 @@ fn run() -> RunResult {
             param_flags: vec![],
             job: None,
             why_reps: 0,
+            spot: None,
         },
     };
     let tool = Tool {

@@ -86,6 +86,7 @@ pub fn full_profile() -> Profile {
         prices: Prices {
             on_demand_usd_per_node_hour: Some(3.888),
             committed_usd_per_node_hour: Some(2.449),
+            spot: Default::default(),
         },
         provenance: Provenance {
             sources: vec![
