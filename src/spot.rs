@@ -575,7 +575,12 @@ fn row(
     let job = Job {
         nodes,
         runs: runs as u64,
-        tau_s: tau,
+        // Never interrupted and no interval given: no checkpoint at all, whatever the draw.
+        tau_s: if lambda <= 0.0 && set.checkpoint_every_s.is_none() {
+            f64::INFINITY
+        } else {
+            tau
+        },
         checkpoint_s: set.checkpoint_s,
         restart_s: set.restart_s,
     };

@@ -62,7 +62,9 @@ fn expected_flat(p: &Profile) -> Value {
     // Version 3 only with `mpi_progress`, 2 only when a table has an exact tail.
     put(
         "/@schema_version".into(),
-        json!(if p.mpi_progress.is_some() {
+        json!(if !p.prices.spot.is_empty() {
+            5
+        } else if p.mpi_progress.is_some() {
             3
         } else if has_tail(p) {
             2
@@ -141,6 +143,19 @@ fn expected_flat(p: &Profile) -> Value {
     if let Some(v) = p.prices.committed_usd_per_node_hour {
         put("/prices@committed_usd_per_node_hour".into(), json!(v));
     }
+    let sp = &p.prices.spot;
+    if let Some(v) = sp.usd_per_node_hour {
+        put("/prices@spot_usd_per_node_hour".into(), json!(v));
+    }
+    if let Some(v) = sp.interruptions_per_node_hour {
+        put("/prices@spot_interruptions_per_node_hour".into(), json!(v));
+    }
+    if !sp.source.is_empty() {
+        put("/prices@spot_source".into(), json!(sp.source));
+    }
+    if !sp.date.is_empty() {
+        put("/prices@spot_date".into(), json!(sp.date));
+    }
     let pv = &p.provenance;
     put("/provenance@command".into(), json!(pv.command));
     put("/provenance@created".into(), json!(pv.created));
@@ -217,6 +232,31 @@ fn h5py_reads_mpi_progress() {
             mpi_progress: Some(m),
             ..tail_profile()
         });
+    }
+}
+
+/// Spot capacity (schema version 5) reads back in Rust and in h5py.
+#[test]
+fn spot_capacity_round_trips_and_h5py_reads_it() {
+    let mut p = tail_profile();
+    p.prices.spot = loggops_profile::SpotPrices {
+        usd_per_node_hour: Some(0.7),
+        interruptions_per_node_hour: Some(0.002),
+        source: "AWS Spot Instance Advisor, c5n.18xlarge us-east-1".into(),
+        date: "2026-11-20".into(),
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("spot.h5");
+    write_profile(&path, &p).unwrap();
+    assert_eq!(loggops_profile::read_profile(&path).unwrap(), p);
+    // Only the price: still version 5, the rate stays unknown.
+    let mut q = minimal_profile();
+    q.prices.spot.usd_per_node_hour = Some(1.5);
+    write_profile(&path, &q).unwrap();
+    assert_eq!(loggops_profile::read_profile(&path).unwrap(), q);
+    if have_h5py() {
+        h5py_reads(&p);
+        h5py_reads(&q);
     }
 }
 

@@ -334,9 +334,8 @@ fn spot_html(run: &RunResult, out: &mut String) {
             out,
             "<div class=\"wide\"><table class=\"results\">\n<tr><th>nodes</th><th>runs</th>\
              <th>on demand mean</th><th>p95</th><th>committed mean</th><th>p95</th>\
-             <th>time mean</th><th>spot mean</th><th>p95</th><th>spot time mean</th>\
-             <th>closed form</th><th>interruptions</th><th>τ used</th><th>Young</th>\
-             <th>Daly</th></tr>"
+             <th>time</th><th>spot mean</th><th>p95</th><th>spot time</th>\
+             <th>closed form</th><th>interr.</th><th>τ used</th><th>Young / Daly</th></tr>"
         );
         for r in &sys.rows {
             let base = r.on_demand.or(r.committed);
@@ -353,7 +352,7 @@ fn spot_html(run: &RunResult, out: &mut String) {
                  <td class=\"num\">{}</td><td class=\"num\">{}</td><td{mark}>{}</td>\
                  <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
                  <td class=\"num\">{:.2}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
-                 <td class=\"num\">{}</td></tr>",
+                 </tr>",
                 r.nodes,
                 r.runs,
                 money(r.on_demand.map(|j| j.mean_usd)),
@@ -367,8 +366,10 @@ fn spot_html(run: &RunResult, out: &mut String) {
                 fmt_secs(r.closed_form_time_s),
                 r.interruptions_mean,
                 fmt_secs(r.checkpoint_every_s),
-                r.young_s.map_or("-".into(), fmt_secs),
-                r.daly_s.map_or("-".into(), fmt_secs),
+                match (r.young_s, r.daly_s) {
+                    (Some(y), Some(d)) => format!("{} / {}", fmt_secs(y), fmt_secs(d)),
+                    _ => "-".into(),
+                },
             );
         }
         let _ = writeln!(

@@ -7,8 +7,9 @@ Keys are `<group>@<attribute>` for attributes (the root group is `/`) and the ab
 for datasets. Checks what a file written by loggops-sim must satisfy for h5py users: every
 string attribute comes back as `str` (variable-length UTF-8), numeric datasets are 1-D
 float64 or uint64, numeric attributes are numpy scalars, the schema attributes are right,
-every exact tail (schema version 2) is consistent with its table, and `mpi_progress` (schema
-version 3) is "async" or "polled". Exits with status 1
+every exact tail (schema version 2) is consistent with its table, `mpi_progress` (schema
+version 3) is "async" or "polled", and spot capacity in /prices (schema version 5) is only in
+version-5 files, with non-negative numbers and string source and date. Exits with status 1
 and a message on stderr when a check fails.
 """
 import json
@@ -53,8 +54,23 @@ def main():
         if f.attrs.get("schema") != "loggops-sim noise profile":
             fail(f"root attribute schema is {f.attrs.get('schema')!r}")
         version = f.attrs.get("schema_version")
-        if not isinstance(version, np.integer) or int(version) not in (1, 2, 3):
-            fail(f"root attribute schema_version is {version!r}, expected integer 1, 2 or 3")
+        if not isinstance(version, np.integer) or int(version) not in (1, 2, 3, 4, 5):
+            fail(f"root attribute schema_version is {version!r}, expected integer 1 to 5")
+        if "prices" in f:
+            # Schema version 5: spot capacity.
+            pa = f["prices"].attrs
+            for k in ("spot_usd_per_node_hour", "spot_interruptions_per_node_hour"):
+                if k in pa:
+                    if int(version) < 5:
+                        fail(f"/prices@{k} in a schema_version {int(version)} file")
+                    if not isinstance(pa[k], np.floating) or not float(pa[k]) >= 0.0:
+                        fail(f"/prices@{k} is {pa[k]!r}, expected a float64 at least 0")
+            for k in ("spot_source", "spot_date"):
+                if k in pa:
+                    if int(version) < 5:
+                        fail(f"/prices@{k} in a schema_version {int(version)} file")
+                    if not isinstance(pa[k], str):
+                        fail(f"/prices@{k} is {pa[k]!r}, expected str")
         if "mpi_progress" in f.attrs:
             # Schema version 3: how rendezvous messages progress during computation.
             progress = f.attrs["mpi_progress"]
