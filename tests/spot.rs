@@ -221,3 +221,71 @@ fn merge_prices_the_shards() {
     let whole = json(&["--spot-interruptions", "0.01", "--job-node-hours", "500"]);
     assert_eq!(merged["spot"], whole["spot"]);
 }
+
+/// `calibrate --spot-*` records spot capacity in the profile (schema version 5); `profile
+/// show` prints it (text and JSON); a run prices spot from the profile alone, and its flags
+/// override the profile's values.
+#[test]
+fn the_profile_carries_spot_and_flags_override_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (o, path) = crate::cli::calibrate(
+        dir.path(),
+        "spot.h5",
+        &[
+            "--price-on-demand",
+            "3",
+            "--spot-price",
+            "0.9",
+            "--spot-mtbi",
+            "1000h",
+            "--spot-source",
+            "AWS Spot Instance Advisor",
+            "--spot-date",
+            "2026-11-20",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let p = path.to_str().unwrap();
+    let show = ok(&["profile", "show", p]);
+    assert!(
+        show.contains(
+            "spot: $0.90 per node-hour, 0.001 interruptions per node-hour (one per 1000.00 h \
+             per node) [AWS Spot Instance Advisor, 2026-11-20]"
+        ),
+        "{show}"
+    );
+    let j: Value = serde_json::from_str(&ok(&["profile", "show", p, "--format", "json"])).unwrap();
+    let spot = &j["prices"]["spot"];
+    assert_eq!(f(&spot["usd_per_node_hour"]), 0.9);
+    assert!(close(f(&spot["interruptions_per_node_hour"]), 0.001, 1e-12));
+    assert_eq!(spot["date"], "2026-11-20");
+    let run = |extra: &[&str]| -> Value {
+        let base = [
+            "--goal",
+            "goal/dissemination_16B.goal",
+            "--nodes",
+            "4",
+            "--noise",
+            p,
+            "--reps",
+            "4",
+            "-q",
+            "--format",
+            "json",
+        ];
+        serde_json::from_str(&ok(&[&base[..], extra].concat())).unwrap()
+    };
+    let v = run(&[]);
+    let sys = &v["spot"]["systems"][0];
+    assert_eq!(f(&sys["spot_usd_per_node_hour"]), 0.9);
+    assert_eq!(sys["source"], "AWS Spot Instance Advisor, 2026-11-20");
+    assert_eq!(sys["rows"].as_array().unwrap().len(), 1);
+    let v = run(&["--spot-price", "0.5", "--spot-interruptions", "0"]);
+    let sys = &v["spot"]["systems"][0];
+    assert_eq!(f(&sys["spot_usd_per_node_hour"]), 0.5);
+    assert_eq!(f(&sys["interruptions_per_node_hour"]), 0.0);
+    assert_eq!(
+        f(&v["plan"]["systems"][0]["prices"]["spot_usd_per_node_hour"]),
+        0.5
+    );
+}
