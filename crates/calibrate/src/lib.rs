@@ -69,6 +69,7 @@
 mod build;
 pub mod closure;
 pub mod deconvolve;
+pub mod idle;
 mod error;
 mod format;
 mod input;
