@@ -2271,19 +2271,27 @@ pub fn build_profile(inp: &CalibrateInputs) -> Result<(Profile, FitReport), Cali
             inp.step("solving the per-byte time after idle periods");
             let hb = crate::idle::read_hoverboard(path)?;
             let source = relative_to_cwd(path);
-            let (fitted, levels, report) = crate::idle::fit_idle(&near, &hb, &source)
-                .map_err(|detail| CalibError::InvalidProfile {
-                    detail: format!("{source}: {detail}"),
+            let (fitted, levels, report) =
+                crate::idle::fit_idle(&near, &hb, &source).map_err(|detail| {
+                    CalibError::InvalidProfile {
+                        detail: format!("{source}: {detail}"),
+                    }
                 })?;
             sources.push(source.clone());
-            notes.push(format!(
-                "per-byte time after idle periods from {source} (factors {}; also applied to far messages)",
-                levels
-                    .iter()
-                    .map(|(from, f)| format!("x{f:.3} from {} s", from / 1e12))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
+            notes.push(if levels.is_empty() {
+                format!(
+                    "per-byte time after idle periods from {source}: no sleep time slows the round trip significantly; factor 1 at every idle time"
+                )
+            } else {
+                format!(
+                    "per-byte time after idle periods from {source} (factors {}; also applied to far messages)",
+                    levels
+                        .iter()
+                        .map(|(from, f)| format!("x{f:.3} from {} s", from / 1e12))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            });
             let far = far.map(|f| crate::idle::with_levels(&f, &levels));
             (fitted, far, Some(report))
         }

@@ -427,7 +427,12 @@ pub fn fit_idle(
 
     let sim_b2b = |pl: &Placement| -> Result<f64, String> {
         let m = closure_model(pl)?;
-        Ok(median(&simulate_hoverboard(&m, hb.size_bytes, 0, IDLE_REPS)?))
+        Ok(median(&simulate_hoverboard(
+            &m,
+            hb.size_bytes,
+            0,
+            IDLE_REPS,
+        )?))
     };
     let sim_ratio = |pl: &Placement, sleep: u64, base: f64| -> Result<f64, String> {
         let m = closure_model(pl)?;

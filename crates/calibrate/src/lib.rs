@@ -69,9 +69,9 @@
 mod build;
 pub mod closure;
 pub mod deconvolve;
-pub mod idle;
 mod error;
 mod format;
+pub mod idle;
 mod input;
 mod loggp;
 pub mod measured;

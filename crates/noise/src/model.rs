@@ -434,12 +434,11 @@ fn place(
         let mut below: Option<Sampler> = None;
         for level in &a.levels {
             if let Some(d) = &level.latency {
-                let s = Sampler::new(d, scaling, "ps").map_err(|source| {
-                    NoiseError::Distribution {
+                let s =
+                    Sampler::new(d, scaling, "ps").map_err(|source| NoiseError::Distribution {
                         what: format!("latency-after-idle distribution of the {name} placement"),
                         source,
-                    }
-                })?;
+                    })?;
                 below = Some(s);
             }
             idle.push(IdleStep {

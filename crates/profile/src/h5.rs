@@ -15,8 +15,8 @@ use hdf5_pure::{AttrValue, DType, Dataset, File, FileBuilder, FormatError, Group
 
 use crate::error::{Invalid, ProfileError};
 use crate::model::{
-    AfterIdle, BaseParams, Calibration, Day, IdleLevel, DetourProcess, DetourTrace, Distribution, ExactTail,
-    MpiProgress, OsNoise, Placement, Prices, Profile, Provenance,
+    AfterIdle, BaseParams, Calibration, Day, DetourProcess, DetourTrace, Distribution, ExactTail,
+    IdleLevel, MpiProgress, OsNoise, Placement, Prices, Profile, Provenance,
 };
 use crate::schema::{self, Unit, MIN_SCHEMA_VERSION, SCHEMA_NAME, SCHEMA_VERSION};
 use crate::validate;
@@ -205,9 +205,11 @@ fn os_noise_group(mut os: GroupBuilder, n: &OsNoise) -> hdf5_pure::FinishedGroup
 /// table, a latency after idle periods, capture days or `mpi_progress`; else 2 when a quantile
 /// table has an exact tail, else 1 (so profiles without them stay readable by older builds).
 fn version_needed(p: &Profile) -> i64 {
-    let every_placement = std::iter::once(&p.near)
-        .chain(p.far.as_ref())
-        .chain(p.days.iter().flat_map(|d| std::iter::once(&d.near).chain(d.far.as_ref())));
+    let every_placement = std::iter::once(&p.near).chain(p.far.as_ref()).chain(
+        p.days
+            .iter()
+            .flat_map(|d| std::iter::once(&d.near).chain(d.far.as_ref())),
+    );
     if every_placement
         .filter_map(|pl| pl.after_idle.as_ref())
         .any(|a| a.as_step().is_none())
