@@ -54,16 +54,16 @@ fn calibrate(set_dir: &Path, set: &str, s: &str, stripes: &str, out: &Path) {
 /// The hoverboard's round trip as a GOAL program: rank 0 computes `sleep_ns`, then sends
 /// `size` bytes to rank 1 and receives them back.
 fn hoverboard_goal(dir: &Path, size: u64, sleep_ns: u64) -> PathBuf {
-    let calc = if sleep_ns > 0 {
-        format!("l1: calc {sleep_ns}\nl2 requires l1\n")
+    let (calc, after) = if sleep_ns > 0 {
+        (format!("l1: calc {sleep_ns}\n"), "l2 requires l1\n")
     } else {
-        String::new()
+        (String::new(), "")
     };
     crate::util::write_file(
         dir,
         &format!("hoverboard_{sleep_ns}.goal"),
         &format!(
-            "num_ranks 2\nrank 0 {{\n{calc}l2: send {size}b to 1 tag 0\nl3: recv {size}b from 1 tag 0\nl3 requires l2\n}}\nrank 1 {{\nl1: recv {size}b from 0 tag 0\nl2: send {size}b to 0 tag 0\nl2 requires l1\n}}\n"
+            "num_ranks 2\nrank 0 {{\n{calc}l2: send {size}b to 1 tag 0\nl3: recv {size}b from 1 tag 0\n{after}l3 requires l2\n}}\nrank 1 {{\nl1: recv {size}b from 0 tag 0\nl2: send {size}b to 0 tag 0\nl2 requires l1\n}}\n"
         ),
     )
 }
