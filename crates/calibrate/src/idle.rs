@@ -403,12 +403,16 @@ pub fn with_levels(placement: &Placement, levels: &[(f64, f64)]) -> Placement {
     p
 }
 
-/// Fits the idle table of `placement` to the capture: see the module documentation.
+/// Idle levels as `(from_ps, per_byte_factor)`, in increasing idle time.
+pub type Levels = Vec<(f64, f64)>;
+
+/// Fits the idle table of `placement` to the capture: see the module documentation. Returns
+/// the placement with its table, the levels added and the report.
 pub fn fit_idle(
     placement: &Placement,
     hb: &Hoverboard,
     source: &str,
-) -> Result<(Placement, Vec<(f64, f64)>, IdleReport), String> {
+) -> Result<(Placement, Levels, IdleReport), String> {
     let b2b = &hb.groups[0];
     let m0 = median(&b2b.rtt_ps);
     let after = &hb.groups[1..];
