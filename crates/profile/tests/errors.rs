@@ -106,8 +106,8 @@ fn incomplete_and_invalid_profiles() {
     let nan = f64::NAN;
     let cases: Vec<(&str, String)> = vec![
         (
-            "schema_version 4",
-            after_edit(set_attr("/", "schema_version", AttrValue::I64(4))),
+            "schema_version 5",
+            after_edit(set_attr("/", "schema_version", AttrValue::I64(5))),
         ),
         (
             "mpi_progress in a schema_version 2 file",
