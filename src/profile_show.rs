@@ -498,6 +498,7 @@ pub fn panels(p: &Profile) -> Vec<CurvePanel> {
             x_unit: AxisUnit::TimePs,
             y_unit: AxisUnit::Plain,
             x_log: lo > 0.0 && hi / lo > 5.0,
+            y_log: false,
             curves: factors,
         });
     }
