@@ -450,7 +450,7 @@ mod tests {
             (n / 2 - j) as f64 > 979.0 && ((n / 2 - j) as f64) < 981.0,
             "{j}"
         );
-        assert!(cov >= 0.95 && cov < 0.9502, "{cov}");
+        assert!((0.95..0.9502).contains(&cov), "{cov}");
     }
     use proptest::prelude::*;
 
