@@ -656,6 +656,16 @@ pub struct CalibrateArgs {
     /// ping-pong with that many messages.
     #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=4096))]
     pub bandwidth_stripes: u32,
+    /// Hoverboard capture (cloud_noise's `hoverboard_reps_1.out`, plain or .xz: `# Hoverboard
+    /// test (SIZE 1 SLEEP_NS)` runs of `time(ns),sleep_time(ns),repetitions` rows, a ping-pong
+    /// of SIZE bytes after 0 … 1 s of sleep). The profile then stores, per sleep time of the
+    /// capture, a factor on the per-byte time of a message whose sender has been idle (not
+    /// started a send nor completed a receive) at least that long, solved so that the
+    /// simulated benchmark reproduces the captured ratio after-idle / back-to-back; sleeps
+    /// whose round trips are not significantly longer than back to back keep factor 1. The
+    /// fit report prints the table (`profile show` too).
+    #[arg(long, value_name = "FILE")]
+    pub idle_latency: Option<PathBuf>,
     /// Label of the capture day recorded in the profile (e.g. 2022-05-13): `profile combine`
     /// names its days so.
     #[arg(long, value_name = "LABEL", default_value = "")]

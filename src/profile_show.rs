@@ -197,13 +197,35 @@ fn placement(out: &mut String, name: &str, pl: &Placement, near: Option<&Placeme
         }
     }
     if let Some(a) = &pl.after_idle {
-        let _ = writeln!(
-            out,
-            "  latency after {} idle (a sender that has not sent or received for that long): {}",
-            time(a.threshold_ps),
-            describe_kind(&a.latency)
-        );
-        let _ = writeln!(out, "    {}", quantile_line(&a.latency, &time));
+        if let Some((threshold_ps, latency)) = a.as_step() {
+            let _ = writeln!(
+                out,
+                "  latency after {} idle (a sender that has not sent or received for that long): {}",
+                time(threshold_ps),
+                describe_kind(latency)
+            );
+            let _ = writeln!(out, "    {}", quantile_line(latency, &time));
+        } else {
+            let _ = writeln!(
+                out,
+                "  after idle (a sender that has not sent or received for at least the idle time; schema version 4):"
+            );
+            for l in &a.levels {
+                let lat = match &l.latency {
+                    Some(d) => format!("latency {}", describe_kind(d)),
+                    None => "latency of the level below".to_string(),
+                };
+                let _ = writeln!(
+                    out,
+                    "    from {:>10} idle: per-byte time x{:.3}, {lat}",
+                    time(l.from_ps),
+                    l.per_byte_factor
+                );
+                if let Some(d) = &l.latency {
+                    let _ = writeln!(out, "      {}", quantile_line(d, &time));
+                }
+            }
+        }
     }
     if pl.bandwidth.is_some() {
         let _ = writeln!(
@@ -431,12 +453,56 @@ pub fn panels(p: &Profile) -> Vec<CurvePanel> {
         }
         v
     };
+    let mut idle_lat = Vec::new();
+    let mut factors = Vec::new();
+    for (name, pl) in std::iter::once(("near", &p.near)).chain(p.far.as_ref().map(|f| ("far", f))) {
+        let Some(a) = &pl.after_idle else { continue };
+        for l in &a.levels {
+            if let Some(d) = &l.latency {
+                idle_lat.push(Curve {
+                    label: format!("{name} after {} idle", time(l.from_ps)),
+                    points: cdf_points(d),
+                });
+            }
+        }
+        if a.scales_per_byte() {
+            factors.push(Curve {
+                label: name.to_string(),
+                points: factor_steps(a),
+            });
+        }
+    }
+    let mut lat = pair(&|pl| &pl.latency);
+    if !lat.is_empty() {
+        lat.extend(idle_lat);
+    }
     add(
         "One-way latency (as stored)",
         AxisUnit::TimePs,
         "latency",
-        pair(&|pl| &pl.latency),
+        lat,
     );
+    let mut factor_panel = None;
+    if !factors.is_empty() {
+        let hi = factors
+            .iter()
+            .flat_map(|c| c.points.iter().map(|q| q.0))
+            .fold(0f64, f64::max);
+        let lo = factors
+            .iter()
+            .flat_map(|c| c.points.iter().map(|q| q.0))
+            .fold(f64::INFINITY, f64::min);
+        factor_panel = Some(CurvePanel {
+            title: "Per-byte time after idle (factor on G)".into(),
+            x_desc: "sender idle time".into(),
+            y_desc: "factor on the per-byte time".into(),
+            x_unit: AxisUnit::TimePs,
+            y_unit: AxisUnit::Plain,
+            x_log: lo > 0.0 && hi / lo > 5.0,
+            y_log: false,
+            curves: factors,
+        });
+    }
     add(
         "Per-byte time G (as stored)",
         AxisUnit::PsPerByte,
@@ -459,7 +525,25 @@ pub fn panels(p: &Profile) -> Vec<CurvePanel> {
         });
     }
     add("OS detour durations", AxisUnit::TimePs, "detour length", os);
+    out.extend(factor_panel);
     out
+}
+
+/// The step function of an idle table's per-byte factors, from half the first level's idle
+/// time (back to back: 1) to twice the last's.
+fn factor_steps(a: &loggops_profile::AfterIdle) -> Vec<(f64, f64)> {
+    let first = a.levels.first().map_or(1.0, |l| l.from_ps.max(1.0));
+    let mut pts = vec![(first / 2.0, 1.0)];
+    let mut f = 1.0;
+    for l in &a.levels {
+        let x = l.from_ps.max(1.0);
+        pts.push((x, f));
+        f = l.per_byte_factor;
+        pts.push((x, f));
+    }
+    let last = pts.last().map_or(1.0, |q| q.0);
+    pts.push((last * 2.0, f));
+    pts
 }
 
 /// A profile, the SHA-256 of its file and the file's size in bytes.

@@ -495,6 +495,7 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
     }
     inp.bandwidth_stripes = a.bandwidth_stripes;
     inp.day = a.day.clone();
+    inp.idle_latency = a.idle_latency.clone();
     inp.calibration = match a.calibration {
         Some(crate::cli::CalibrationArg::Captures) => loggops_profile::Calibration::Captures,
         Some(crate::cli::CalibrationArg::PaperTable) => loggops_profile::Calibration::PaperTable,

@@ -11,6 +11,7 @@ mod conformance;
 mod explain;
 mod extrapolate;
 mod generators;
+mod idle;
 mod outputs;
 mod placement;
 mod progress;

@@ -16,8 +16,9 @@ use crate::profile_show::{describe_kind, quantile, TraceStats, PROBS};
 /// not recorded), `nodes_per_switch`, `near` and `far` (`null`: same as near), each with
 /// `params` (`L_ps`, `o_ps`, `g_ps`, `G_ps_per_byte`, `O_ps_per_byte`, `S_bytes`), the
 /// distributions `latency_ps`, `G_ps_per_byte`, `o_ps`, `g_ps` (in `far`, each also says
-/// `same_as_near`), `latency_after_idle` (`threshold_ps` and the distribution `latency_ps`, or
-/// `null`) and `bandwidth_block_bytes`; `os_noise` with `traces` (per
+/// `same_as_near`), `after_idle` (the idle table: per level `from_ps`, the distribution
+/// `latency_ps` (`null`: the level below's) and `per_byte_factor`; `null`: no table) and
+/// `bandwidth_block_bytes`; `os_noise` with `traces` (per
 /// trace `detours`, `period_ps`, `busy_fraction`, `detours_per_s`, `median_ps`, `max_ps`) and
 /// `process` (`rate_per_s` and the distribution `duration_ps`, or `null`); `prices`
 /// (`on_demand_usd_per_node_hour`, `committed_usd_per_node_hour`, `null` when unknown, and
@@ -101,10 +102,11 @@ fn placement(pl: &Placement, near: Option<&Placement>) -> Value {
         "G_ps_per_byte": d(&pl.bandwidth, near.map(|n| &n.bandwidth)),
         "o_ps": d(&pl.overhead, near.map(|n| &n.overhead)),
         "g_ps": d(&pl.gap, near.map(|n| &n.gap)),
-        "latency_after_idle": pl.after_idle.as_ref().map(|a| json!({
-            "threshold_ps": a.threshold_ps,
-            "latency_ps": distribution(&a.latency),
-        })),
+        "after_idle": pl.after_idle.as_ref().map(|a| a.levels.iter().map(|l| json!({
+            "from_ps": l.from_ps,
+            "latency_ps": l.latency.as_ref().map(distribution),
+            "per_byte_factor": l.per_byte_factor,
+        })).collect::<Vec<_>>()),
         "bandwidth_block_bytes": pl.bandwidth_block_bytes,
     })
 }

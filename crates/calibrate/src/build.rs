@@ -200,6 +200,9 @@ pub struct CalibrateInputs {
     pub calibration: Calibration,
     /// Label of the capture day recorded in the profile (empty: none).
     pub day: String,
+    /// Hoverboard capture (1 MiB ping-pongs after 0 … 1 s of sleep): the profile's idle table
+    /// ([`crate::idle`]); `None`: none beyond the latency capture's 10 µs step.
+    pub idle_latency: Option<PathBuf>,
 }
 
 /// A callback told about each step of [`build_profile`] (see [`CalibrateInputs::progress`]).
@@ -260,6 +263,7 @@ impl CalibrateInputs {
             bandwidth_stripes: 1,
             calibration: Calibration::PaperTable,
             day: String::new(),
+            idle_latency: None,
         }
     }
 }
@@ -839,6 +843,8 @@ pub struct FitReport {
     /// The closure table: the captures' own ping-pongs simulated with the profile (captures
     /// calibration only).
     pub closure: Option<crate::closure::ClosureReport>,
+    /// The idle table solved from the hoverboard capture (`--idle-latency`).
+    pub idle: Option<crate::idle::IdleReport>,
 }
 
 /// A number with about 4 significant digits, no exponent.
@@ -878,6 +884,9 @@ impl FitReport {
         let _ = writeln!(o, "calibration: {}", self.calibration);
         if let Some(c) = &self.closure {
             text_closure(&mut o, c);
+        }
+        if let Some(i) = &self.idle {
+            text_idle(&mut o, i);
         }
         text_placement(&mut o, "near", &self.near);
         match &self.far {
@@ -1011,6 +1020,42 @@ impl FitReport {
         }
         o
     }
+}
+
+fn text_idle(o: &mut String, r: &crate::idle::IdleReport) {
+    let _ = writeln!(
+        o,
+        "after idle: {} ({} B ping-pong; {} first round trips of runs dropped); back to back: captured {}us, simulated {}us",
+        r.source,
+        r.size_bytes,
+        r.dropped_first,
+        sig(r.back_to_back_rtt_us),
+        sig(r.simulated_back_to_back_rtt_us)
+    );
+    let _ = writeln!(
+        o,
+        "  {:>8} {:>7} {:>12} {:>9} {:>9} {:>9} {:>11} {:>9}",
+        "sleep", "samples", "captured RTT", "ratio", "p-value", "target", "per-byte x", "simulated"
+    );
+    for row in &r.rows {
+        let _ = writeln!(
+            o,
+            "  {:>7}s {:>7} {:>10}us {:>9.3} {:>9.2e} {:>9.3} {:>11.3} {:>9.3}",
+            sig(row.sleep_s),
+            row.samples,
+            sig(row.captured_rtt_us),
+            row.captured_ratio,
+            row.p_value,
+            row.target_ratio,
+            row.per_byte_factor,
+            row.simulated_ratio
+        );
+    }
+    let _ = writeln!(
+        o,
+        "  ratio = median round trip after the sleep / back to back; target: 1 where not significantly longer (one-sided Mann-Whitney, p < {}), made non-decreasing in the idle time",
+        crate::idle::SIGNIFICANCE
+    );
 }
 
 fn text_closure(o: &mut String, c: &crate::closure::ClosureReport) {
@@ -2253,6 +2298,38 @@ pub fn build_profile(inp: &CalibrateInputs) -> Result<(Profile, FitReport), Cali
             None,
         )
     };
+    // Messages after long idle periods.
+    let (near, far, idle_report) = match &inp.idle_latency {
+        None => (near, far, None),
+        Some(path) => {
+            inp.step("solving the per-byte time after idle periods");
+            let hb = crate::idle::read_hoverboard(path)?;
+            let source = relative_to_cwd(path);
+            let (fitted, levels, report) =
+                crate::idle::fit_idle(&near, &hb, &source).map_err(|detail| {
+                    CalibError::InvalidProfile {
+                        detail: format!("{source}: {detail}"),
+                    }
+                })?;
+            sources.push(source.clone());
+            notes.push(if levels.is_empty() {
+                format!(
+                    "per-byte time after idle periods from {source}: no sleep time slows the round trip significantly; factor 1 at every idle time"
+                )
+            } else {
+                format!(
+                    "per-byte time after idle periods from {source} (factors {}; also applied to far messages)",
+                    levels
+                        .iter()
+                        .map(|(from, f)| format!("x{f:.3} from {} s", from / 1e12))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            });
+            let far = far.map(|f| crate::idle::with_levels(&f, &levels));
+            (fitted, far, Some(report))
+        }
+    };
     // OS noise.
     let (os_noise, os_report) = match &inp.os_noise {
         Some(p) => {
@@ -2415,6 +2492,7 @@ pub fn build_profile(inp: &CalibrateInputs) -> Result<(Profile, FitReport), Cali
         warnings,
         calibration: profile.calibration.as_str().into(),
         closure,
+        idle: idle_report,
     };
     Ok((profile, report))
 }

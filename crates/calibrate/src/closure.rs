@@ -368,10 +368,7 @@ fn close_as(inp: &ClosureInputs) -> Result<Closed, String> {
         bandwidth_block_bytes: m.max(1),
         overhead: None,
         gap: None,
-        after_idle: Some(AfterIdle {
-            threshold_ps: CAPTURE_IDLE_PS,
-            latency: to_dist(&idle_l),
-        }),
+        after_idle: Some(AfterIdle::step(CAPTURE_IDLE_PS, to_dist(&idle_l))),
     };
     // Deconvolution leaves small errors where a capture sits on a timer lattice (a quantile at
     // an atom) or where the fixed costs are only approximately additive: a few rounds of
@@ -387,10 +384,7 @@ fn close_as(inp: &ClosureInputs) -> Result<Closed, String> {
             let sim = pingpong_of(&placement, inp.latency_size, 1)?;
             let v = quantile_map(&idle_l, lat, &sim, 2.0 * CORRECTION_STEP);
             let mut trial = placement.clone();
-            trial.after_idle = Some(AfterIdle {
-                threshold_ps: CAPTURE_IDLE_PS,
-                latency: to_dist(&v),
-            });
+            trial.after_idle = Some(AfterIdle::step(CAPTURE_IDLE_PS, to_dist(&v)));
             let r = closure_table(&trial, inp)?;
             if miss(&r[0]) < miss(&rows[0]) {
                 (placement, idle_l, rows, improved) = (trial, v, r, true);
@@ -565,7 +559,7 @@ pub fn closure_table(
 }
 
 /// The noise model (mode `net`) of a profile of one placement.
-fn closure_model(placement: &Placement) -> Result<NoiseModel, String> {
+pub(crate) fn closure_model(placement: &Placement) -> Result<NoiseModel, String> {
     let profile = Profile {
         system: "closure".into(),
         description: String::new(),

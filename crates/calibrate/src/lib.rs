@@ -71,6 +71,7 @@ pub mod closure;
 pub mod deconvolve;
 mod error;
 mod format;
+pub mod idle;
 mod input;
 mod loggp;
 pub mod measured;

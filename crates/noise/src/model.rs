@@ -215,14 +215,28 @@ impl Default for NoiseConfig {
 struct Place {
     base: Params,
     lat: Option<Sampler>,
-    /// The latency of a message whose sender had been idle for at least `idle_threshold`
-    /// (`None`: `lat` for every message; then `idle_threshold` is `Time::MAX`).
-    lat_idle: Option<Sampler>,
-    idle_threshold: Time,
+    /// The profile's idle table ([`loggops_profile::AfterIdle`]), level by level, in
+    /// increasing idle time; empty: every message is back to back.
+    idle: Box<[IdleStep]>,
+    /// The idle time from which the first level applies (`Time::MAX` without levels): the
+    /// one comparison every send makes.
+    idle_from: Time,
     bw: Option<Sampler>,
     block: u64,
     o: Option<Sampler>,
     g: Option<Sampler>,
+}
+
+/// One level of a placement's idle table, ready to draw.
+#[derive(Clone, Debug)]
+struct IdleStep {
+    /// Idle time from which the level applies, ps.
+    from: Time,
+    /// The latency a message of this level draws (the level below's when the profile's level
+    /// has none; `None`: the back-to-back `lat`).
+    lat: Option<Sampler>,
+    /// Factor on the message's per-byte time (`gap_bytes`); 1.0 leaves it untouched.
+    factor: f64,
 }
 
 /// The noise of one capture day.
@@ -244,8 +258,11 @@ struct Inner {
     nps: u32,
     net: bool,
     og: bool,
-    /// Some placement of some day draws latencies by the sender's idle time.
+    /// Some placement of some day draws latencies or scales per-byte times by the sender's
+    /// idle time.
     idle: bool,
+    /// Some placement of some day scales per-byte times by the sender's idle time.
+    idle_scales: bool,
     /// The smallest `o + L` of any message (see [`Noise::min_message_delay`]); 0 in mode
     /// `none`, whose runs are lock-step.
     min_delay: Time,
@@ -394,36 +411,44 @@ fn place(
         .after_idle
         .as_ref()
         .or(fallback.and_then(|f| f.after_idle.as_ref()));
-    let (lat_idle, idle_threshold) = match after_idle {
-        Some(a) => {
-            let scaling = match (cfg.scaling, &lat) {
-                (ScaleMode::MedianToBase, Some(_)) => {
-                    let of = crate::dist::median_of(
-                        pick(|p| p.latency.as_ref()).expect("lat has a distribution"),
-                        "ps",
-                    )
-                    .map_err(|source| NoiseError::Distribution {
-                        what: format!("latency distribution of the {name} placement"),
+    let mut idle = Vec::new();
+    if let Some(a) = after_idle {
+        let scaling = match (cfg.scaling, &lat) {
+            (ScaleMode::MedianToBase, Some(_)) => {
+                let of = crate::dist::median_of(
+                    pick(|p| p.latency.as_ref()).expect("lat has a distribution"),
+                    "ps",
+                )
+                .map_err(|source| NoiseError::Distribution {
+                    what: format!("latency distribution of the {name} placement"),
+                    source,
+                })?;
+                Scaling::Ratio {
+                    base: base.l as f64,
+                    of,
+                }
+            }
+            (ScaleMode::MedianToBase, None) => Scaling::MedianTo(base.l as f64),
+            (ScaleMode::Absolute, _) => Scaling::Absolute,
+        };
+        let mut below: Option<Sampler> = None;
+        for level in &a.levels {
+            if let Some(d) = &level.latency {
+                let s =
+                    Sampler::new(d, scaling, "ps").map_err(|source| NoiseError::Distribution {
+                        what: format!("latency-after-idle distribution of the {name} placement"),
                         source,
                     })?;
-                    Scaling::Ratio {
-                        base: base.l as f64,
-                        of,
-                    }
-                }
-                (ScaleMode::MedianToBase, None) => Scaling::MedianTo(base.l as f64),
-                (ScaleMode::Absolute, _) => Scaling::Absolute,
-            };
-            let s = Sampler::new(&a.latency, scaling, "ps").map_err(|source| {
-                NoiseError::Distribution {
-                    what: format!("latency-after-idle distribution of the {name} placement"),
-                    source,
-                }
-            })?;
-            (Some(s), round_ps(a.threshold_ps))
+                below = Some(s);
+            }
+            idle.push(IdleStep {
+                from: round_ps(level.from_ps),
+                lat: below.clone(),
+                factor: level.per_byte_factor,
+            });
         }
-        None => (None, Time::MAX),
-    };
+    }
+    let idle_from = idle.first().map_or(Time::MAX, |s| s.from);
     // The block size goes with the bandwidth distribution it was measured with.
     let block = if own.bandwidth.is_some() {
         own.bandwidth_block_bytes
@@ -436,8 +461,8 @@ fn place(
     Ok(Place {
         base,
         lat,
-        lat_idle,
-        idle_threshold,
+        idle: idle.into(),
+        idle_from,
         bw,
         block,
         o,
@@ -543,11 +568,17 @@ impl NoiseModel {
                 .flat_map(|d| [&d.near, &d.far])
                 .any(|p| p.o.is_some() || p.g.is_some());
         let net = cfg.mode.net();
-        let idle = net
+        let idle_scales = net
             && days
                 .iter()
                 .flat_map(|d| [&d.near, &d.far])
-                .any(|p| p.lat_idle.is_some() && p.lat.is_some());
+                .any(|p| p.idle.iter().any(|s| s.factor != 1.0));
+        let idle = idle_scales
+            || net
+                && days
+                    .iter()
+                    .flat_map(|d| [&d.near, &d.far])
+                    .any(|p| p.lat.is_some() && p.idle.iter().any(|s| s.lat.is_some()));
         // Draws are rounded to whole ps, so never below the floor of the smallest value.
         let least = |s: &Option<Sampler>, on: bool, base: Time| match s {
             Some(s) if on => s.min().floor() as Time,
@@ -555,10 +586,13 @@ impl NoiseModel {
         };
         let latency = |p: &Place| {
             let l = least(&p.lat, net, p.base.l);
-            match &p.lat_idle {
-                Some(s) if net && p.lat.is_some() => l.min(s.min().floor() as Time),
-                _ => l,
+            if !(net && p.lat.is_some()) {
+                return l;
             }
+            p.idle
+                .iter()
+                .filter_map(|s| s.lat.as_ref())
+                .fold(l, |l, s| l.min(s.min().floor() as Time))
         };
         let delay = |p: &Place| least(&p.o, og, p.base.o).saturating_add(latency(p));
         let smallest = |f: &dyn Fn(&Place) -> Time| match cfg.mode {
@@ -585,6 +619,7 @@ impl NoiseModel {
                 net,
                 og,
                 idle,
+                idle_scales,
                 min_delay,
                 min_latency,
                 mpi_progress: cfg.mpi_progress.unwrap_or(match profile.mpi_progress {
@@ -673,6 +708,7 @@ impl NoiseModel {
             net: i.net,
             og: i.og,
             idle: i.idle,
+            scaled: Default::default(),
             day: day as u32,
             quiet: if use_quiet {
                 let mut quiet: Box<[[u64; 2]]> = vec![[0, 0]; num_ranks as usize].into();
@@ -867,6 +903,12 @@ pub struct NoiseRun {
     og: bool,
     /// Latencies depend on the sender's idle time ([`Noise::uses_idle`]).
     idle: bool,
+    /// `gap_bytes` of the messages whose per-byte time an idle level scaled, by
+    /// `(src << 32 | send_op)`, for `recv_costs` when the sender has sent again since
+    /// (`sent` then no longer holds it, and a draw again would not know the idle time). Only
+    /// filled by `send_costs_idle` on profiles whose idle table scales per-byte times: one
+    /// entry per message sent after a long idle period.
+    scaled: std::collections::HashMap<u64, Time>,
     /// The capture day this repetition runs on (index into the model's days).
     day: u32,
     /// Per rank, `[lo, hi)`: the absolute times of its current quiet stretch, which nearly
@@ -997,8 +1039,15 @@ impl NoiseRun {
             };
         }
         let row = self.rng.row((src as u64) << 32 | send_op as u64);
-        let latency = match (&pl.lat, &pl.lat_idle) {
-            (Some(_), Some(s)) if with_latency && idle >= pl.idle_threshold => {
+        // The idle level of a send (the receiver's side knows the gap or draws the message as
+        // back to back: only `send_costs_idle` records scaled gaps, see `scaled`).
+        let step = if with_latency && idle >= pl.idle_from {
+            Self::idle_step(pl, idle)
+        } else {
+            None
+        };
+        let latency = match (&pl.lat, step.and_then(|s| s.lat.as_ref())) {
+            (Some(_), Some(s)) if with_latency => {
                 round_ps(s.sample_bits(CounterRng::join(row, self.col_lat)))
             }
             (Some(s), _) if with_latency => {
@@ -1006,11 +1055,16 @@ impl NoiseRun {
             }
             _ => pl.base.l,
         };
-        let gap_bytes = match (&pl.bw, known_gap) {
+        let mut gap_bytes = match (&pl.bw, known_gap) {
             (_, Some(gap)) => gap,
             (Some(s), None) if bytes > 0 => self.gap(pl, s, row, bytes),
             _ => Self::base_gap(pl, bytes),
         };
+        if let Some(s) = step {
+            if s.factor != 1.0 && known_gap.is_none() {
+                gap_bytes = round_ps(gap_bytes as f64 * s.factor);
+            }
+        }
         let (o, g) = self.o_g(pl, row, side);
         MsgCosts {
             latency,
@@ -1018,6 +1072,13 @@ impl NoiseRun {
             g,
             gap_bytes,
         }
+    }
+
+    /// The idle level of a send whose sender was idle for `idle` (`None`: below the first).
+    #[cold]
+    #[inline(never)]
+    fn idle_step(pl: &Place, idle: Time) -> Option<&IdleStep> {
+        pl.idle.iter().rev().find(|s| idle >= s.from)
     }
 
     /// Keeps the gap of `src`'s latest message for `recv_costs` (allocated with the first send).
@@ -1107,6 +1168,13 @@ impl Noise for NoiseRun {
         let _ = p;
         let c = self.costs(src, dst, send_op, size, 0, true, None, idle);
         self.keep_gap(src, send_op, c.gap_bytes);
+        if self.m.idle_scales {
+            let pl = self.place(src, dst);
+            if idle >= pl.idle_from && Self::idle_step(pl, idle).is_some_and(|s| s.factor != 1.0) {
+                self.scaled
+                    .insert((src as u64) << 32 | send_op as u64, c.gap_bytes);
+            }
+        }
         c
     }
 
@@ -1143,6 +1211,10 @@ impl Noise for NoiseRun {
         // the same counter gives the same value).
         let known = match self.sent.get(src as usize) {
             Some(&(gap, op)) if op == send_op => Some(gap),
+            _ if !self.scaled.is_empty() => self
+                .scaled
+                .get(&((src as u64) << 32 | send_op as u64))
+                .copied(),
             _ => None,
         };
         self.costs(src, dst, send_op, size, 1, false, known, NEVER_COMMUNICATED)

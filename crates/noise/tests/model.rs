@@ -918,3 +918,78 @@ fn min_message_delay_bounds_every_message_and_known_gaps_agree() {
     let none = model(NoiseMode::None).instance(3, 1, 64);
     assert_eq!((none.min_message_delay(), none.min_latency()), (0, 0));
 }
+
+/// A profile whose near placement has an idle table: the 10 us latency step, then the
+/// per-byte time x2 from 1 ms and x3 from 10 ms of idleness.
+fn idle_profile(step_only: bool) -> Profile {
+    let mut p = profile();
+    let step = AfterIdle::step(10e6, Distribution::Samples(vec![5e6; 3]));
+    p.near.after_idle = Some(if step_only {
+        step
+    } else {
+        let mut levels = step.levels;
+        for (from, f) in [(1e9, 2.0), (1e10, 3.0)] {
+            levels.push(IdleLevel {
+                from_ps: from,
+                latency: None,
+                per_byte_factor: f,
+            });
+        }
+        AfterIdle { levels }
+    });
+    p.far = None;
+    p
+}
+
+/// The idle table scales the per-byte time by the level the sender's idle time reaches, the
+/// latency follows the level's (inherited) distribution, and a receive that comes after the
+/// sender has sent again still gets the scaled gap; a version-3 step leaves every gap as a
+/// profile without it does.
+#[test]
+fn idle_levels_scale_the_per_byte_time_at_both_ends() {
+    let cfg = NoiseConfig {
+        mode: NoiseMode::Net,
+        ..NoiseConfig::default()
+    };
+    let table = NoiseModel::new(&idle_profile(false), &cfg).unwrap();
+    let step = NoiseModel::new(&idle_profile(true), &cfg).unwrap();
+    let plain = NoiseModel::new(&profile(), &cfg).unwrap();
+    let size = 4 * MIB;
+    let mut t = table.instance(5, 0, 4);
+    let mut s = step.instance(5, 0, 4);
+    let mut n = plain.instance(5, 0, 4);
+    assert!(t.uses_idle() && s.uses_idle() && !n.uses_idle());
+    let back = n.send_costs(&P, 0, 1, 0, size);
+    for (idle, factor) in [
+        (0, 1.0),
+        (20_000_000, 1.0),
+        (2_000_000_000, 2.0),
+        (u64::MAX, 3.0),
+    ] {
+        let c = t.send_costs_idle(&P, 0, 1, 0, size, idle);
+        assert_eq!(
+            c.gap_bytes,
+            (back.gap_bytes as f64 * factor).round() as u64,
+            "{idle}"
+        );
+        let c3 = s.send_costs_idle(&P, 0, 1, 0, size, idle);
+        assert_eq!(c3.gap_bytes, back.gap_bytes, "a step never scales the gap");
+        if idle >= 10_000_000 {
+            // The 10 us step's latency, inherited by the levels above it (scaled to L).
+            assert_eq!(c.latency, c3.latency);
+            assert_ne!(c.latency, back.latency);
+        } else {
+            assert_eq!(c.latency, back.latency);
+        }
+    }
+    // Op 1 sent after 1 s idle, then op 2 back to back: op 1's receive still sees its x3 gap.
+    let mut t = table.instance(5, 0, 4);
+    let c1 = t.send_costs_idle(&P, 0, 1, 1, size, 1_000_000_000_000);
+    let c2 = t.send_costs_idle(&P, 0, 1, 2, size, 0);
+    assert_eq!(t.recv_costs(&P, 0, 1, 1, size).gap_bytes, c1.gap_bytes);
+    assert_eq!(t.recv_costs(&P, 0, 1, 2, size).gap_bytes, c2.gap_bytes);
+    assert_eq!(
+        c1.gap_bytes,
+        (n.send_costs(&P, 0, 1, 1, size).gap_bytes as f64 * 3.0).round() as u64
+    );
+}

@@ -16,7 +16,7 @@ use hdf5_pure::{AttrValue, DType, Dataset, File, FileBuilder, FormatError, Group
 use crate::error::{Invalid, ProfileError};
 use crate::model::{
     AfterIdle, BaseParams, Calibration, Day, DetourProcess, DetourTrace, Distribution, ExactTail,
-    MpiProgress, OsNoise, Placement, Prices, Profile, Provenance, SpotPrices,
+    IdleLevel, MpiProgress, OsNoise, Placement, Prices, Profile, Provenance, SpotPrices,
 };
 use crate::schema::{self, Unit, MIN_SCHEMA_VERSION, SCHEMA_NAME, SCHEMA_VERSION};
 use crate::validate;
@@ -214,12 +214,24 @@ fn os_noise_group(mut os: GroupBuilder, n: &OsNoise) -> hdf5_pure::FinishedGroup
     os.finish()
 }
 
-/// The oldest schema version that holds `p`: 5 with spot capacity; 3 with a calibration other than the paper's
+/// The oldest schema version that holds `p`: 5 with spot capacity; 4 with an idle table of more
+/// than one level; 3 with a calibration other than the paper's
 /// table, a latency after idle periods, capture days or `mpi_progress`; else 2 when a quantile
 /// table has an exact tail, else 1 (so profiles without them stay readable by older builds).
 fn version_needed(p: &Profile) -> i64 {
     if !p.prices.spot.is_empty() {
         return schema::SPOT_SCHEMA_VERSION;
+    }
+    let every_placement = std::iter::once(&p.near).chain(p.far.as_ref()).chain(
+        p.days
+            .iter()
+            .flat_map(|d| std::iter::once(&d.near).chain(d.far.as_ref())),
+    );
+    if every_placement
+        .filter_map(|pl| pl.after_idle.as_ref())
+        .any(|a| a.as_step().is_none())
+    {
+        return schema::IDLE_TABLE_SCHEMA_VERSION;
     }
     if p.mpi_progress.is_some() {
         return schema::MPI_PROGRESS_SCHEMA_VERSION;
@@ -265,12 +277,33 @@ fn placement_group(mut g: GroupBuilder, p: &Placement) -> hdf5_pure::FinishedGro
             g.add_group(sub);
         }
     }
-    if let Some(a) = &p.after_idle {
-        let (name, unit) = schema::LATENCY_AFTER_IDLE;
-        let mut sub = g.create_group(name);
-        sub.set_attr(schema::ATTR_IDLE_THRESHOLD, AttrValue::F64(a.threshold_ps));
-        let sub = distribution_into(sub, unit, &a.latency);
-        g.add_group(sub);
+    match p.after_idle.as_ref().map(|a| (a, a.as_step())) {
+        None => {}
+        // A version-3 step keeps its version-3 form, so older builds read it.
+        Some((_, Some((threshold_ps, latency)))) => {
+            let (name, unit) = schema::LATENCY_AFTER_IDLE;
+            let mut sub = g.create_group(name);
+            sub.set_attr(schema::ATTR_IDLE_THRESHOLD, AttrValue::F64(threshold_ps));
+            let sub = distribution_into(sub, unit, latency);
+            g.add_group(sub);
+        }
+        Some((a, None)) => {
+            let mut table = g.create_group(schema::AFTER_IDLE);
+            for (k, level) in a.levels.iter().enumerate() {
+                let mut lg = table.create_group(&format!("{}{k}", schema::LEVEL_PREFIX));
+                lg.set_attr(schema::ATTR_FROM, AttrValue::F64(level.from_ps));
+                lg.set_attr(
+                    schema::ATTR_PER_BYTE_FACTOR,
+                    AttrValue::F64(level.per_byte_factor),
+                );
+                if let Some(d) = &level.latency {
+                    let sub = distribution_group(lg.create_group(schema::LATENCY.0), Unit::Ps, d);
+                    lg.add_group(sub);
+                }
+                table.add_group(lg.finish());
+            }
+            g.add_group(table.finish());
+        }
     }
     g.finish()
 }
@@ -920,18 +953,31 @@ impl Reader<'_> {
         };
         let bandwidth_block_bytes = self.req_u64(&a, gpath, schema::ATTR_BLOCK)?;
         let sub = |(name, unit): (&str, Unit)| self.distribution(&format!("{gpath}/{name}"), unit);
-        let after_idle = match sub(schema::LATENCY_AFTER_IDLE)? {
+        let step = match sub(schema::LATENCY_AFTER_IDLE)? {
             None => None,
             Some(latency) => {
                 let apath = format!("{gpath}/{}", schema::LATENCY_AFTER_IDLE.0);
                 self.need_v3(&apath)?;
                 let ag = self.req_group(&apath)?;
                 let a = self.attrs(&ag, &apath)?;
-                Some(AfterIdle {
-                    threshold_ps: self.req_f64(&a, &apath, schema::ATTR_IDLE_THRESHOLD)?,
+                Some(AfterIdle::step(
+                    self.req_f64(&a, &apath, schema::ATTR_IDLE_THRESHOLD)?,
                     latency,
-                })
+                ))
             }
+        };
+        let table = self.idle_table(gpath)?;
+        let after_idle = match (step, table) {
+            (Some(_), Some(_)) => {
+                return Err(self.invalid(
+                    format!("{gpath}/{}", schema::AFTER_IDLE),
+                    format!(
+                        "is given together with {gpath}/{}; keep one of them (a step is a table of one level)",
+                        schema::LATENCY_AFTER_IDLE.0
+                    ),
+                ))
+            }
+            (a, b) => a.or(b),
         };
         Ok(Placement {
             params,
@@ -942,6 +988,40 @@ impl Reader<'_> {
             gap: sub(schema::GAP)?,
             after_idle,
         })
+    }
+
+    /// The idle table `<gpath>/after_idle` (schema version 4), if present.
+    fn idle_table(&self, gpath: &str) -> Result<Option<AfterIdle>, ProfileError> {
+        let tpath = format!("{gpath}/{}", schema::AFTER_IDLE);
+        let Some(g) = self.group(&tpath)? else {
+            return Ok(None);
+        };
+        if self.version < schema::IDLE_TABLE_SCHEMA_VERSION {
+            return Err(self.invalid(
+                &tpath,
+                format!(
+                    "needs schema_version {} or later, but the file has schema_version {}",
+                    schema::IDLE_TABLE_SCHEMA_VERSION,
+                    self.version
+                ),
+            ));
+        }
+        let names = g.groups().map_err(|e| self.corrupt(&tpath, e))?;
+        let count = self.numbered(&tpath, &names, schema::LEVEL_PREFIX, "level_<k>")?;
+        let mut levels = Vec::with_capacity(count);
+        for k in 0..count {
+            let lpath = format!("{tpath}/{}{k}", schema::LEVEL_PREFIX);
+            let lg = self.req_group(&lpath)?;
+            let a = self.attrs(&lg, &lpath)?;
+            levels.push(IdleLevel {
+                from_ps: self.req_f64(&a, &lpath, schema::ATTR_FROM)?,
+                latency: self.distribution(&format!("{lpath}/{}", schema::LATENCY.0), Unit::Ps)?,
+                per_byte_factor: self
+                    .opt_f64(&a, &lpath, schema::ATTR_PER_BYTE_FACTOR)?
+                    .unwrap_or(1.0),
+            });
+        }
+        Ok(Some(AfterIdle { levels }))
     }
 
     /// The OS noise of the day at `base` (empty: the profile's own, `/os_noise`).

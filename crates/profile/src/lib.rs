@@ -66,7 +66,7 @@ pub use error::{Invalid, ProfileError};
 pub use h5::{read_profile, read_profile_from_bytes, write_profile};
 pub use model::*;
 pub use schema::{MIN_SCHEMA_VERSION, SCHEMA_NAME, SCHEMA_VERSION};
-pub use validate::{validate, MAX_PER_BYTE_PS, MAX_RATE_PER_S, MAX_TIME_PS};
+pub use validate::{validate, MAX_PER_BYTE_FACTOR, MAX_PER_BYTE_PS, MAX_RATE_PER_S, MAX_TIME_PS};
 
 /// The HDF5 schema of noise profiles, versions 1 to 3 (the text of `SCHEMA.md`).
 pub mod format {

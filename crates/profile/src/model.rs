@@ -101,15 +101,60 @@ pub struct Placement {
     pub after_idle: Option<AfterIdle>,
 }
 
-/// The latency of a message whose sender had not started a send for at least `threshold_ps`
-/// (or not at all in the run), as the captures' ping-pong client sends every sample after a
-/// sleep; messages sent sooner after the sender's previous send draw [`Placement::latency`].
+/// How a message's costs depend on how long its sender had been idle (not started a send nor
+/// completed a receive) before it: a table of *levels* indexed by idle time (schema version 3
+/// holds one level with a latency, the *step*; version 4 any table, SCHEMA.md "Idle table").
+///
+/// A message whose sender was idle for `t` uses the last level with `from_ps <= t` (none:
+/// the back-to-back costs). Its latency is drawn from the last level at or below that one
+/// that has a latency (none: [`Placement::latency`]); its per-byte time (the drawn G) is
+/// multiplied by that level's `per_byte_factor`. Levels are sorted by `from_ps`, strictly
+/// increasing.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AfterIdle {
-    /// Idle time from which a message draws this latency, ps.
-    pub threshold_ps: f64,
-    /// One-way latency L after such an idle period, ps.
-    pub latency: Distribution,
+    pub levels: Vec<IdleLevel>,
+}
+
+/// One level of an [`AfterIdle`] table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct IdleLevel {
+    /// Idle time from which the level applies, ps.
+    pub from_ps: f64,
+    /// One-way latency L after such an idle period, ps; `None`: the level below's.
+    pub latency: Option<Distribution>,
+    /// Factor on the message's per-byte time (1.0: unchanged).
+    pub per_byte_factor: f64,
+}
+
+impl AfterIdle {
+    /// The schema-version-3 step: from `threshold_ps` on, a message draws `latency`; nothing
+    /// else changes.
+    pub fn step(threshold_ps: f64, latency: Distribution) -> AfterIdle {
+        AfterIdle {
+            levels: vec![IdleLevel {
+                from_ps: threshold_ps,
+                latency: Some(latency),
+                per_byte_factor: 1.0,
+            }],
+        }
+    }
+
+    /// `(threshold_ps, latency)` when the table is a version-3 step ([`AfterIdle::step`]).
+    pub fn as_step(&self) -> Option<(f64, &Distribution)> {
+        match self.levels.as_slice() {
+            [IdleLevel {
+                from_ps,
+                latency: Some(l),
+                per_byte_factor,
+            }] if *per_byte_factor == 1.0 => Some((*from_ps, l)),
+            _ => None,
+        }
+    }
+
+    /// Whether some level changes the per-byte time.
+    pub fn scales_per_byte(&self) -> bool {
+        self.levels.iter().any(|l| l.per_byte_factor != 1.0)
+    }
 }
 
 /// How a profile's distributions become the costs of a message (schema version 3).

@@ -1,4 +1,4 @@
-//! Names of the HDF5 objects of schema versions 1 to 3 (see `SCHEMA.md`). Shared by the
+//! Names of the HDF5 objects of schema versions 1 to 4 (see `SCHEMA.md`). Shared by the
 //! reader, the writer and the validator so that error messages use exactly the names found in
 //! files.
 
@@ -7,9 +7,8 @@ pub const SCHEMA_NAME: &str = "loggops-sim noise profile";
 /// The newest `schema_version` this build reads and writes. Version 2 adds exact tails to
 /// quantile tables (`tail_<unit>` + `sample_count`); version 3 calibrations from captures,
 /// latencies after idle periods, capture days and the root attribute `mpi_progress`;
-/// everything else is as in version 1. Version 5 adds spot capacity to `/prices` (version 4 is
-/// another branch's latency after idle, read like version 3 here; the lead numbers the final
-/// versions at merge).
+/// everything else is as in version 1. Version 4 adds the idle table (`<placement>/after_idle`);
+/// version 5 spot capacity in `/prices`.
 pub const SCHEMA_VERSION: i64 = 5;
 /// The oldest `schema_version` this build reads. The writer writes version 1 for profiles
 /// without exact tails, so older builds keep reading them.
@@ -76,6 +75,14 @@ pub(crate) const GAP: (&str, Unit) = ("gap", Unit::Ps);
 /// Version 3: the latency after an idle period, with its threshold attribute.
 pub(crate) const LATENCY_AFTER_IDLE: (&str, Unit) = ("latency_after_idle", Unit::Ps);
 pub(crate) const ATTR_IDLE_THRESHOLD: &str = "idle_threshold_ps";
+/// The first version with the idle table (SCHEMA.md "Idle table").
+pub(crate) const IDLE_TABLE_SCHEMA_VERSION: i64 = 4;
+/// Version 4: the idle table of a placement, `<placement>/after_idle/level_<k>`, each level
+/// with `from_ps`, optional `per_byte_factor` and optional subgroup `latency`.
+pub(crate) const AFTER_IDLE: &str = "after_idle";
+pub(crate) const LEVEL_PREFIX: &str = "level_";
+pub(crate) const ATTR_FROM: &str = "from_ps";
+pub(crate) const ATTR_PER_BYTE_FACTOR: &str = "per_byte_factor";
 
 // Root attributes.
 pub(crate) const ATTR_SCHEMA: &str = "schema";

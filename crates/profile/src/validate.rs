@@ -8,7 +8,9 @@
 //! is refused on load instead of overflowing the simulator's clock in the middle of a run.
 
 use crate::error::Invalid;
-use crate::model::{BaseParams, DetourTrace, Distribution, ExactTail, OsNoise, Placement, Profile};
+use crate::model::{
+    AfterIdle, BaseParams, DetourTrace, Distribution, ExactTail, OsNoise, Placement, Profile,
+};
 use crate::schema::{self, Unit};
 
 /// Largest time a profile may hold, ps (one hour).
@@ -112,14 +114,7 @@ fn placement(group: &str, p: &Placement) -> Result<(), Invalid> {
         }
     }
     if let Some(a) = &p.after_idle {
-        let name = format!("{group}/{}", schema::LATENCY_AFTER_IDLE.0);
-        non_negative_finite(
-            &schema::attr_object(&name, schema::ATTR_IDLE_THRESHOLD),
-            a.threshold_ps,
-            " ps",
-            MAX_TIME_PS,
-        )?;
-        distribution(&name, schema::LATENCY_AFTER_IDLE.1, &a.latency)?;
+        after_idle(group, a)?;
     }
     if p.bandwidth.is_some() && p.bandwidth_block_bytes == 0 {
         return Err(Invalid::new(
@@ -129,6 +124,62 @@ fn placement(group: &str, p: &Placement) -> Result<(), Invalid> {
                 schema::BANDWIDTH.0
             ),
         ));
+    }
+    Ok(())
+}
+
+/// The largest factor on the per-byte time after idle periods.
+pub const MAX_PER_BYTE_FACTOR: f64 = 1e6;
+
+fn after_idle(group: &str, a: &AfterIdle) -> Result<(), Invalid> {
+    if let Some((threshold_ps, latency)) = a.as_step() {
+        let name = format!("{group}/{}", schema::LATENCY_AFTER_IDLE.0);
+        non_negative_finite(
+            &schema::attr_object(&name, schema::ATTR_IDLE_THRESHOLD),
+            threshold_ps,
+            " ps",
+            MAX_TIME_PS,
+        )?;
+        return distribution(&name, schema::LATENCY_AFTER_IDLE.1, latency);
+    }
+    let table = format!("{group}/{}", schema::AFTER_IDLE);
+    if a.levels.is_empty() {
+        return Err(Invalid::new(
+            &table,
+            "has no level: expected level_0, level_1, … (or no after_idle group)".to_string(),
+        ));
+    }
+    let mut previous: Option<f64> = None;
+    for (k, level) in a.levels.iter().enumerate() {
+        let name = format!("{table}/{}{k}", schema::LEVEL_PREFIX);
+        non_negative_finite(
+            &schema::attr_object(&name, schema::ATTR_FROM),
+            level.from_ps,
+            " ps",
+            MAX_TIME_PS,
+        )?;
+        if let Some(p) = previous {
+            if level.from_ps <= p {
+                return Err(Invalid::new(
+                    schema::attr_object(&name, schema::ATTR_FROM),
+                    format!(
+                        "is {} ps, not above the previous level's {p} ps: levels must be in strictly increasing idle time",
+                        level.from_ps
+                    ),
+                ));
+            }
+        }
+        previous = Some(level.from_ps);
+        let f = level.per_byte_factor;
+        if !(f.is_finite() && f > 0.0 && f <= MAX_PER_BYTE_FACTOR) {
+            return Err(Invalid::new(
+                schema::attr_object(&name, schema::ATTR_PER_BYTE_FACTOR),
+                format!("is {f}, expected a factor above 0 and at most {MAX_PER_BYTE_FACTOR}"),
+            ));
+        }
+        if let Some(d) = &level.latency {
+            distribution(&format!("{name}/{}", schema::LATENCY.0), Unit::Ps, d)?;
+        }
     }
     Ok(())
 }

@@ -35,6 +35,53 @@ fn mpi_progress_round_trips() {
     }
 }
 
+/// An idle table (schema version 4) round-trips; a version-3 step keeps its version-3 form
+/// (readable by older builds) and a table of several levels is written as version 4.
+#[test]
+fn idle_tables_round_trip_in_the_oldest_version_that_holds_them() {
+    let version = |p: &Profile| {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.h5");
+        write_profile(&path, p).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        let f = hdf5_pure::File::from_bytes(bytes).unwrap();
+        let v = f.root().attrs().unwrap()["schema_version"]
+            .as_i64()
+            .unwrap();
+        (v, f.group("/near/after_idle").is_ok())
+    };
+    let lat = Distribution::quantiles(vec![0.0, 1.0], vec![2e6, 3e6]);
+    let step = Profile {
+        near: Placement {
+            after_idle: Some(AfterIdle::step(10e6, lat.clone())),
+            ..full_profile().near
+        },
+        ..full_profile()
+    };
+    assert_eq!(round_trip(&step), step);
+    assert_eq!(version(&step), (3, false));
+    let mut levels = AfterIdle::step(10e6, lat).levels;
+    levels.push(IdleLevel {
+        from_ps: 2e11,
+        latency: None,
+        per_byte_factor: 1.25,
+    });
+    levels.push(IdleLevel {
+        from_ps: 1e12,
+        latency: Some(Distribution::Samples(vec![4e6, 5e6])),
+        per_byte_factor: 5.0,
+    });
+    let table = Profile {
+        near: Placement {
+            after_idle: Some(AfterIdle { levels }),
+            ..full_profile().near
+        },
+        ..full_profile()
+    };
+    assert_eq!(round_trip(&table), table);
+    assert_eq!(version(&table), (4, true));
+}
+
 #[test]
 fn minimal_profile_round_trips() {
     let p = minimal_profile();

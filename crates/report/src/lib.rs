@@ -94,7 +94,6 @@ pub mod merge;
 pub mod model;
 pub mod plot;
 mod record;
-pub mod special;
 pub mod spot;
 pub mod stats;
 pub mod table;

@@ -8,8 +8,10 @@ for datasets. Checks what a file written by loggops-sim must satisfy for h5py us
 string attribute comes back as `str` (variable-length UTF-8), numeric datasets are 1-D
 float64 or uint64, numeric attributes are numpy scalars, the schema attributes are right,
 every exact tail (schema version 2) is consistent with its table, `mpi_progress` (schema
-version 3) is "async" or "polled", and spot capacity in /prices (schema version 5) is only in
-version-5 files, with non-negative numbers and string source and date. Exits with status 1
+version 3) is "async" or "polled", every idle table (`<placement>/after_idle`, schema
+version 4) has levels in increasing idle time with positive factors, and spot capacity in
+/prices (schema version 5) is only in version-5 files, with non-negative numbers and string
+source and date. Exits with status 1
 and a message on stderr when a check fails.
 """
 import json
@@ -119,9 +121,32 @@ def main():
             if tail[0] < obj["values_" + unit][-1] or np.any(np.diff(tail) < 0):
                 fail(f"{where}/{tails[0]} does not continue values_{unit} in increasing order")
 
+        def check_idle_table(name, obj):
+            # An idle table (schema version 4): level_0, level_1, ... with from_ps strictly
+            # increasing, per_byte_factor > 0, an optional `latency` distribution.
+            if not isinstance(obj, h5py.Group) or not name.endswith("after_idle"):
+                return
+            where = "/" + name
+            if int(version) < 4:
+                fail(f"{where} (an idle table) in a schema_version {int(version)} file")
+            levels = sorted(obj.keys(), key=lambda k: int(k[len("level_"):]))
+            if not levels or levels != [f"level_{k}" for k in range(len(levels))]:
+                fail(f"{where} has groups {list(obj.keys())}, expected level_0, level_1, ...")
+            last = -1.0
+            for k in levels:
+                a = obj[k].attrs
+                frm = float(a["from_ps"])
+                factor = float(a.get("per_byte_factor", 1.0))
+                if not frm > last:
+                    fail(f"{where}/{k}@from_ps {frm} is not above the previous level's {last}")
+                if not factor > 0:
+                    fail(f"{where}/{k}@per_byte_factor is {factor}, expected above 0")
+                last = frm
+
         visit_attrs("/", f)
         f.visititems(visit)
         f.visititems(check_tail)
+        f.visititems(check_idle_table)
     for required in ("/near", "/provenance"):
         if not any(k == required or k.startswith(required + "@") for k in out):
             fail(f"missing group {required}")
