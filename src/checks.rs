@@ -305,13 +305,11 @@ pub const RUN_RULES: &[Rule<RunArgs>] = &[
 ];
 
 fn spot_needs(a: &RunArgs, what: &str) -> Option<String> {
-    in_compat(a, "reproduces LogGOPSim, which has neither noise nor prices; leave out --compat")
-        .or_else(|| {
-            needs_noise(
-                a,
-                &format!("{what} over the run times of a noisy sweep (the profile may also carry spot prices)"),
-            )
-        })
+    in_compat(
+        a,
+        "reproduces LogGOPSim (no noise, no prices); leave out --compat",
+    )
+    .or_else(|| needs_noise(a, &format!("{what} over the run times of a noisy sweep")))
 }
 
 fn needs_timeline(a: &RunArgs, what: &str) -> Option<String> {
