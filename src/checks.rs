@@ -557,9 +557,9 @@ fn clashes(
     let (ins, outs) = (given(inputs), given(outputs));
     for (of, op) in &outs {
         // A read-only file, a directory or a missing directory is found now, not after the run.
-        match loggops_report::output_target(op) {
+        match loggops_output::output_target(op) {
             Err(e) => bail!("{of} {}: {e}", op.display()),
-            Ok(loggops_report::OutputTarget::Replace(t)) => {
+            Ok(loggops_output::OutputTarget::Replace(t)) => {
                 let dir = match t.parent() {
                     Some(d) if !d.as_os_str().is_empty() => d,
                     _ => Path::new("."),
@@ -572,12 +572,12 @@ fn clashes(
                     );
                 }
             }
-            Ok(loggops_report::OutputTarget::Stream(_)) => {}
+            Ok(loggops_output::OutputTarget::Stream(_)) => {}
         }
     }
     for (i, (of, op)) in outs.iter().enumerate() {
         for (inf, ip) in &ins {
-            if loggops_report::overwrites_input(op, ip) {
+            if loggops_output::overwrites_input(op, ip) {
                 bail!(
                     "{of} {} is the file read with {inf}: writing it would destroy the input; choose another output file",
                     op.display()
@@ -585,7 +585,7 @@ fn clashes(
             }
         }
         for (of2, op2) in &outs[i + 1..] {
-            if loggops_report::same_output(op, op2) {
+            if loggops_output::same_output(op, op2) {
                 bail!(
                     "{of} {} and {of2} {} name the same file: one would overwrite the other; give them different names",
                     op.display(),

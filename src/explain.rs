@@ -247,7 +247,7 @@ fn write_timeline(
     title: &str,
 ) -> Result<()> {
     let mut stats = None;
-    loggops_report::write_atomic(path, |w| {
+    loggops_output::write_atomic(path, |w| {
         stats = Some(timeline::write(w, log, Some(cp), opts, title)?);
         Ok(())
     })
@@ -335,7 +335,7 @@ fn emit(args: &RunArgs, runs: &[RunReport], cells: &[CellPaths]) -> Result<()> {
         FormatArg::Csv => csv(runs, cells),
     };
     match x.destination() {
-        Some(p) => loggops_report::write_atomic(p, |w| w.write_all(text.as_bytes()))
+        Some(p) => loggops_output::write_atomic(p, |w| w.write_all(text.as_bytes()))
             .with_context(|| format!("cannot write {}", p.display())),
         None => {
             let mut out = std::io::stdout().lock();

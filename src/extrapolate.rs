@@ -125,7 +125,7 @@ pub fn run(args: ExtrapolateArgs) -> Result<ExitCode> {
         let prog = loggops_extrapolate::replicate(&args.traces[0], n, tick)?;
         let emit = |w: &mut dyn Write| loggops_goal::write_goal_with(&prog, w, tick);
         match &args.output {
-            Some(p) => loggops_report::write_atomic(p, emit)
+            Some(p) => loggops_output::write_atomic(p, emit)
                 .with_context(|| format!("cannot write {}", p.display()))?,
             None => {
                 let out = std::io::stdout();
@@ -155,7 +155,7 @@ pub fn run(args: ExtrapolateArgs) -> Result<ExitCode> {
     let report = x.report.render();
     match &args.output {
         Some(p) => {
-            loggops_report::write_atomic(p, |w| w.write_all(x.schedule.as_bytes()))
+            loggops_output::write_atomic(p, |w| w.write_all(x.schedule.as_bytes()))
                 .with_context(|| format!("cannot write {}", p.display()))?;
             crate::run::emit(
                 None,

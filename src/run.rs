@@ -133,7 +133,7 @@ pub fn tick_note(goal: &str, tick_ps: u64) -> String {
 /// Writes `text` to `--output` atomically, or to stdout.
 pub fn emit(output: Option<&Path>, text: &str) -> Result<()> {
     match output {
-        Some(path) => loggops_report::write_atomic(path, |w| w.write_all(text.as_bytes()))
+        Some(path) => loggops_output::write_atomic(path, |w| w.write_all(text.as_bytes()))
             .with_context(|| format!("cannot write {}", path.display())),
         None => {
             let mut out = std::io::stdout().lock();
@@ -377,7 +377,7 @@ pub fn gen(args: GenArgs) -> Result<ExitCode> {
         bw.flush()
     };
     match &args.output {
-        Some(path) => loggops_report::write_atomic(path, |w| emit_goal(w))
+        Some(path) => loggops_output::write_atomic(path, |w| emit_goal(w))
             .with_context(|| format!("cannot write {}", path.display()))?,
         None => emit_goal(&mut std::io::stdout().lock())?,
     }
@@ -512,13 +512,13 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
     loggops_profile::write_profile(&a.output, &profile)?;
     let text = report.to_text();
     match &a.report {
-        Some(p) => loggops_report::write_atomic(p, |w| w.write_all(text.as_bytes()))
+        Some(p) => loggops_output::write_atomic(p, |w| w.write_all(text.as_bytes()))
             .with_context(|| format!("cannot write {}", p.display()))?,
         None => crate::out::err_text(&text),
     }
     if let Some(p) = &a.report_json {
         let json = report.to_json();
-        loggops_report::write_atomic(p, |w| w.write_all(json.as_bytes()))
+        loggops_output::write_atomic(p, |w| w.write_all(json.as_bytes()))
             .with_context(|| format!("cannot write {}", p.display()))?;
     }
     match std::fs::metadata(&a.output) {

@@ -417,7 +417,7 @@ fn timeline_matches_the_run(engine: Model) {
     );
     let tmp = tempfile::tempdir().unwrap();
     let file = tmp.path().join("t.json");
-    let r = loggops_report::write_atomic(&file, |w| {
+    let r = loggops_output::write_atomic(&file, |w| {
         timeline::write(w, &log, Some(&path), &capped, "t").map(|_| ())
     });
     assert!(r.is_err() && !file.exists());

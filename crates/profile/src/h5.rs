@@ -33,7 +33,7 @@ const DEFLATE_LEVEL: u32 = 6;
 /// The profile is validated first (the same rules [`read_profile`] applies), then written to a
 /// temporary file in the same directory, synced and renamed over `path`, so readers never see
 /// a half-written profile and a failed write leaves any previous file untouched (a device or
-/// FIFO is written through, a read-only file refused: `loggops_report::write_atomic`).
+/// FIFO is written through, a read-only file refused: `loggops_output::write_atomic`).
 pub fn write_profile(path: impl AsRef<Path>, profile: &Profile) -> Result<(), ProfileError> {
     let path = path.as_ref();
     validate::validate(profile).map_err(|e| ProfileError::invalid(path, e))?;
@@ -96,10 +96,10 @@ fn not_hdf5(path: &Path, reason: impl Into<String>) -> ProfileError {
 // ----------------------------------------------------------------------------------------------
 // Writing
 
-/// Through `loggops_report::write_atomic`, the one writer of the project: a regular file is
+/// Through `loggops_output::write_atomic`, the one writer of the project: a regular file is
 /// replaced atomically, a device or FIFO written through, a read-only file refused.
 fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    loggops_report::write_atomic(path, |w| w.write_all(bytes))
+    loggops_output::write_atomic(path, |w| w.write_all(bytes))
 }
 
 fn vlen(s: &str) -> AttrValue {

@@ -10,7 +10,7 @@
 //! prices them the way the paper does ([`CostModel`], see [`cost`]), and renders a run as a human
 //! table with its settings below it, JSON, tidy CSV, a samples CSV, plots ([`plot`]: SVG or PNG)
 //! and a self-contained HTML report ([`html`]). Every renderer takes only the [`RunResult`].
-//! Files are written atomically ([`write_atomic`]).
+//! Files are written atomically (`loggops_output::write_atomic`).
 //!
 //! It depends on no other loggops crate but `loggops-units` (times and sizes as text): callers
 //! pass plain labels and sample vectors.
@@ -82,7 +82,6 @@
 //! | `workload_path`, `workload_sha256` | the schedule file and the SHA-256 of its bytes |
 //! | `tool_version`, `schema_version` | the loggops-sim version and [`SCHEMA_VERSION`] |
 
-pub mod atomic;
 pub mod cell;
 pub mod cost;
 pub mod csv;
@@ -101,7 +100,6 @@ pub mod validation;
 pub mod verdict;
 pub mod why;
 
-pub use atomic::{output_target, overwrites_input, same_output, write_atomic, OutputTarget};
 pub use cell::{Cell, CellError, Labels};
 pub use cost::{CellCost, CostError, CostModel, PriceCost, SampleCost, PS_PER_HOUR};
 pub use csv::{
@@ -178,12 +176,12 @@ impl Format {
 
 /// Writes the run to `path` in `format`, atomically.
 pub fn write_report(path: impl AsRef<Path>, format: Format, run: &RunResult) -> io::Result<()> {
-    write_atomic(path, |w| format.render(w, run))
+    loggops_output::write_atomic(path, |w| format.render(w, run))
 }
 
 /// Writes the per-repetition samples CSV to `path`, atomically (see [`write_run_samples_csv`]).
 pub fn write_samples(path: impl AsRef<Path>, run: &RunResult) -> io::Result<()> {
-    write_atomic(path, |w| write_run_samples_csv(w, run))
+    loggops_output::write_atomic(path, |w| write_run_samples_csv(w, run))
 }
 
 #[cfg(test)]

@@ -1405,7 +1405,7 @@ fn render(
                 draw_figure(&root, sections, banner)?;
             }
             if let Some(p) = path {
-                crate::write_atomic(p, |w| w.write_all(svg.as_bytes())).map_err(|source| {
+                loggops_output::write_atomic(p, |w| w.write_all(svg.as_bytes())).map_err(|source| {
                     PlotError::Io {
                         path: p.display().to_string(),
                         source,
@@ -1426,7 +1426,8 @@ fn render(
     }
 }
 
-/// Draws into a PNG file atomically: into a temporary `.png` beside the target, renamed over it.
+/// Draws into an RGB buffer, encodes it as PNG and writes the file through
+/// [`loggops_output::write_atomic`] (like every other output).
 fn write_png(
     path: &Path,
     size: (u32, u32),
@@ -1436,30 +1437,17 @@ fn write_png(
         path: path.display().to_string(),
         source,
     };
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let prefix = format!(".{name}.");
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(&prefix).suffix(".png");
-    #[cfg(unix)]
+    let mut rgb = vec![0u8; size.0 as usize * size.1 as usize * 3];
     {
-        // Like a plain `File::create`: 0o666 minus the umask, not the temporary file's 0o600.
-        use std::os::unix::fs::PermissionsExt;
-        builder.permissions(std::fs::Permissions::from_mode(0o666));
-    }
-    let tmp = builder.tempfile_in(dir).map_err(io)?;
-    {
-        let root = Typeset(BitMapBackend::new(tmp.path(), size)).into_drawing_area();
+        let root = Typeset(BitMapBackend::with_buffer(&mut rgb, size)).into_drawing_area();
         draw(&root)?;
     }
-    tmp.persist(path).map_err(|e| io(e.error))?;
-    Ok(())
+    let image = image::RgbImage::from_raw(size.0, size.1, rgb).expect("the buffer fits the size");
+    let mut png = std::io::Cursor::new(Vec::new());
+    image
+        .write_to(&mut png, image::ImageOutputFormat::Png)
+        .map_err(|e| io(std::io::Error::other(e)))?;
+    loggops_output::write_atomic(path, |w| w.write_all(png.get_ref())).map_err(io)
 }
 
 /// The figure `kind` of `run` as an SVG document.
