@@ -1405,12 +1405,12 @@ fn render(
                 draw_figure(&root, sections, banner)?;
             }
             if let Some(p) = path {
-                loggops_output::write_atomic(p, |w| w.write_all(svg.as_bytes())).map_err(|source| {
-                    PlotError::Io {
+                loggops_output::write_atomic(p, |w| w.write_all(svg.as_bytes())).map_err(
+                    |source| PlotError::Io {
                         path: p.display().to_string(),
                         source,
-                    }
-                })?;
+                    },
+                )?;
                 return Ok(None);
             }
             Ok(Some(svg))
