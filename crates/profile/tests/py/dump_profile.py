@@ -124,7 +124,7 @@ def main():
         def check_idle_table(name, obj):
             # An idle table (schema version 4): level_0, level_1, ... with from_ps strictly
             # increasing, per_byte_factor > 0, an optional `latency` distribution.
-            if not isinstance(obj, h5py.Group) or not name.endswith("after_idle"):
+            if not isinstance(obj, h5py.Group) or name.split("/")[-1] != "after_idle":
                 return
             where = "/" + name
             if int(version) < 4:
