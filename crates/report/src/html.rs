@@ -832,9 +832,11 @@ pub fn render_html(run: &RunResult) -> Result<String, PlotError> {
 /// Writes [`render_html`] to `path`, atomically.
 pub fn write_html(path: &std::path::Path, run: &RunResult) -> Result<(), PlotError> {
     let html = render_html(run)?;
-    loggops_output::write_atomic(path, |w| w.write_all(html.as_bytes())).map_err(|source| PlotError::Io {
-        path: path.display().to_string(),
-        source,
+    loggops_output::write_atomic(path, |w| w.write_all(html.as_bytes())).map_err(|source| {
+        PlotError::Io {
+            path: path.display().to_string(),
+            source,
+        }
     })
 }
 
