@@ -20,12 +20,15 @@ use loggops_noise::rng::CounterRng;
 /// The stream of spot draws: apart from the noise model's streams of the same seed.
 const SPOT_STREAM: u64 = 0x5350_4f54; // "SPOT"
 
-/// A job: `runs` runs on `nodes` nodes, checkpointed every `tau_s` seconds of work.
+/// A job: `runs` runs on `nodes` nodes, checkpointed every `tau_s` seconds of work, or, with
+/// `segments`, in that many equal segments of each drawn job's own work (the optimum's policy:
+/// a drawn job slightly longer than the mean does not pay one more checkpoint).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Job {
     pub nodes: u64,
     pub runs: u64,
     pub tau_s: f64,
+    pub segments: Option<u64>,
     pub checkpoint_s: f64,
     pub restart_s: f64,
 }
@@ -88,18 +91,26 @@ pub fn daly_tau_s(checkpoint_s: f64, lambda: f64) -> Option<f64> {
     })
 }
 
-/// The τ that minimises [`expected_time_s`] (golden-section search on a log scale between a
-/// millisecond and the whole work); the whole work without interruptions.
-pub fn best_tau_s(work_s: f64, checkpoint_s: f64, restart_s: f64, lambda: f64) -> f64 {
+/// The number of equal segments (checkpoints + 1) that minimises [`expected_time_s`] for
+/// `work_s` of work: 1 (no checkpoint) without interruptions. Equal segments are optimal for a
+/// given count (a segment's expected time is convex in its length), so the search runs over the
+/// count: a golden-section search of the smooth relaxation on a log scale (segments of a
+/// millisecond at the most), then the whole counts on either side and 1 compared exactly. (A
+/// search over τ itself meets the jumps of `⌊work/τ⌋` and can end on an extra checkpoint.)
+pub fn best_segments(work_s: f64, checkpoint_s: f64, restart_s: f64, lambda: f64) -> u64 {
     if lambda <= 0.0 || work_s <= 0.0 {
-        return work_s;
+        return 1;
     }
-    let f = |x: f64| expected_time_s(work_s, x.exp(), checkpoint_s, restart_s, lambda);
-    let (mut a, mut b) = (1e-3f64.ln(), work_s.max(1e-3).ln());
+    let relaxed = |k: f64| {
+        (k - 1.0) * segment_time_s(work_s / k + checkpoint_s, lambda, restart_s)
+            + segment_time_s(work_s / k, lambda, restart_s)
+    };
+    let k_max = (work_s / 1e-3).clamp(1.0, 1e15);
+    let (mut a, mut b) = (0.0f64, k_max.ln());
     let r = (5f64.sqrt() - 1.0) / 2.0;
     let (mut c, mut d) = (b - r * (b - a), a + r * (b - a));
     for _ in 0..200 {
-        if f(c) < f(d) {
+        if relaxed(c.exp()) < relaxed(d.exp()) {
             b = d;
         } else {
             a = c;
@@ -107,7 +118,18 @@ pub fn best_tau_s(work_s: f64, checkpoint_s: f64, restart_s: f64, lambda: f64) -
         c = b - r * (b - a);
         d = a + r * (b - a);
     }
-    ((a + b) / 2.0).exp()
+    let k = ((a + b) / 2.0).exp();
+    let exact = |k: f64| expected_time_s(work_s, work_s / k, checkpoint_s, restart_s, lambda);
+    [1.0, k.floor().max(1.0), k.ceil().min(k_max)]
+        .into_iter()
+        .min_by(|x, y| exact(*x).total_cmp(&exact(*y)))
+        .map_or(1, |k| k as u64)
+}
+
+/// The τ that minimises [`expected_time_s`]: the work over [`best_segments`]; the whole work
+/// without interruptions.
+pub fn best_tau_s(work_s: f64, checkpoint_s: f64, restart_s: f64, lambda: f64) -> f64 {
+    work_s / best_segments(work_s, checkpoint_s, restart_s, lambda) as f64
 }
 
 /// One drawn job: its work (runs drawn from the samples), its wall time under interruptions,
@@ -156,7 +178,11 @@ fn spot_time(work: f64, job: &Job, lambda: f64, s: &mut loggops_noise::rng::Stre
             f64::INFINITY
         }
     };
-    let tau = job.tau_s.max(f64::MIN_POSITIVE);
+    let tau = match job.segments {
+        Some(k) => work / k.max(1) as f64,
+        None => job.tau_s,
+    }
+    .max(f64::MIN_POSITIVE);
     let full = tau + job.checkpoint_s;
     let eps = 1e-12 * work.max(1.0);
     let (mut t, mut left, mut hits) = (0.0, work, 0u64);
@@ -569,18 +595,19 @@ fn row(
     let mean = samples_s.iter().sum::<f64>() / samples_s.len().max(1) as f64;
     let work = runs * mean;
     let lambda = job_rate_per_s(nodes, rate);
-    let tau = set
+    let segments = set
         .checkpoint_every_s
-        .unwrap_or_else(|| best_tau_s(work, set.checkpoint_s, set.restart_s, lambda));
+        .is_none()
+        .then(|| best_segments(work, set.checkpoint_s, set.restart_s, lambda));
+    let tau = match segments {
+        Some(k) => work / k as f64,
+        None => set.checkpoint_every_s.unwrap_or(work),
+    };
     let job = Job {
         nodes,
         runs: runs as u64,
-        // Never interrupted and no interval given: no checkpoint at all, whatever the draw.
-        tau_s: if lambda <= 0.0 && set.checkpoint_every_s.is_none() {
-            f64::INFINITY
-        } else {
-            tau
-        },
+        segments,
+        tau_s: tau,
         checkpoint_s: set.checkpoint_s,
         restart_s: set.restart_s,
     };
@@ -789,6 +816,7 @@ mod tests {
             nodes: 1000,
             runs,
             tau_s: tau,
+            segments: None,
             checkpoint_s: 10.0,
             restart_s: 60.0,
         }
@@ -834,6 +862,32 @@ mod tests {
         assert!((best - daly).abs() < 0.05 * daly, "{best} {daly}");
         assert!((young - daly).abs() < 0.1 * daly, "{young} {daly}");
         assert_eq!(best_tau_s(10.0, 1.0, 1.0, 0.0), 10.0);
+    }
+
+    /// A job much shorter than a checkpoint is not checkpointed (one segment), and a drawn job
+    /// of the optimum's policy longer than the mean pays no extra checkpoint.
+    #[test]
+    fn short_jobs_are_not_checkpointed() {
+        // 1000 runs of 63 us on 4 nodes, one interruption per 50 node-hours, δ 30 s, restart
+        // 120 s: a search over τ ended on τ = work/2, one 30 s checkpoint in a 63 ms job.
+        let lambda = job_rate_per_s(4, 0.02);
+        assert_eq!(best_segments(0.063, 30.0, 120.0, lambda), 1);
+        assert_eq!(best_tau_s(0.063, 30.0, 120.0, lambda), 0.063);
+        let t = expected_time_s(0.063, 0.063, 30.0, 120.0, lambda);
+        assert!(t < 0.063 * 1.01, "{t}");
+        let j = Job {
+            segments: Some(1),
+            ..job(1000, 0.063e-3 * 1000.0)
+        };
+        for i in 0..200 {
+            let d = draw_job(&[0.05e-3, 0.08e-3], &j, 0.0, 5, i);
+            assert_eq!(d.time_s, d.work_s, "job {i}");
+        }
+        // Long jobs: the count's optimum is within a segment of the continuous one.
+        let lambda = 1.0 / 3600.0;
+        let k = best_segments(100.0 * 3600.0, 10.0, 60.0, lambda);
+        let exact = |k: u64| expected_time_s(360_000.0, 360_000.0 / k as f64, 10.0, 60.0, lambda);
+        assert!(exact(k) <= exact(k - 1) && exact(k) <= exact(k + 1), "{k}");
     }
 
     /// Draws are keyed: the same (seed, job) gives the same job in any order.
