@@ -365,7 +365,7 @@ fn spot_html(run: &RunResult, out: &mut String) {
                 fmt_secs(r.spot.mean_time_s),
                 fmt_secs(r.closed_form_time_s),
                 r.interruptions_mean,
-                fmt_secs(r.checkpoint_every_s),
+                r.checkpoint_text(),
                 match (r.young_s, r.daly_s) {
                     (Some(y), Some(d)) => format!("{} / {}", fmt_secs(y), fmt_secs(d)),
                     _ => "-".into(),

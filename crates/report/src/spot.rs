@@ -150,6 +150,18 @@ impl SpotResult {
     }
 }
 
+impl SpotRow {
+    /// The checkpoint interval as shown: `none` when it is at least the job's work (the job
+    /// runs in one segment and never checkpoints), else the interval.
+    pub fn checkpoint_text(&self) -> String {
+        if self.checkpoint_every_s >= self.work_s {
+            "none".into()
+        } else {
+            fmt_secs(self.checkpoint_every_s)
+        }
+    }
+}
+
 impl SpotSystem {
     /// The row of `nodes`.
     pub fn row(&self, nodes: u64) -> Option<&SpotRow> {
@@ -360,7 +372,7 @@ pub fn render_spot(run: &RunResult) -> String {
                 format!("{:.2}", r.interruptions_mean),
                 format!(
                     "{}{}",
-                    fmt_secs(r.checkpoint_every_s),
+                    r.checkpoint_text(),
                     match (r.daly_s, r.young_s) {
                         (Some(d), Some(y)) =>
                             format!(" (Daly {}, Young {})", fmt_secs(d), fmt_secs(y)),
