@@ -93,6 +93,10 @@ fn at_rate_zero_spot_is_the_closed_form() {
     assert!(text.contains("; spot: $"), "{text}");
     assert!(text.contains("pays at every node count run"), "{text}");
     assert_eq!(v["verdicts"][0]["spot"]["pays_up_to_nodes"], 16);
+    // A job run in one segment shows no checkpoint interval in the table.
+    let table = ok(&with(&["--spot-interruptions", "0", "-q"]));
+    let none = table.lines().filter(|l| l.trim_end().ends_with(" none"));
+    assert_eq!(none.count(), 2, "{table}");
 
     // A fixed interval: (k - 1) checkpoints of 30 s for k intervals of work.
     let v = json(&["--spot-interruptions", "0", "--checkpoint-every", "1ms"]);
