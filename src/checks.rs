@@ -191,6 +191,11 @@ pub const RUN_RULES: &[Rule<RunArgs>] = &[
         why_not: |a| needs_noise(a, "sets the phase of OS noise"),
     },
     Rule {
+        id: "bandwidth_levels",
+        flag: "--bandwidth-levels",
+        why_not: |a| needs_noise(a, "chooses who shares a profile's bandwidth levels"),
+    },
+    Rule {
         id: "absolute_latency",
         flag: "--absolute-latency",
         why_not: |a| needs_noise(a, "changes how the profile's latencies are drawn"),

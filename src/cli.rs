@@ -255,6 +255,37 @@ pub enum MpiProgressArg {
     Polled,
 }
 
+/// `calibrate --bandwidth-levels`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FitLevelsArg {
+    /// When the runs differ by more than their samples explain.
+    Auto,
+    /// Never: one per-byte distribution of all samples.
+    Off,
+}
+
+/// `--bandwidth-levels`: who shares the bandwidth level of a profile fitted with levels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LevelsArg {
+    /// One level per repetition for every message: the network's state during the run (the
+    /// capture's runs each kept their own bandwidth).
+    Run,
+    /// One level per repetition and pair of ranks: each connection its own state.
+    Link,
+    /// No levels: every bandwidth block draws from the within-run distribution alone.
+    Off,
+}
+
+impl From<LevelsArg> for loggops_noise::LevelScope {
+    fn from(m: LevelsArg) -> Self {
+        match m {
+            LevelsArg::Run => loggops_noise::LevelScope::Run,
+            LevelsArg::Link => loggops_noise::LevelScope::Link,
+            LevelsArg::Off => loggops_noise::LevelScope::Off,
+        }
+    }
+}
+
 impl From<MpiProgressArg> for loggops_engine::MpiProgress {
     fn from(m: MpiProgressArg) -> Self {
         match m {
@@ -390,6 +421,11 @@ pub struct RunArgs {
     /// All ranks replay OS noise with the same phase (co-scheduled noise).
     #[arg(long)]
     pub cosched: bool,
+    /// Who shares a bandwidth level, on profiles calibrated with levels (`profile show` lists
+    /// them: the per-byte time of every message is its level times its own draws) [default:
+    /// run].
+    #[arg(long, value_enum, value_name = "WHO")]
+    pub bandwidth_levels: Option<LevelsArg>,
     /// With --noise: ranks r/N share a switch (their messages use the profile's near
     /// parameters, the others its far ones), instead of the profile's own nodes per switch.
     /// E.g. --nodes 5 --nodes-per-switch 4 puts rank 4 behind another switch.
@@ -656,6 +692,12 @@ pub struct CalibrateArgs {
     /// ping-pong with that many messages.
     #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=4096))]
     pub bandwidth_stripes: u32,
+    /// Bandwidth levels (captures calibration): `auto` fits them when the bandwidth capture's
+    /// runs differ by more than their samples explain (each Netgauge run keeps its own
+    /// bandwidth: the profile then stores the runs' levels and the within-run per-byte
+    /// distribution, and each simulated repetition draws a level); `off` never.
+    #[arg(long, value_enum, value_name = "WHEN", default_value = "auto")]
+    pub bandwidth_levels: FitLevelsArg,
     /// Hoverboard capture (cloud_noise's `hoverboard_reps_1.out`, plain or .xz: `# Hoverboard
     /// test (SIZE 1 SLEEP_NS)` runs of `time(ns),sleep_time(ns),repetitions` rows, a ping-pong
     /// of SIZE bytes after 0 … 1 s of sleep). The profile then stores, per sleep time of the
@@ -758,6 +800,10 @@ pub struct ValidateArgs {
     /// `loggops-sim --help`) [default: the profile's `mpi_progress`, else async].
     #[arg(long, value_enum)]
     pub mpi_progress: Option<MpiProgressArg>,
+    /// Who shares a bandwidth level, on profiles calibrated with levels (see `loggops-sim
+    /// --help`) [default: run].
+    #[arg(long, value_enum, value_name = "WHO")]
+    pub bandwidth_levels: Option<LevelsArg>,
     /// What is simulated per benchmark. `program` (the default): what the benchmark program
     /// did, the calls `goal2mpi.py` wrote for its schedule (receives posted first, blocking
     /// sends, waits, busy-wait calcs, the `_test` and `_nbsend` variants) as a schedule in

@@ -232,6 +232,7 @@ fn plan(
         rndv_triple_latency: args.rndv_3l.unwrap_or(true),
         nodes_per_switch: args.nodes_per_switch,
         mpi_progress: args.mpi_progress.map(Into::into),
+        bandwidth_levels: args.bandwidth_levels.map_or(Default::default(), Into::into),
         ..NoiseConfig::default()
     };
 
@@ -372,6 +373,9 @@ fn plan(
                     "median".into()
                 },
                 cosched: args.cosched,
+                bandwidth_levels: args
+                    .bandwidth_levels
+                    .map(|l| loggops_noise::LevelScope::from(l).as_str().into()),
             }),
             param_flags: param_flags(args),
             job: match (args.job_runs, args.job_node_hours) {

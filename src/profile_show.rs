@@ -234,6 +234,14 @@ fn placement(out: &mut String, name: &str, pl: &Placement, near: Option<&Placeme
             format_size(pl.bandwidth_block_bytes)
         );
     }
+    if let Some(d) = &pl.bandwidth_levels {
+        let _ = writeln!(
+            out,
+            "  bandwidth levels (a factor on every per-byte time, one drawn per repetition: the capture's runs each kept their own bandwidth): {}",
+            describe_kind(d)
+        );
+        let _ = writeln!(out, "    {}", quantile_line(d, &|v| format!("x{v:.3}")));
+    }
 }
 
 /// What `profile show` says of a detour trace.

@@ -252,6 +252,7 @@ pub(crate) fn compare(args: &ValidateArgs) -> Result<Compared> {
     let base = NoiseConfig {
         rndv_triple_latency: true,
         mpi_progress: args.mpi_progress.map(Into::into),
+        bandwidth_levels: args.bandwidth_levels.map_or(Default::default(), Into::into),
         ..NoiseConfig::default()
     };
     let model = NoiseModel::new(

@@ -15,39 +15,14 @@ const FLAT: f64 = 0.05;
 
 /// `calibrate` with the capture set's usual flags (as `tests/closure.rs`) and `--idle-latency`.
 fn calibrate(set_dir: &Path, set: &str, s: &str, stripes: &str, out: &Path) {
-    let file = |stem: &str| {
-        let xz = set_dir.join(format!("{stem}.xz"));
-        if xz.exists() {
-            xz
-        } else {
-            set_dir.join(stem)
-        }
-    };
-    let o = crate::util::run(&[
-        "calibrate",
-        "--system",
+    let hoverboard = crate::util::capture_file(set_dir, "hoverboard_reps_1.out");
+    crate::util::calibrate_capture_set(
+        set_dir,
         set,
-        "--latency",
-        file("ng_netnoise_mpi_lat.out").to_str().unwrap(),
-        "--bandwidth",
-        file("ng_netnoise_mpi_bw.out").to_str().unwrap(),
-        "--os-noise",
-        file("ng_osnoise.out").to_str().unwrap(),
-        "--loggp",
-        set_dir.join("ng_loggp.out").to_str().unwrap(),
-        "--set-S",
         s,
-        "--bandwidth-stripes",
         stripes,
-        "--idle-latency",
-        file("hoverboard_reps_1.out").to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-    ]);
-    assert!(
-        o.status.success(),
-        "{set}: {}",
-        String::from_utf8_lossy(&o.stderr)
+        &["--idle-latency", hoverboard.to_str().unwrap()],
+        out,
     );
 }
 

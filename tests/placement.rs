@@ -55,6 +55,7 @@ fn placement(link: Link, s: u64) -> Placement {
         overhead: None,
         gap: None,
         after_idle: None,
+        bandwidth_levels: None,
     }
 }
 

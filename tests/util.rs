@@ -74,3 +74,55 @@ pub fn strip_performance(s: &str) -> String {
         .map(|l| format!("{l}\n"))
         .collect()
 }
+
+/// A capture file of a set: `STEM.xz` when present, else `STEM`.
+pub fn capture_file(set_dir: &Path, stem: &str) -> PathBuf {
+    let xz = set_dir.join(format!("{stem}.xz"));
+    if xz.exists() {
+        xz
+    } else {
+        set_dir.join(stem)
+    }
+}
+
+/// `calibrate` on a capture set of ../shared in the acceptance command's form (latency,
+/// bandwidth, OS noise, LogGP, `--set-S`, `--bandwidth-stripes`), with `extra` flags, into
+/// `out`; panics with calibrate's message when it fails.
+pub fn calibrate_capture_set(
+    set_dir: &Path,
+    set: &str,
+    s: &str,
+    stripes: &str,
+    extra: &[&str],
+    out: &Path,
+) {
+    let f = |stem: &str| capture_file(set_dir, stem).to_str().unwrap().to_string();
+    let (lat, bw, os) = (
+        f("ng_netnoise_mpi_lat.out"),
+        f("ng_netnoise_mpi_bw.out"),
+        f("ng_osnoise.out"),
+    );
+    let loggp = set_dir.join("ng_loggp.out");
+    let mut args = vec![
+        "calibrate",
+        "--system",
+        set,
+        "--latency",
+        &lat,
+        "--bandwidth",
+        &bw,
+        "--os-noise",
+        &os,
+        "--loggp",
+        loggp.to_str().unwrap(),
+        "--set-S",
+        s,
+        "--bandwidth-stripes",
+        stripes,
+        "-o",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let o = run(&args);
+    assert!(o.status.success(), "{set}: {}", stderr(&o));
+}

@@ -18,7 +18,8 @@ use crate::profile_show::{describe_kind, quantile, TraceStats, PROBS};
 /// distributions `latency_ps`, `G_ps_per_byte`, `o_ps`, `g_ps` (in `far`, each also says
 /// `same_as_near`), `after_idle` (the idle table: per level `from_ps`, the distribution
 /// `latency_ps` (`null`: the level below's) and `per_byte_factor`; `null`: no table) and
-/// `bandwidth_block_bytes`; `os_noise` with `traces` (per
+/// `bandwidth_block_bytes` and `bandwidth_levels` (the distribution of the factors one of
+/// which each repetition draws, `null`: none); `os_noise` with `traces` (per
 /// trace `detours`, `period_ps`, `busy_fraction`, `detours_per_s`, `median_ps`, `max_ps`) and
 /// `process` (`rate_per_s` and the distribution `duration_ps`, or `null`); `prices`
 /// (`on_demand_usd_per_node_hour`, `committed_usd_per_node_hour`, `null` when unknown, and
@@ -108,6 +109,7 @@ fn placement(pl: &Placement, near: Option<&Placement>) -> Value {
             "per_byte_factor": l.per_byte_factor,
         })).collect::<Vec<_>>()),
         "bandwidth_block_bytes": pl.bandwidth_block_bytes,
+        "bandwidth_levels": d(&pl.bandwidth_levels, near.map(|n| &n.bandwidth_levels)),
     })
 }
 

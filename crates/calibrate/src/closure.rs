@@ -86,6 +86,9 @@ pub struct ClosureInputs<'a> {
     pub latency_size: u64,
     /// Captured RTT/2 of the bandwidth ping-pong, ps, sorted.
     pub bandwidth_ps: &'a [f64],
+    /// The same samples by Netgauge run (or block), in capture order; empty: no bandwidth
+    /// levels are fitted (see the module's "Bandwidth levels").
+    pub bandwidth_runs: &'a [Vec<f64>],
     /// Its message size (all stripes together), bytes.
     pub bandwidth_size: u64,
     /// Concurrent messages the bandwidth capture's message was striped over.
@@ -341,6 +344,15 @@ fn close_as(inp: &ClosureInputs) -> Result<Closed, String> {
             1.0 + rndv
         ));
     }
+    // Runs that keep their own bandwidth: the levels, and each sample within its run.
+    let levels = fit_levels(inp.bandwidth_runs, fixed, per_byte_den);
+    let t_g = match &levels {
+        Some(lv) => {
+            notes.push(lv.note());
+            lv.within.clone()
+        }
+        None => t_g,
+    };
     let g_draws = mean_deconvolve(&t_g, (2 * k) as usize);
     let big_g = quantile_sorted(&g_draws, 0.5);
 
@@ -369,6 +381,10 @@ fn close_as(inp: &ClosureInputs) -> Result<Closed, String> {
         overhead: None,
         gap: None,
         after_idle: Some(AfterIdle::step(CAPTURE_IDLE_PS, to_dist(&idle_l))),
+        // One value per run, in capture order: a repetition draws one of them.
+        bandwidth_levels: levels
+            .as_ref()
+            .map(|lv| Distribution::Samples(lv.levels.clone())),
     };
     // Deconvolution leaves small errors where a capture sits on a timer lattice (a quantile at
     // an atom) or where the fixed costs are only approximately additive: a few rounds of
@@ -442,6 +458,95 @@ fn close_as(inp: &ClosureInputs) -> Result<Closed, String> {
     })
 }
 
+/// Bandwidth levels are fitted when the runs' medians spread at least this many times as
+/// much (variance of their logarithms) as the medians of independent samples would.
+pub const LEVELS_MIN_F: f64 = 10.0;
+/// ... and the capture has at least this many runs.
+pub const LEVELS_MIN_RUNS: usize = 8;
+
+/// The bandwidth capture split into levels and within-run samples.
+#[derive(Clone, Debug)]
+struct Levels {
+    /// One per run: the run's median per-byte time over the median of the runs' medians.
+    levels: Vec<f64>,
+    /// Every sample's per-byte time over its run's level (the capture as if every run had the
+    /// median level), sorted.
+    within: Vec<f64>,
+    /// The variance ratio of the test ([`LEVELS_MIN_F`]).
+    f: f64,
+}
+
+impl Levels {
+    fn note(&self) -> String {
+        let s = sorted(&self.levels);
+        format!(
+            "bandwidth levels: the capture's {} runs keep their own bandwidth (their medians vary {:.0} times as much as independent samples would): each repetition draws a level, p5 {:.3}, p50 {:.3}, p95 {:.3}, p99 {:.3}, and the per-byte distribution is the within-run one",
+            s.len(),
+            self.f,
+            quantile_sorted(&s, 0.05),
+            quantile_sorted(&s, 0.5),
+            quantile_sorted(&s, 0.95),
+            quantile_sorted(&s, 0.99)
+        )
+    }
+}
+
+fn sorted(v: &[f64]) -> Vec<f64> {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    s
+}
+
+/// Levels of the bandwidth capture's runs (RTT/2 in ps, capture order), with `fixed` and
+/// `per_byte_den` turning a sample into a per-byte time, or `None` when the runs do not differ
+/// by more than their samples explain: one-way analysis of the logarithms, the variance of the
+/// runs' medians against the sampling variance of a median (π/2 · σ²_within / n).
+fn fit_levels(runs: &[Vec<f64>], fixed: f64, per_byte_den: f64) -> Option<Levels> {
+    let per_byte: Vec<Vec<f64>> = runs
+        .iter()
+        .map(|r| {
+            r.iter()
+                .map(|&v| (v - fixed) / per_byte_den)
+                .filter(|&t| t > 0.0)
+                .collect::<Vec<f64>>()
+        })
+        .filter(|r| r.len() >= 2)
+        .collect();
+    if per_byte.len() < LEVELS_MIN_RUNS {
+        return None;
+    }
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let var = |v: &[f64]| {
+        let m = mean(v);
+        v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (v.len() - 1) as f64
+    };
+    let medians: Vec<f64> = per_byte
+        .iter()
+        .map(|r| quantile_sorted(&sorted(r), 0.5))
+        .collect();
+    let log_medians: Vec<f64> = medians.iter().map(|m| m.ln()).collect();
+    let within: Vec<f64> = per_byte
+        .iter()
+        .map(|r| var(&r.iter().map(|t| t.ln()).collect::<Vec<_>>()))
+        .collect();
+    let n = mean(&per_byte.iter().map(|r| r.len() as f64).collect::<Vec<_>>());
+    let sampling = std::f64::consts::FRAC_PI_2 * mean(&within) / n;
+    let f = var(&log_medians) / sampling.max(f64::MIN_POSITIVE);
+    if f.is_nan() || f < LEVELS_MIN_F {
+        return None;
+    }
+    let mid = quantile_sorted(&sorted(&medians), 0.5);
+    let levels: Vec<f64> = medians.iter().map(|m| m / mid).collect();
+    let within = sorted(
+        &per_byte
+            .iter()
+            .zip(&levels)
+            .flat_map(|(r, l)| r.iter().map(move |t| t / l))
+            .collect::<Vec<_>>(),
+    );
+    Some(Levels { levels, within, f })
+}
+
 /// Quantile-mapping rounds after the deconvolution.
 pub const CORRECTION_ROUNDS: usize = 8;
 /// The share of a miss corrected per round (damped: a quantile at a step of a timer lattice
@@ -503,6 +608,7 @@ pub fn closure_of(
             latency_ps: latency.0,
             latency_size: latency.1,
             bandwidth_ps: bandwidth.0,
+            bandwidth_runs: &[],
             bandwidth_size: bandwidth.1,
             stripes,
             loggp: None,

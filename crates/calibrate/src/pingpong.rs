@@ -141,6 +141,9 @@ pub struct PingPong {
     pub samples_ps: Vec<u64>,
     /// Blocks (Netgauge runs) of this size, after cutting long runs at `block_len`.
     pub blocks: usize,
+    /// Index into the samples of each block's first kept sample (`blocks` entries, in file
+    /// order; a block without kept samples starts where the next one does).
+    pub block_starts: Vec<usize>,
     /// `#size\trtt` header lines in the whole file.
     pub headers: usize,
     /// Data rows of this size (kept + warm-up + skipped).
@@ -198,6 +201,7 @@ struct SizeAcc {
     rows: u64,
     samples: Vec<f64>,
     blocks: usize,
+    block_starts: Vec<usize>,
     warmup_dropped: u64,
     skipped: Tally,
     /// Blocks that started without a header because the run exceeded `block_len`.
@@ -217,6 +221,7 @@ impl SizeAcc {
             rows: 0,
             samples: Vec::new(),
             blocks: 0,
+            block_starts: Vec::new(),
             warmup_dropped: 0,
             skipped: Tally::default(),
             split: Tally::default(),
@@ -333,6 +338,8 @@ fn parse_pingpong(lines: &mut Lines, opts: &PingPongOptions) -> Result<PingPong,
             }
             block_is_cut = cut;
             accs[idx].blocks += 1;
+            let start = accs[idx].samples.len();
+            accs[idx].block_starts.push(start);
             cur = Some(idx);
             pos = 0;
             block_start = ln;
@@ -567,6 +574,7 @@ fn parse_pingpong(lines: &mut Lines, opts: &PingPongOptions) -> Result<PingPong,
         size_bytes: acc.size,
         samples_ps,
         blocks: acc.blocks,
+        block_starts: acc.block_starts,
         headers,
         rows: acc.rows,
         warmup_dropped: acc.warmup_dropped,

@@ -74,6 +74,7 @@ fn profile(distinct: bool) -> Profile {
         overhead: None,
         gap: None,
         after_idle: None,
+        bandwidth_levels: None,
     };
     let mut start = Vec::new();
     let mut duration = Vec::new();

@@ -18,6 +18,8 @@ pub enum NoiseError {
     UnknownScaling { found: String },
     #[error("unknown OS-noise replay `{found}`; expected one of cyclic, then-process, process")]
     UnknownReplay { found: String },
+    #[error("unknown bandwidth-level sharing `{found}`; expected one of run, link, off")]
+    UnknownLevels { found: String },
     #[error(
         "base parameter {name} of the {placement} placement is {value}{unit}; expected a finite \
          value >= 0{unit}"

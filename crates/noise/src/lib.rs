@@ -32,6 +32,7 @@
 //!     overhead: None,
 //!     gap: None,
 //!     after_idle: None,
+//!     bandwidth_levels: None,
 //! };
 //! let profile = Profile {
 //!     system: "demo".into(), description: String::new(), near: placement, far: None,
@@ -64,4 +65,4 @@ pub mod rng;
 
 pub use dist::{Sampler, Scaling};
 pub use error::NoiseError;
-pub use model::{NoiseConfig, NoiseMode, NoiseModel, NoiseRun, OsReplay, ScaleMode};
+pub use model::{LevelScope, NoiseConfig, NoiseMode, NoiseModel, NoiseRun, OsReplay, ScaleMode};

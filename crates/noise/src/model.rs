@@ -21,7 +21,9 @@
 //! * **G**: the `size − 1` bytes of a message are cut into blocks of `bandwidth_block_bytes`
 //!   (16 MiB in the paper); every block gets its own G draw (ps/byte, f64) and
 //!   `gap_bytes = round(Σ block_bytes × G_block)`, rounded once (no truncation of G). A message of
-//!   up to one block plus one byte makes one draw; 512 MiB at 16 MiB blocks makes 32.
+//!   up to one block plus one byte makes one draw; 512 MiB at 16 MiB blocks makes 32. A profile
+//!   with bandwidth levels multiplies the sum by the repetition's level (or the pair's, see
+//!   [`LevelScope`]) before rounding: the captures' runs each keep their own bandwidth.
 //! * **o, g**: drawn from the optional distributions when present and
 //!   [`NoiseConfig::overhead_gap_noise`] is set; independent draws at the send and at the
 //!   receive. Otherwise the base values.
@@ -37,6 +39,8 @@
 //!   of bandwidth block `j`. The receive side draws the same G values and its own o/g; it does
 //!   not draw the latency (the engine uses it only at the send), and with
 //!   [`Noise::recv_costs_known_gap`] (the windowed engine) not the G values either;
+//! * `a = 0` (or `lo << 32 | hi` for a pair of ranks), `b = DOMAIN_LEVEL << 56`: the bandwidth
+//!   level, one uniform for the near and the far placement;
 //! * `a = rank`, `b = DOMAIN_PHASE << 56`: the rank's trace phase (`a = 0`,
 //!   `b = DOMAIN_PHASE_COSCHED << 56` for the shared phase);
 //! * the detour process, see [`crate::os::DetourProcessGen`] (stream = rank, or 0 if cosched).
@@ -46,7 +50,9 @@
 
 use crate::dist::{Sampler, Scaling};
 use crate::os::{DetourProcessGen, DetourTable};
-use crate::rng::{CounterRng, DOMAIN_DAY, DOMAIN_MSG, DOMAIN_PHASE, DOMAIN_PHASE_COSCHED};
+use crate::rng::{
+    CounterRng, DOMAIN_DAY, DOMAIN_LEVEL, DOMAIN_MSG, DOMAIN_PHASE, DOMAIN_PHASE_COSCHED,
+};
 use crate::NoiseError;
 use loggops_engine::{MpiProgress, MsgCosts, Noise, Params, PerByte, Time, NEVER_COMMUNICATED};
 use loggops_profile::{BaseParams, Distribution, OsNoise, Placement, Profile};
@@ -173,6 +179,42 @@ impl FromStr for OsReplay {
     }
 }
 
+/// Who shares a bandwidth level (profiles with `bandwidth_levels`, SCHEMA.md "Bandwidth
+/// levels"): the per-byte time of a message is its level times its blocks' draws.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum LevelScope {
+    /// One level per repetition, shared by every message (the network's state during the run).
+    #[default]
+    Run,
+    /// One level per repetition and pair of ranks (each connection its own state).
+    Link,
+    /// No levels: every block draws from the profile's `bandwidth` alone (on a profile with
+    /// levels, the within-run distribution: the spread between runs is left out).
+    Off,
+}
+
+impl LevelScope {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LevelScope::Run => "run",
+            LevelScope::Link => "link",
+            LevelScope::Off => "off",
+        }
+    }
+}
+
+impl FromStr for LevelScope {
+    type Err = NoiseError;
+    fn from_str(s: &str) -> Result<LevelScope, NoiseError> {
+        match s {
+            "run" => Ok(LevelScope::Run),
+            "link" => Ok(LevelScope::Link),
+            "off" => Ok(LevelScope::Off),
+            _ => Err(NoiseError::UnknownLevels { found: s.into() }),
+        }
+    }
+}
+
 /// Options of a noise model.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NoiseConfig {
@@ -193,6 +235,8 @@ pub struct NoiseConfig {
     /// Overrides the profile's `mpi_progress` (whether rendezvous messages progress while a
     /// rank computes; [`NoiseModel::mpi_progress`]).
     pub mpi_progress: Option<MpiProgress>,
+    /// Who shares a bandwidth level (profiles with bandwidth levels only).
+    pub bandwidth_levels: LevelScope,
 }
 
 impl Default for NoiseConfig {
@@ -206,6 +250,7 @@ impl Default for NoiseConfig {
             overhead_gap_noise: true,
             os_replay: OsReplay::Cyclic,
             mpi_progress: None,
+            bandwidth_levels: LevelScope::Run,
         }
     }
 }
@@ -222,6 +267,8 @@ struct Place {
     /// one comparison every send makes.
     idle_from: Time,
     bw: Option<Sampler>,
+    /// Factors on the per-byte time, one per repetition or pair ([`LevelScope`]).
+    levels: Option<Sampler>,
     block: u64,
     o: Option<Sampler>,
     g: Option<Sampler>,
@@ -458,12 +505,30 @@ fn place(
     if bw.is_some() && block == 0 {
         return Err(NoiseError::ZeroBlock { placement: name });
     }
+    // Levels go with the bandwidth distribution they were fitted with (as the block size).
+    let levels_of = if own.bandwidth.is_some() {
+        own.bandwidth_levels.as_ref()
+    } else {
+        fallback.and_then(|f| f.bandwidth_levels.as_ref())
+    };
+    let levels = match levels_of {
+        Some(d) if cfg.bandwidth_levels != LevelScope::Off && bw.is_some() => {
+            Some(Sampler::new(d, Scaling::Absolute, "x").map_err(|source| {
+                NoiseError::Distribution {
+                    what: format!("bandwidth levels of the {name} placement"),
+                    source,
+                }
+            })?)
+        }
+        _ => None,
+    };
     Ok(Place {
         base,
         lat,
         idle: idle.into(),
         idle_from,
         bw,
+        levels,
         block,
         o,
         g,
@@ -690,7 +755,16 @@ impl NoiseModel {
                 ..
             })
         );
+        // One uniform for both placements: near and far messages see the same network state.
+        let u_level = rng.at(0, DOMAIN_LEVEL << 56);
+        let level = |p: &Place| match &p.levels {
+            Some(s) if i.cfg.bandwidth_levels == LevelScope::Run => s.sample_bits(u_level),
+            _ => 1.0,
+        };
         NoiseRun {
+            level: [level(&dn.near), level(&dn.far)],
+            link_levels: i.cfg.bandwidth_levels == LevelScope::Link
+                && (dn.near.levels.is_some() || dn.far.levels.is_some()),
             rng,
             col_lat: col(PURPOSE_LATENCY),
             col_block0: col(PURPOSE_BLOCK0),
@@ -852,6 +926,17 @@ impl NoiseModel {
                     d(&p.bw, "ps/B"),
                     p.block
                 );
+                if p.levels.is_some() {
+                    s += &format!(
+                        ", bandwidth levels {} (one per {})",
+                        d(&p.levels, "x"),
+                        if i.cfg.bandwidth_levels == LevelScope::Link {
+                            "pair of ranks"
+                        } else {
+                            "repetition"
+                        }
+                    );
+                }
                 if i.og {
                     s += &format!(", o {}, g {}", d(&p.o, "ps"), d(&p.g, "ps"));
                 }
@@ -911,6 +996,10 @@ pub struct NoiseRun {
     scaled: std::collections::HashMap<u64, Time>,
     /// The capture day this repetition runs on (index into the model's days).
     day: u32,
+    /// The repetition's bandwidth level of the near and far placement (1.0 without levels).
+    level: [f64; 2],
+    /// Levels are drawn per pair of ranks ([`LevelScope::Link`]) instead of `level`.
+    link_levels: bool,
     /// Per rank, `[lo, hi)`: the absolute times of its current quiet stretch, which nearly
     /// every CPU interval looks up (one cache line holds four ranks); empty without trace
     /// replay.
@@ -953,18 +1042,44 @@ impl NoiseRun {
     }
 
     #[inline(always)]
-    fn place(&self, src: u32, dst: u32) -> &Place {
-        let far = self.far_differs
+    fn is_far(&self, src: u32, dst: u32) -> bool {
+        self.far_differs
             && if self.nps_shift != u32::MAX {
                 (src ^ dst) >> self.nps_shift != 0
             } else {
                 src / self.nps != dst / self.nps
-            };
+            }
+    }
+
+    #[inline(always)]
+    fn place(&self, src: u32, dst: u32) -> &Place {
         let d = self.dn();
-        if far {
+        if self.is_far(src, dst) {
             &d.far
         } else {
             &d.near
+        }
+    }
+
+    /// The bandwidth level of a message between `src` and `dst` (1.0 without levels).
+    #[inline(always)]
+    fn level_of(&self, far: bool, src: u32, dst: u32) -> f64 {
+        if self.link_levels {
+            return self.link_level(far, src, dst);
+        }
+        self.level[far as usize]
+    }
+
+    /// The level of the pair `{src, dst}` ([`LevelScope::Link`]).
+    #[cold]
+    #[inline(never)]
+    fn link_level(&self, far: bool, src: u32, dst: u32) -> f64 {
+        let d = self.dn();
+        let pl = if far { &d.far } else { &d.near };
+        let (lo, hi) = (src.min(dst) as u64, src.max(dst) as u64);
+        match &pl.levels {
+            Some(s) => s.sample_bits(self.rng.at(lo << 32 | hi, DOMAIN_LEVEL << 56)),
+            None => 1.0,
         }
     }
 
@@ -974,20 +1089,29 @@ impl NoiseRun {
         pl.base.big_g.cost(bytes).unwrap_or(Time::MAX)
     }
 
-    /// `gap_bytes` of message `(src, send_op)` given its `row` of the counter hash.
+    /// `gap_bytes` of message `(src, send_op)` given its `row` of the counter hash and its
+    /// bandwidth level.
     #[inline(always)]
-    fn gap(&self, pl: &Place, s: &Sampler, row: u64, bytes: u64) -> Time {
+    fn gap(&self, pl: &Place, s: &Sampler, row: u64, bytes: u64, level: f64) -> Time {
         let x0 = CounterRng::join(row, self.col_block0);
         if bytes <= pl.block {
-            return round_ps(bytes as f64 * s.sample_bits(x0));
+            return round_ps(bytes as f64 * s.sample_bits(x0) * level);
         }
-        self.gap_blocks(pl, s, row, bytes, x0)
+        self.gap_blocks(pl, s, row, bytes, x0, level)
     }
 
     /// `gap_bytes` of a message of more than one bandwidth block.
     #[cold]
     #[inline(never)]
-    fn gap_blocks(&self, pl: &Place, s: &Sampler, row: u64, bytes: u64, x0: u64) -> Time {
+    fn gap_blocks(
+        &self,
+        pl: &Place,
+        s: &Sampler,
+        row: u64,
+        bytes: u64,
+        x0: u64,
+        level: f64,
+    ) -> Time {
         let block = pl.block;
         let nblocks = bytes.div_ceil(block);
         let mut sum = block as f64 * s.sample_bits(x0);
@@ -996,7 +1120,7 @@ impl NoiseRun {
             let len = (bytes - j * block).min(block);
             sum += len as f64 * s.sample_bits(x);
         }
-        round_ps(sum)
+        round_ps(sum * level)
     }
 
     /// `(o, g)` of a message at one side (0 = send, 1 = receive).
@@ -1028,7 +1152,8 @@ impl NoiseRun {
         known_gap: Option<Time>,
         idle: Time,
     ) -> MsgCosts {
-        let pl = self.place(src, dst);
+        let far = self.is_far(src, dst);
+        let pl = if far { &self.dn().far } else { &self.dn().near };
         let bytes = size.saturating_sub(1);
         if !self.net {
             return MsgCosts {
@@ -1057,7 +1182,9 @@ impl NoiseRun {
         };
         let mut gap_bytes = match (&pl.bw, known_gap) {
             (_, Some(gap)) => gap,
-            (Some(s), None) if bytes > 0 => self.gap(pl, s, row, bytes),
+            (Some(s), None) if bytes > 0 => {
+                self.gap(pl, s, row, bytes, self.level_of(far, src, dst))
+            }
             _ => Self::base_gap(pl, bytes),
         };
         if let Some(s) = step {

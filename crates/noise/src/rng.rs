@@ -56,6 +56,9 @@ pub const DOMAIN_PROCESS: u64 = 0x04;
 /// Domain of the capture day a repetition runs on (profiles with several days): `a = 0`,
 /// `b = DOMAIN_DAY << 56`.
 pub const DOMAIN_DAY: u64 = 0x06;
+/// Domain of bandwidth levels: `a = 0` (one level per repetition) or `a = lo << 32 | hi` (one
+/// per pair of ranks, `lo < hi`), `b = DOMAIN_LEVEL << 56`.
+pub const DOMAIN_LEVEL: u64 = 0x07;
 /// Domain of sequential [`Stream`]s: `a = index`, `b = DOMAIN_STREAM << 56 | id` (id < 2^56).
 pub const DOMAIN_STREAM: u64 = 0x05;
 

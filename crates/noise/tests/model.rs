@@ -46,6 +46,7 @@ fn placement(l: f64, g: f64) -> Placement {
         overhead: None,
         gap: None,
         after_idle: None,
+        bandwidth_levels: None,
     }
 }
 
@@ -992,4 +993,85 @@ fn idle_levels_scale_the_per_byte_time_at_both_ends() {
         c1.gap_bytes,
         (n.send_costs(&P, 0, 1, 1, size).gap_bytes as f64 * 3.0).round() as u64
     );
+}
+
+/// A profile whose per-byte time is constant within a run and whose runs are at level 1 or 2.
+fn levels_profile() -> Profile {
+    let mut p = profile();
+    p.far = None;
+    p.near.bandwidth = Some(Distribution::Samples(vec![100.0]));
+    p.near.params.big_g_ps_per_byte = 100.0;
+    p.near.bandwidth_levels = Some(Distribution::Samples(vec![1.0, 2.0]));
+    p
+}
+
+fn levels_model(scope: loggops_noise::LevelScope) -> NoiseModel {
+    let cfg = NoiseConfig {
+        mode: NoiseMode::Net,
+        bandwidth_levels: scope,
+        ..NoiseConfig::default()
+    };
+    NoiseModel::new(&levels_profile(), &cfg).unwrap()
+}
+
+#[test]
+fn a_bandwidth_level_is_shared_by_every_message_of_a_repetition() {
+    use loggops_noise::LevelScope;
+    let size = 1001; // 1000 bytes at 100 ps/B: 100_000 ps at level 1
+    let m = levels_model(LevelScope::Run);
+    let mut seen = std::collections::BTreeSet::new();
+    for rep in 0..64 {
+        let mut run = m.instance(3, rep, 8);
+        let gaps: std::collections::BTreeSet<u64> = (0..8u32)
+            .flat_map(|src| (0..4u32).map(move |op| (src, op)))
+            .map(|(src, op)| run.send_costs(&P, src, (src + 1) % 8, op, size).gap_bytes)
+            .collect();
+        assert_eq!(gaps.len(), 1, "rep {rep}: {gaps:?}");
+        seen.extend(gaps);
+    }
+    // Both levels occur, as the profile's two runs do.
+    assert_eq!(seen.into_iter().collect::<Vec<_>>(), vec![100_000, 200_000]);
+    // Per pair of ranks: a pair keeps its level in both directions, pairs differ.
+    let m = levels_model(LevelScope::Link);
+    let mut run = m.instance(3, 0, 64);
+    let mut levels = std::collections::BTreeSet::new();
+    for a in 0..64u32 {
+        let b = (a * 7 + 3) % 64;
+        if a == b {
+            continue;
+        }
+        let ab = run.send_costs(&P, a, b, 0, size).gap_bytes;
+        let ba = run.send_costs(&P, b, a, 1, size).gap_bytes;
+        assert_eq!(ab, ba, "pair {a}-{b}");
+        levels.insert(ab);
+    }
+    assert_eq!(levels.len(), 2);
+    // Off: the within-run distribution alone.
+    let mut run = levels_model(LevelScope::Off).instance(3, 0, 8);
+    for src in 0..8 {
+        assert_eq!(
+            run.send_costs(&P, src, (src + 1) % 8, 0, size).gap_bytes,
+            100_000
+        );
+    }
+}
+
+#[test]
+fn a_level_multiplies_the_sum_of_the_blocks_and_latencies_stay() {
+    use loggops_noise::LevelScope;
+    let with = levels_model(LevelScope::Run);
+    let off = levels_model(LevelScope::Off);
+    for rep in 0..16 {
+        let (mut a, mut b) = (with.instance(9, rep, 4), off.instance(9, rep, 4));
+        let size = 40 * MIB + 1; // three blocks
+        let (ca, cb) = (
+            a.send_costs(&P, 0, 1, 5, size),
+            b.send_costs(&P, 0, 1, 5, size),
+        );
+        assert_eq!(ca.latency, cb.latency);
+        assert!(
+            ca.gap_bytes == cb.gap_bytes || ca.gap_bytes == 2 * cb.gap_bytes,
+            "{ca:?} {cb:?}"
+        );
+    }
 }

@@ -214,11 +214,19 @@ fn os_noise_group(mut os: GroupBuilder, n: &OsNoise) -> hdf5_pure::FinishedGroup
     os.finish()
 }
 
-/// The oldest schema version that holds `p`: 5 with spot capacity; 4 with an idle table of more
+/// The oldest schema version that holds `p`: 6 with bandwidth levels; 5 with spot capacity; 4 with an idle table of more
 /// than one level; 3 with a calibration other than the paper's
 /// table, a latency after idle periods, capture days or `mpi_progress`; else 2 when a quantile
 /// table has an exact tail, else 1 (so profiles without them stay readable by older builds).
 fn version_needed(p: &Profile) -> i64 {
+    let mut all = std::iter::once(&p.near).chain(p.far.as_ref()).chain(
+        p.days
+            .iter()
+            .flat_map(|d| std::iter::once(&d.near).chain(d.far.as_ref())),
+    );
+    if all.any(|pl| pl.bandwidth_levels.is_some()) {
+        return schema::LEVELS_SCHEMA_VERSION;
+    }
     if !p.prices.spot.is_empty() {
         return schema::SPOT_SCHEMA_VERSION;
     }
@@ -271,6 +279,7 @@ fn placement_group(mut g: GroupBuilder, p: &Placement) -> hdf5_pure::FinishedGro
         (schema::BANDWIDTH, &p.bandwidth),
         (schema::OVERHEAD, &p.overhead),
         (schema::GAP, &p.gap),
+        (schema::BANDWIDTH_LEVELS, &p.bandwidth_levels),
     ] {
         if let Some(d) = d {
             let sub = distribution_group(g.create_group(name), unit, d);
@@ -597,12 +606,17 @@ impl Reader<'_> {
     /// An error unless the file is of schema version 3 or later (`object` is a version-3
     /// object found in it).
     fn need_v3(&self, object: &str) -> Result<(), ProfileError> {
-        if self.version < schema::CAPTURES_SCHEMA_VERSION {
+        self.need_version(object, schema::CAPTURES_SCHEMA_VERSION)
+    }
+
+    /// An error unless the file is of schema version `version` or later (`object`, found in
+    /// it, needs that version).
+    fn need_version(&self, object: &str, version: i64) -> Result<(), ProfileError> {
+        if self.version < version {
             return Err(self.invalid(
                 object,
                 format!(
-                    "needs schema_version {} or later, but the file has schema_version {}",
-                    schema::CAPTURES_SCHEMA_VERSION,
+                    "needs schema_version {version} or later, but the file has schema_version {}",
                     self.version
                 ),
             ));
@@ -698,16 +712,7 @@ impl Reader<'_> {
             return Ok(None);
         };
         let object = schema::attr_object("/", name);
-        if self.version < schema::MPI_PROGRESS_SCHEMA_VERSION {
-            return Err(self.invalid(
-                object,
-                format!(
-                    "needs schema_version {} or later, but the file has schema_version {}",
-                    schema::MPI_PROGRESS_SCHEMA_VERSION,
-                    self.version
-                ),
-            ));
-        }
+        self.need_version(&object, schema::MPI_PROGRESS_SCHEMA_VERSION)?;
         match v.as_str().and_then(MpiProgress::from_name) {
             Some(m) => Ok(Some(m)),
             None => Err(self.invalid(
@@ -987,7 +992,19 @@ impl Reader<'_> {
             overhead: sub(schema::OVERHEAD)?,
             gap: sub(schema::GAP)?,
             after_idle,
+            bandwidth_levels: self.bandwidth_levels(gpath)?,
         })
+    }
+
+    /// The bandwidth levels `<gpath>/bandwidth_levels` (schema version 6), if present.
+    fn bandwidth_levels(&self, gpath: &str) -> Result<Option<Distribution>, ProfileError> {
+        let (name, unit) = schema::BANDWIDTH_LEVELS;
+        let path = format!("{gpath}/{name}");
+        let Some(d) = self.distribution(&path, unit)? else {
+            return Ok(None);
+        };
+        self.need_version(&path, schema::LEVELS_SCHEMA_VERSION)?;
+        Ok(Some(d))
     }
 
     /// The idle table `<gpath>/after_idle` (schema version 4), if present.
@@ -996,16 +1013,7 @@ impl Reader<'_> {
         let Some(g) = self.group(&tpath)? else {
             return Ok(None);
         };
-        if self.version < schema::IDLE_TABLE_SCHEMA_VERSION {
-            return Err(self.invalid(
-                &tpath,
-                format!(
-                    "needs schema_version {} or later, but the file has schema_version {}",
-                    schema::IDLE_TABLE_SCHEMA_VERSION,
-                    self.version
-                ),
-            ));
-        }
+        self.need_version(&tpath, schema::IDLE_TABLE_SCHEMA_VERSION)?;
         let names = g.groups().map_err(|e| self.corrupt(&tpath, e))?;
         let count = self.numbered(&tpath, &names, schema::LEVEL_PREFIX, "level_<k>")?;
         let mut levels = Vec::with_capacity(count);

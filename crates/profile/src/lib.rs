@@ -38,6 +38,7 @@
 //!         overhead: None,
 //!         gap: None,
 //!         after_idle: None,
+//!         bandwidth_levels: None,
 //!     },
 //!     far: None,
 //!     nodes_per_switch: 16,

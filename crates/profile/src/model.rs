@@ -99,6 +99,11 @@ pub struct Placement {
     /// Latency of messages whose sender had been idle (schema version 3); `None`: `latency`
     /// for every message.
     pub after_idle: Option<AfterIdle>,
+    /// Bandwidth levels (schema version 6): factors on the per-byte time, one drawn per
+    /// repetition and shared by its messages (the spread between the capture's runs, each run
+    /// a level times its own samples; `bandwidth` then holds the within-run samples). `None`:
+    /// every block draws from `bandwidth` alone.
+    pub bandwidth_levels: Option<Distribution>,
 }
 
 /// How a message's costs depend on how long its sender had been idle (not started a send nor

@@ -1,4 +1,4 @@
-//! Names of the HDF5 objects of schema versions 1 to 4 (see `SCHEMA.md`). Shared by the
+//! Names of the HDF5 objects of schema versions 1 to 6 (see `SCHEMA.md`). Shared by the
 //! reader, the writer and the validator so that error messages use exactly the names found in
 //! files.
 
@@ -8,8 +8,9 @@ pub const SCHEMA_NAME: &str = "loggops-sim noise profile";
 /// quantile tables (`tail_<unit>` + `sample_count`); version 3 calibrations from captures,
 /// latencies after idle periods, capture days and the root attribute `mpi_progress`;
 /// everything else is as in version 1. Version 4 adds the idle table (`<placement>/after_idle`);
-/// version 5 spot capacity in `/prices`.
-pub const SCHEMA_VERSION: i64 = 5;
+/// version 5 spot capacity in `/prices`; version 6 bandwidth levels
+/// (`<placement>/bandwidth_levels`).
+pub const SCHEMA_VERSION: i64 = 6;
 /// The oldest `schema_version` this build reads. The writer writes version 1 for profiles
 /// without exact tails, so older builds keep reading them.
 pub const MIN_SCHEMA_VERSION: i64 = 1;
@@ -22,6 +23,8 @@ pub(crate) const CAPTURES_SCHEMA_VERSION: i64 = 3;
 pub(crate) const MPI_PROGRESS_SCHEMA_VERSION: i64 = CAPTURES_SCHEMA_VERSION;
 /// The first version with spot capacity in `/prices` (SCHEMA.md "Spot capacity").
 pub(crate) const SPOT_SCHEMA_VERSION: i64 = 5;
+/// The first version with bandwidth levels (SCHEMA.md "Bandwidth levels").
+pub(crate) const LEVELS_SCHEMA_VERSION: i64 = 6;
 
 /// Unit suffix of a distribution's value datasets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,6 +33,8 @@ pub(crate) enum Unit {
     Ps,
     /// Picoseconds per byte.
     PsPerByte,
+    /// A dimensionless factor.
+    Factor,
 }
 
 impl Unit {
@@ -38,6 +43,7 @@ impl Unit {
         match self {
             Unit::Ps => "ps",
             Unit::PsPerByte => "ps_per_byte",
+            Unit::Factor => "factor",
         }
     }
 
@@ -46,6 +52,7 @@ impl Unit {
         match self {
             Unit::Ps => "ps",
             Unit::PsPerByte => "ps/byte",
+            Unit::Factor => "x",
         }
     }
 }
@@ -72,6 +79,8 @@ pub(crate) const LATENCY: (&str, Unit) = ("latency", Unit::Ps);
 pub(crate) const BANDWIDTH: (&str, Unit) = ("bandwidth", Unit::PsPerByte);
 pub(crate) const OVERHEAD: (&str, Unit) = ("overhead", Unit::Ps);
 pub(crate) const GAP: (&str, Unit) = ("gap", Unit::Ps);
+/// Version 6: factors on the per-byte time, one per repetition (SCHEMA.md "Bandwidth levels").
+pub(crate) const BANDWIDTH_LEVELS: (&str, Unit) = ("bandwidth_levels", Unit::Factor);
 /// Version 3: the latency after an idle period, with its threshold attribute.
 pub(crate) const LATENCY_AFTER_IDLE: (&str, Unit) = ("latency_after_idle", Unit::Ps);
 pub(crate) const ATTR_IDLE_THRESHOLD: &str = "idle_threshold_ps";

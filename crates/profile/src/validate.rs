@@ -17,6 +17,8 @@ use crate::schema::{self, Unit};
 pub const MAX_TIME_PS: f64 = 3.6e15;
 /// Largest time per byte a profile may hold, ps/byte (1 ms per byte, 8 kbit/s).
 pub const MAX_PER_BYTE_PS: f64 = 1e9;
+/// Largest bandwidth level (a factor on the per-byte time).
+pub const MAX_FACTOR: f64 = 1e3;
 /// Largest detour rate, per second (one detour per nanosecond).
 pub const MAX_RATE_PER_S: f64 = 1e9;
 
@@ -24,6 +26,7 @@ fn max_of(unit: Unit) -> f64 {
     match unit {
         Unit::Ps => MAX_TIME_PS,
         Unit::PsPerByte => MAX_PER_BYTE_PS,
+        Unit::Factor => MAX_FACTOR,
     }
 }
 
@@ -107,6 +110,7 @@ fn placement(group: &str, p: &Placement) -> Result<(), Invalid> {
         (schema::BANDWIDTH, &p.bandwidth),
         (schema::OVERHEAD, &p.overhead),
         (schema::GAP, &p.gap),
+        (schema::BANDWIDTH_LEVELS, &p.bandwidth_levels),
     ];
     for ((name, unit), d) in dists {
         if let Some(d) = d {
@@ -115,6 +119,19 @@ fn placement(group: &str, p: &Placement) -> Result<(), Invalid> {
     }
     if let Some(a) = &p.after_idle {
         after_idle(group, a)?;
+    }
+    if let Some(d) = &p.bandwidth_levels {
+        let (name, unit) = schema::BANDWIDTH_LEVELS;
+        let (ds, values): (String, Vec<f64>) = match d {
+            Distribution::Samples(s) => (schema::samples_name(unit), s.clone()),
+            Distribution::Quantiles { values, .. } => (schema::values_name(unit), values.clone()),
+        };
+        if values.iter().any(|&v| v <= 0.0) {
+            return Err(Invalid::new(
+                format!("{group}/{name}/{ds}"),
+                "holds a level of 0; a level is a factor on the per-byte time, above 0",
+            ));
+        }
     }
     if p.bandwidth.is_some() && p.bandwidth_block_bytes == 0 {
         return Err(Invalid::new(

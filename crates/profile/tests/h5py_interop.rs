@@ -296,6 +296,7 @@ fn handmade(tool_version: String) -> Profile {
             overhead: None,
             gap: None,
             after_idle: None,
+            bandwidth_levels: None,
         },
         far: Some(Placement {
             params: params(3_000_000.0),
@@ -312,6 +313,7 @@ fn handmade(tool_version: String) -> Profile {
             overhead: None,
             gap: None,
             after_idle: None,
+            bandwidth_levels: None,
         }),
         nodes_per_switch: 8,
         os_noise: OsNoise {

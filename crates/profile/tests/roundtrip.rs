@@ -54,6 +54,7 @@ fn idle_tables_round_trip_in_the_oldest_version_that_holds_them() {
     let step = Profile {
         near: Placement {
             after_idle: Some(AfterIdle::step(10e6, lat.clone())),
+            bandwidth_levels: None,
             ..full_profile().near
         },
         ..full_profile()
@@ -74,12 +75,55 @@ fn idle_tables_round_trip_in_the_oldest_version_that_holds_them() {
     let table = Profile {
         near: Placement {
             after_idle: Some(AfterIdle { levels }),
+            bandwidth_levels: None,
             ..full_profile().near
         },
         ..full_profile()
     };
     assert_eq!(round_trip(&table), table);
     assert_eq!(version(&table), (4, true));
+}
+
+#[test]
+fn bandwidth_levels_round_trip_as_version_6_and_older_files_refuse_them() {
+    let p = Profile {
+        near: Placement {
+            bandwidth_levels: Some(Distribution::Samples(vec![1.0, 0.99, 1.24])),
+            ..full_profile().near
+        },
+        ..full_profile()
+    };
+    assert_eq!(round_trip(&p), p);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("p.h5");
+    write_profile(&path, &p).unwrap();
+    let f = hdf5_pure::File::from_bytes(std::fs::read(&path).unwrap()).unwrap();
+    let v = f.root().attrs().unwrap()["schema_version"]
+        .as_i64()
+        .unwrap();
+    assert_eq!(v, 6);
+    assert!(f.group("/near/bandwidth_levels").is_ok());
+    // Without levels the version stays what the rest needs.
+    let q = full_profile();
+    write_profile(&path, &q).unwrap();
+    let f = hdf5_pure::File::from_bytes(std::fs::read(&path).unwrap()).unwrap();
+    assert!(
+        f.root().attrs().unwrap()["schema_version"]
+            .as_i64()
+            .unwrap()
+            < 6
+    );
+    // A level of 0 is refused by the validator, with the object named.
+    let bad = Profile {
+        near: Placement {
+            bandwidth_levels: Some(Distribution::Samples(vec![1.0, 0.0])),
+            ..full_profile().near
+        },
+        ..full_profile()
+    };
+    let e = write_profile(&path, &bad).unwrap_err().to_string();
+    assert!(e.contains("/near/bandwidth_levels/samples_factor"), "{e}");
+    assert!(e.contains("above 0"), "{e}");
 }
 
 #[test]

@@ -199,6 +199,9 @@ pub struct NoiseSettings {
     pub latency_scaling: String,
     /// All ranks replay OS noise in phase (`--cosched`).
     pub cosched: bool,
+    /// Who shared a bandwidth level (`--bandwidth-levels`: `run`, `link` or `off`), when given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bandwidth_levels: Option<String>,
 }
 
 /// What every cell of a plan shares.
@@ -701,6 +704,7 @@ mod tests {
                 noise: Some(NoiseSettings {
                     latency_scaling: "median".into(),
                     cosched: false,
+                    bandwidth_levels: None,
                 }),
                 param_flags: vec![],
                 job: None,

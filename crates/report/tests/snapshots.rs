@@ -141,6 +141,7 @@ fn run() -> RunResult {
             noise: Some(NoiseSettings {
                 latency_scaling: "median".into(),
                 cosched: false,
+                bandwidth_levels: None,
             }),
             param_flags: vec![],
             job: None,

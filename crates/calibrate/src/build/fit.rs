@@ -176,6 +176,8 @@ pub(super) struct CaptureFit {
     pub(super) size: u64,
     /// The kept RTT/2 samples, ps, sorted (what the closure reproduces).
     pub(super) rtt2_ps: Vec<f64>,
+    /// The same samples by block (Netgauge run), in capture order.
+    pub(super) runs_ps: Vec<Vec<f64>>,
 }
 
 pub(super) fn warning_strings(ws: &[Warning]) -> Vec<String> {
@@ -282,7 +284,30 @@ pub(super) fn capture_fit(
         report,
         size: pp.size_bytes,
         rtt2_ps: sorted(&pp.samples_ps.iter().map(|&p| p as f64).collect::<Vec<_>>()),
+        runs_ps: pp
+            .block_starts
+            .iter()
+            .zip(pp.block_starts.iter().skip(1).chain([&pp.samples_ps.len()]))
+            .map(|(&a, &b)| pp.samples_ps[a..b].iter().map(|&p| p as f64).collect())
+            .filter(|r: &Vec<f64>| !r.is_empty())
+            .collect(),
     })
+}
+
+/// The bandwidth report, its time-correlation warning saying what the levels model.
+fn with_levels_note(r: &DistReport, levels: bool) -> DistReport {
+    let mut r = r.clone();
+    if levels {
+        for w in &mut r.warnings {
+            if w.starts_with("consecutive samples are correlated in time") {
+                if let Some(i) = w.find(": the simulator draws every message independently") {
+                    w.truncate(i);
+                    w.push_str(": the profile keeps the runs' bandwidth levels (one per simulated repetition); correlation within a run beyond its level is not modelled");
+                }
+            }
+        }
+    }
+    r
 }
 
 pub(super) fn dropped_of(pp: &PingPong, opts: &PingPongOptions) -> Dropped {
@@ -579,6 +604,11 @@ pub(super) fn captures_placements(
             latency_ps: &lat.rtt2_ps,
             latency_size: lat.size,
             bandwidth_ps: &bw.rtt2_ps,
+            bandwidth_runs: if inp.bandwidth_levels {
+                &bw.runs_ps
+            } else {
+                &[]
+            },
             bandwidth_size: bw.size,
             stripes: inp.bandwidth_stripes.max(1),
             loggp: loggp.as_ref(),
@@ -611,7 +641,7 @@ pub(super) fn captures_placements(
                 },
             ),
             latency: lat.report.clone(),
-            bandwidth: bw.report.clone(),
+            bandwidth: with_levels_note(&bw.report, c.placement.bandwidth_levels.is_some()),
         }
     };
     let near = one(lat, bw, "near")?;

@@ -192,6 +192,9 @@ pub struct CalibrateInputs {
     /// Concurrent messages the bandwidth capture's message was striped over (`libstripe`,
     /// Netgauge's `--concurrent`): the closure simulates its ping-pong so (default 1).
     pub bandwidth_stripes: u32,
+    /// Fit bandwidth levels when the bandwidth capture's runs differ by more than their
+    /// samples explain ([`crate::closure`], "Bandwidth levels"; default true).
+    pub bandwidth_levels: bool,
     /// How the profile is made: [`Calibration::Captures`] (the default) closes it against the
     /// captures ([`crate::closure`]); [`Calibration::PaperTable`] takes the base parameters from
     /// explicit values, a table row or the LogGP fit and pins the captured distributions'
@@ -260,6 +263,7 @@ impl CalibrateInputs {
             mpi_progress: None,
             progress: None,
             bandwidth_stripes: 1,
+            bandwidth_levels: true,
             calibration: Calibration::PaperTable,
             day: String::new(),
             idle_latency: None,
@@ -415,6 +419,7 @@ pub fn build_profile(inp: &CalibrateInputs) -> Result<(Profile, FitReport), Cali
             overhead: None,
             gap: None,
             after_idle: None,
+            bandwidth_levels: None,
         };
         let near_report = PlacementReport {
             params: params_report(&near_params, near_sources),
@@ -468,6 +473,7 @@ pub fn build_profile(inp: &CalibrateInputs) -> Result<(Profile, FitReport), Cali
                     overhead: None,
                     gap: None,
                     after_idle: None,
+                    bandwidth_levels: None,
                 };
                 let report = PlacementReport {
                     params: params_report(&far_params, far_sources),

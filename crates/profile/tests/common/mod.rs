@@ -41,6 +41,7 @@ pub fn full_profile() -> Profile {
             }),
             gap: Some(Distribution::Samples(vec![333_000.0])),
             after_idle: None,
+            bandwidth_levels: None,
         },
         far: Some(Placement {
             params: params(18_500_000.0),
@@ -54,6 +55,7 @@ pub fn full_profile() -> Profile {
             overhead: None,
             gap: None,
             after_idle: None,
+            bandwidth_levels: None,
         }),
         nodes_per_switch: 16,
         os_noise: OsNoise {
@@ -118,6 +120,7 @@ pub fn minimal_profile() -> Profile {
             overhead: None,
             gap: None,
             after_idle: None,
+            bandwidth_levels: None,
         },
         far: None,
         nodes_per_switch: 1,

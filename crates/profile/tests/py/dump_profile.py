@@ -10,9 +10,10 @@ float64 or uint64, numeric attributes are numpy scalars, the schema attributes a
 every exact tail (schema version 2) is consistent with its table, `mpi_progress` (schema
 version 3) is "async" or "polled", every idle table (`<placement>/after_idle`, schema
 version 4) has levels in increasing idle time with positive factors, and spot capacity in
-/prices (schema version 5) is only in version-5 files, with non-negative numbers and string
-source and date. Exits with status 1
-and a message on stderr when a check fails.
+/prices (schema version 5) is only in files of version 5 or later, with non-negative numbers
+and string source and date, and bandwidth levels (`<placement>/bandwidth_levels`, schema
+version 6) hold positive factors. Exits with status 1 and a message on stderr when a check
+fails.
 """
 import json
 import sys
@@ -56,8 +57,8 @@ def main():
         if f.attrs.get("schema") != "loggops-sim noise profile":
             fail(f"root attribute schema is {f.attrs.get('schema')!r}")
         version = f.attrs.get("schema_version")
-        if not isinstance(version, np.integer) or int(version) not in (1, 2, 3, 4, 5):
-            fail(f"root attribute schema_version is {version!r}, expected integer 1 to 5")
+        if not isinstance(version, np.integer) or int(version) not in (1, 2, 3, 4, 5, 6):
+            fail(f"root attribute schema_version is {version!r}, expected integer 1 to 6")
         if "prices" in f:
             # Schema version 5: spot capacity.
             pa = f["prices"].attrs
@@ -143,10 +144,24 @@ def main():
                     fail(f"{where}/{k}@per_byte_factor is {factor}, expected above 0")
                 last = frm
 
+        def check_levels(name, obj):
+            # Bandwidth levels (schema version 6): a distribution of positive factors.
+            if not isinstance(obj, h5py.Group) or name.split("/")[-1] != "bandwidth_levels":
+                return
+            where = "/" + name
+            if int(version) < 6:
+                fail(f"{where} (bandwidth levels) in a schema_version {int(version)} file")
+            values = [obj[k][()] for k in obj.keys() if k.endswith("_factor")]
+            if not values:
+                fail(f"{where} has no values_factor or samples_factor dataset")
+            if any(np.any(~(v > 0)) for v in values):
+                fail(f"{where}: a level is not above 0")
+
         visit_attrs("/", f)
         f.visititems(visit)
         f.visititems(check_tail)
         f.visititems(check_idle_table)
+        f.visititems(check_levels)
     for required in ("/near", "/provenance"):
         if not any(k == required or k.startswith(required + "@") for k in out):
             fail(f"missing group {required}")
