@@ -295,6 +295,35 @@ pub(crate) struct Tally {
 }
 
 impl Tally {
+    /// A reader's message when no row was usable: the count and the first skipped row, or
+    /// `none()` when no row was skipped either.
+    pub fn no_usable(&self, what: &str, none: impl FnOnce() -> String) -> String {
+        match &self.first_reason {
+            Some(r) => format!(
+                "no usable {what} rows ({} skipped, first at line {}: {r})",
+                self.count, self.lines[0]
+            ),
+            None => none(),
+        }
+    }
+
+    /// The warning for the skipped rows (`None` when none was); `of` follows "unusable
+    /// row(s)", e.g. " of 1000".
+    pub fn skipped_warning(&self, of: &str) -> Option<Warning> {
+        (self.count > 0).then(|| {
+            Warning::new(
+                WarningKind::SkippedRows,
+                self.count,
+                self.lines.clone(),
+                format!(
+                    "skipped {} unusable row(s){of}; first: {}",
+                    self.count,
+                    self.first_reason.clone().unwrap_or_default()
+                ),
+            )
+        })
+    }
+
     pub fn add(&mut self, line: u64, reason: impl FnOnce() -> String) {
         self.count += 1;
         if self.lines.len() < Warning::MAX_LINES {

@@ -349,28 +349,11 @@ fn parse_loggp(lines: &mut Lines) -> Result<LogGpFit, CalibError> {
     if rows.is_empty() {
         return Err(CalibError::NoData {
             path,
-            detail: match skipped.first_reason {
-                Some(r) => format!(
-                    "no usable LogGP rows ({} skipped, first at line {}: {r})",
-                    skipped.count, skipped.lines[0]
-                ),
-                None => "no LogGP rows after the header".into(),
-            },
+            detail: skipped.no_usable("LogGP", || "no LogGP rows after the header".into()),
         });
     }
     let mut warnings = Vec::new();
-    if skipped.count > 0 {
-        warnings.push(Warning::new(
-            WarningKind::SkippedRows,
-            skipped.count,
-            skipped.lines.clone(),
-            format!(
-                "skipped {} unusable row(s) of {data_rows}; first: {}",
-                skipped.count,
-                skipped.first_reason.clone().unwrap_or_default()
-            ),
-        ));
-    }
+    warnings.extend(skipped.skipped_warning(&format!(" of {data_rows}")));
     if nonfinite.count > 0 {
         warnings.push(Warning::new(
             WarningKind::NonFiniteValues,

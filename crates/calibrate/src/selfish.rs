@@ -358,16 +358,10 @@ fn parse_selfish(lines: &mut Lines) -> Result<SelfishTrace, CalibError> {
     if runs.is_empty() {
         return Err(CalibError::NoData {
             path,
-            detail: match skipped.first_reason {
-                Some(r) => format!(
-                    "no usable detour rows ({} skipped, first at line {}: {r})",
-                    skipped.count, skipped.lines[0]
-                ),
-                None => {
-                    "no detour rows; expected `<start ns>\\t<detour ns>` rows after the `#` header"
-                        .into()
-                }
-            },
+            detail: skipped.no_usable("detour", || {
+                "no detour rows; expected `<start ns>\\t<detour ns>` rows after the `#` header"
+                    .into()
+            }),
         });
     }
     if data_rows > 0 && skipped.count as f64 > 0.1 * data_rows as f64 {
@@ -380,18 +374,7 @@ fn parse_selfish(lines: &mut Lines) -> Result<SelfishTrace, CalibError> {
             first_reason: skipped.first_reason.unwrap_or_default(),
         });
     }
-    if skipped.count > 0 {
-        warnings.push(Warning::new(
-            WarningKind::SkippedRows,
-            skipped.count,
-            skipped.lines.clone(),
-            format!(
-                "skipped {} unusable row(s) of {data_rows} data rows; first: {}",
-                skipped.count,
-                skipped.first_reason.clone().unwrap_or_default()
-            ),
-        ));
-    }
+    warnings.extend(skipped.skipped_warning(&format!(" of {data_rows} data rows")));
     if !empty.is_empty() {
         warnings.push(Warning::new(
             WarningKind::EmptyRun,
@@ -695,28 +678,11 @@ fn parse_quanta(lines: &mut Lines) -> Result<QuantumTrace, CalibError> {
     if values.is_empty() {
         return Err(CalibError::NoData {
             path,
-            detail: match &skipped.first_reason {
-                Some(r) => format!(
-                    "no usable quantum rows ({} skipped, first at line {}: {r})",
-                    skipped.count, skipped.lines[0]
-                ),
-                None => "no quantum rows after the header".into(),
-            },
+            detail: skipped.no_usable("quantum", || "no quantum rows after the header".into()),
         });
     }
     let mut warnings = Vec::new();
-    if skipped.count > 0 {
-        warnings.push(Warning::new(
-            WarningKind::SkippedRows,
-            skipped.count,
-            skipped.lines.clone(),
-            format!(
-                "skipped {} unusable row(s) of {data_rows}; first: {}",
-                skipped.count,
-                skipped.first_reason.clone().unwrap_or_default()
-            ),
-        ));
-    }
+    warnings.extend(skipped.skipped_warning(&format!(" of {data_rows}")));
     if let Some(s) = samples {
         if (values.len() as u64) < s {
             warnings.push(Warning::new(

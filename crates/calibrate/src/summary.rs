@@ -173,28 +173,11 @@ fn parse_summary(lines: &mut Lines) -> Result<OneOneSummary, CalibError> {
     if rows.is_empty() {
         return Err(CalibError::NoData {
             path,
-            detail: match skipped.first_reason {
-                Some(r) => format!(
-                    "no usable summary rows ({} skipped, first at line {}: {r})",
-                    skipped.count, skipped.lines[0]
-                ),
-                None => "no summary rows after the header".into(),
-            },
+            detail: skipped.no_usable("summary", || "no summary rows after the header".into()),
         });
     }
     let mut warnings = Vec::new();
-    if skipped.count > 0 {
-        warnings.push(Warning::new(
-            WarningKind::SkippedRows,
-            skipped.count,
-            skipped.lines.clone(),
-            format!(
-                "skipped {} unusable row(s) of {data_rows}; first: {}",
-                skipped.count,
-                skipped.first_reason.clone().unwrap_or_default()
-            ),
-        ));
-    }
+    warnings.extend(skipped.skipped_warning(&format!(" of {data_rows}")));
     Ok(OneOneSummary {
         source: path,
         rows,
@@ -307,18 +290,7 @@ fn parse_distrtt(lines: &mut Lines) -> Result<DistRtt, CalibError> {
         });
     }
     let mut warnings = Vec::new();
-    if skipped.count > 0 {
-        warnings.push(Warning::new(
-            WarningKind::SkippedRows,
-            skipped.count,
-            skipped.lines.clone(),
-            format!(
-                "skipped {} unusable row(s); first: {}",
-                skipped.count,
-                skipped.first_reason.clone().unwrap_or_default()
-            ),
-        ));
-    }
+    warnings.extend(skipped.skipped_warning(""));
     warnings.push(Warning::new(
         WarningKind::Timebase,
         rows.len() as u64,

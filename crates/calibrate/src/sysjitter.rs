@@ -180,18 +180,7 @@ fn parse_sysjitter(lines: &mut Lines) -> Result<SysjitterTrace, CalibError> {
             detail: "no `# cpu_mhz:` header and no rows".into(),
         });
     }
-    if skipped.count > 0 {
-        tr.warnings.push(Warning::new(
-            WarningKind::SkippedRows,
-            skipped.count,
-            skipped.lines.clone(),
-            format!(
-                "skipped {} unusable row(s); first: {}",
-                skipped.count,
-                skipped.first_reason.clone().unwrap_or_default()
-            ),
-        ));
-    }
+    tr.warnings.extend(skipped.skipped_warning(""));
     if let Some(n) = tr.n_interruptions {
         if n != tr.rows.len() as u64 {
             tr.warnings.push(Warning::new(

@@ -558,17 +558,21 @@ pub(super) fn loggp_partial(s: &LogGpSummary, file: &str) -> Partial {
 }
 
 /// What [`build_profile`] makes of the network captures.
-type Placements = (
-    Placement,
-    PlacementReport,
-    Option<Placement>,
-    Option<PlacementReport>,
-    bool,
-    u32,
-    String,
-    Vec<String>,
-    Option<crate::closure::ClosureReport>,
-);
+pub(super) struct Placements {
+    pub(super) near: Placement,
+    pub(super) near_report: PlacementReport,
+    pub(super) far: Option<Placement>,
+    pub(super) far_report: Option<PlacementReport>,
+    /// The far placement equals the near one and is stored as near only.
+    pub(super) far_stored_as_near: bool,
+    pub(super) nodes_per_switch: u32,
+    /// Where `nodes_per_switch` came from.
+    pub(super) nps_source: String,
+    /// The LogGP fit's parameters used.
+    pub(super) loggp_used: Vec<String>,
+    /// The closure table (captures calibration only).
+    pub(super) closure: Option<crate::closure::ClosureReport>,
+}
 
 /// The captures calibration (no parameter table): one placement per pair of captures, closed
 /// against them ([`crate::closure`]); a far placement only from far captures of its own.
@@ -698,18 +702,17 @@ pub(super) fn captures_placements(
         crate::closure::CAPTURE_IDLE_PS / 1e6,
         crate::closure::FAR_TAIL_FACTOR
     ));
-    let used = vec!["o".into(), "g".into()];
-    Ok((
-        near.placement,
+    Ok(Placements {
+        near: near.placement,
         near_report,
-        far.map(|f| f.placement),
+        far: far.map(|f| f.placement),
         far_report,
-        false,
-        nps.0,
-        nps.1,
-        used,
-        Some(closure),
-    ))
+        far_stored_as_near: false,
+        nodes_per_switch: nps.0,
+        nps_source: nps.1,
+        loggp_used: vec!["o".into(), "g".into()],
+        closure: Some(closure),
+    })
 }
 
 /// The OS-noise part: profile data and report.

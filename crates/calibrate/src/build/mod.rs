@@ -317,7 +317,7 @@ pub fn build_profile(inp: &CalibrateInputs) -> Result<(Profile, FitReport), Cali
             detail: "the captures calibration solves L and G from the captures: a parameter table, --set-L or --set-G belong to the paper-table calibration (--calibration paper-table)".into(),
         });
     }
-    let (
+    let Placements {
         near,
         near_report,
         far,
@@ -327,7 +327,7 @@ pub fn build_profile(inp: &CalibrateInputs) -> Result<(Profile, FitReport), Cali
         nps_source,
         loggp_used,
         closure,
-    ) = if captures {
+    } = if captures {
         captures_placements(
             inp,
             &loggp_fit,
@@ -494,7 +494,7 @@ pub fn build_profile(inp: &CalibrateInputs) -> Result<(Profile, FitReport), Cali
             None => (None, None),
         };
 
-        (
+        Placements {
             near,
             near_report,
             far,
@@ -503,8 +503,8 @@ pub fn build_profile(inp: &CalibrateInputs) -> Result<(Profile, FitReport), Cali
             nodes_per_switch,
             nps_source,
             loggp_used,
-            None,
-        )
+            closure: None,
+        }
     };
     // Messages after long idle periods.
     let (near, far, idle_report) = match &inp.idle_latency {
