@@ -194,3 +194,46 @@ fn consecutive_round_trips_spread_as_the_capture_windows() {
         );
     }
 }
+
+/// What a user sees of bandwidth levels: `profile show` lists them (text and JSON), the fit
+/// report's time-correlation warning says the profile keeps them, and a run records who shared
+/// them when `--bandwidth-levels` is given.
+#[test]
+fn bandwidth_levels_are_shown_and_recorded() {
+    let shared = crate::shared_or_skip!();
+    let dir = tempfile::tempdir().unwrap();
+    let (out, report) = calibrate_set(&shared, dir.path(), "daint-2022-05-13", "4KiB", "1");
+    let p = out.to_str().unwrap();
+    let warnings = report.to_string();
+    assert!(
+        warnings.contains("the profile keeps the runs' bandwidth levels"),
+        "{warnings}"
+    );
+    let text = crate::util::stdout(&crate::util::run(&["profile", "show", p]));
+    assert!(
+        text.contains("bandwidth levels (a factor on every per-byte time"),
+        "{text}"
+    );
+    let o = crate::util::run(&["profile", "show", p, "--format", "json"]);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let p95 = j["near"]["bandwidth_levels"]["quantiles"]["p95"]
+        .as_f64()
+        .unwrap();
+    assert!(p95 > 1.15, "{p95}");
+    let goal = dir.path().join("pp.goal");
+    std::fs::write(&goal, pingpong_sequence(2, 1 << 20)).unwrap();
+    let run = |extra: &[&str]| -> serde_json::Value {
+        let mut args = vec!["--goal", goal.to_str().unwrap(), "--noise", p];
+        args.extend_from_slice(&["--reps", "4", "--format", "json", "-q"]);
+        args.extend_from_slice(extra);
+        let o = crate::util::run(&args);
+        assert!(o.status.success(), "{}", crate::util::stderr(&o));
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    let noise = |v: &serde_json::Value| v["plan"]["settings"]["noise"].clone();
+    assert_eq!(
+        noise(&run(&["--bandwidth-levels", "link"]))["bandwidth_levels"],
+        "link"
+    );
+    assert!(noise(&run(&[])).get("bandwidth_levels").is_none());
+}
