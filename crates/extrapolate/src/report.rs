@@ -262,7 +262,7 @@ fn size_lines(m: &Model) -> Vec<String> {
 }
 
 fn compute_kinds(m: &Model) -> String {
-    let mut c = [0usize; 3];
+    let mut c = [0usize; 5];
     let all = m
         .gaps
         .iter()
@@ -275,14 +275,18 @@ fn compute_kinds(m: &Model) -> String {
             DurFit::Const(_) => c[0] += 1,
             DurFit::Inv(_) => c[1] += 1,
             DurFit::Affine(..) => c[2] += 1,
+            DurFit::Linear(..) => c[3] += 1,
+            DurFit::Square(..) => c[4] += 1,
         }
     }
     format!(
-        "{} computations fitted: {} constant, {} ∝ 1/P, {} a + b/P ({} zero)",
+        "{} computations fitted: {} constant, {} ∝ 1/P, {} a + b/P, {} a + b·P, {} a + b·P² ({} zero)",
         c.iter().sum::<usize>() + zero,
         c[0],
         c[1],
         c[2],
+        c[3],
+        c[4],
         zero
     )
 }
@@ -347,7 +351,7 @@ pub fn header(traces: &[Trace], t: &Template, m: &Model, opts: &Options) -> Stri
         match opts.compute {
             crate::ComputeMode::Weak => "weak (constant in P)",
             crate::ComputeMode::Strong => "strong (∝ 1/P)",
-            crate::ComputeMode::Best => "best (constant or ∝ 1/P per call, whichever fits better)",
+            crate::ComputeMode::Best => "best (per call, the form that best predicts the largest traced size from the smaller ones)",
         }
     );
     let _ = writeln!(
