@@ -50,7 +50,8 @@ pub enum ComputeArg {
     Strong,
     /// Per call: with two traced sizes, whichever of the two fits better; with three or more,
     /// the form (constant, a/P, a + b/P, a + b·P, a + b·P²) that best predicts the largest
-    /// traced size from the smaller ones, fitted again to all; the report says how many of each.
+    /// traced size from the smaller ones (a second parameter only where it halves the error),
+    /// fitted again to all; the report says how many of each.
     Best,
 }
 

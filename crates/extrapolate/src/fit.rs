@@ -293,6 +293,13 @@ impl Form {
         Form::Square,
     ];
 
+    fn params(self) -> u8 {
+        match self {
+            Form::Const | Form::Inv => 1,
+            _ => 2,
+        }
+    }
+
     /// Least squares of this form through `points`; `None` when the form needs more points
     /// than given or its best coefficients are negative (a duration cannot be).
     fn fit(self, points: &[(u32, f64)], tick: u64) -> Option<DurFit> {
@@ -361,8 +368,10 @@ fn rises(points: &[(u32, f64)]) -> bool {
 
 /// `--compute best`. With two traced sizes: constant or a/P, whichever is closer (relative
 /// squared error). With three or more, each form is fitted to all sizes but the largest and
-/// judged by how well it predicts the largest, which is what an extrapolation asks of it; the
-/// winner (fewer parameters on a tie) is then fitted to every size.
+/// judged by how well it predicts the largest, which is what an extrapolation asks of it; a
+/// two-parameter form must halve the error of the best one-parameter form (it is extrapolated
+/// far: its second parameter multiplies any noise by the distance). The winner is then fitted
+/// to every size.
 fn best(points: &[(u32, f64)], tick: u64) -> Option<DurFit> {
     let rel = |f: &DurFit, p: u32, v: f64| (f.at(p) as f64 - v) / v.max(1.0);
     if points.len() < 3 {
@@ -384,7 +393,13 @@ fn best(points: &[(u32, f64)], tick: u64) -> Option<DurFit> {
     for form in Form::ALL {
         if let Some(f) = form.fit(smaller, tick) {
             let e = rel(&f, pl, vl).abs();
-            if e < chosen_err {
+            // a second parameter must pay for itself: half the error of the best form with one
+            let bar = if form.params() > chosen.params() {
+                0.5 * chosen_err
+            } else {
+                chosen_err
+            };
+            if e < bar {
                 (chosen, chosen_err) = (form, e);
             }
         }
@@ -453,6 +468,10 @@ mod tests {
         // the same growth is not read when one size breaks it: the constant predicts better
         let dip = [(4, 100.0), (8, 99.0), (16, 101.0)];
         assert_eq!(fit_dur(&dip, ComputeMode::Best, 1), DurFit::Const(100));
+        // rising a little at every size: a + b·P predicts 16 worse than half as well as the
+        // constant would need to be beaten, so the constant stays
+        let creep = [(4, 100.0), (8, 103.0), (16, 104.0)];
+        assert_eq!(fit_dur(&creep, ComputeMode::Best, 1), DurFit::Const(102));
         // weak and strong never grow
         assert_eq!(fit_dur(&square, ComputeMode::Weak, 1), DurFit::Const(117));
         assert!(matches!(

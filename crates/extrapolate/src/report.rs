@@ -107,8 +107,9 @@ pub struct Report {
     pub compute_mode: String,
     pub compute_kinds: String,
     pub rows: Vec<Row>,
-    /// At --nodes: P, messages, bytes (no time: run the schedule for that).
-    pub target: Option<(u32, u64, u128)>,
+    /// At --nodes: P, messages, bytes, computation per rank in ps (no time: run the schedule
+    /// for that).
+    pub target: Option<(u32, u64, u128, f64)>,
     pub params: String,
     pub notes: Vec<String>,
 }
@@ -404,10 +405,12 @@ pub fn build(
             progress(&format!("counting messages at {n} ranks"));
             let s = crate::instantiate(schedule, n)?;
             let c = counts(&s, None);
-            Some((n, c.messages, c.bytes))
+            Some((n, c.messages, c.bytes, c.compute))
         }
         None => None,
     };
+    let mut notes = t.notes.clone();
+    notes.extend(growth_note(traces, m, &rows, target));
     let largest = traces.iter().max_by_key(|x| x.p).expect("traces");
     let classes_at_largest = {
         let mut seen = std::collections::HashSet::new();
@@ -475,8 +478,45 @@ pub fn build(
             p.big_o.as_f64() / 1000.0,
             p.s
         ),
-        notes: t.notes.clone(),
+        notes,
     })
+}
+
+/// A warning when computation fitted as growing with P multiplies the computation per rank at
+/// --nodes beyond the largest traced size's: traces taken with more ranks than cores grow this
+/// way, and the growth is then extrapolated with the rest.
+fn growth_note(
+    traces: &[Trace],
+    m: &Model,
+    rows: &[Row],
+    target: Option<(u32, u64, u128, f64)>,
+) -> Option<String> {
+    let (n, _, _, at_n) = target?;
+    let growing = m
+        .gaps
+        .iter()
+        .map(|g| &g.0)
+        .chain(m.trailing.iter().map(|t| &t.0))
+        .filter(|f| matches!(f, DurFit::Linear(..) | DurFit::Square(..)))
+        .count();
+    let largest = traces.iter().map(|x| x.p).max()?;
+    let traced = rows
+        .iter()
+        .find(|r| r.input && r.p == largest)?
+        .schedule
+        .as_ref()?
+        .compute;
+    if growing == 0 || n <= largest || at_n <= 2.0 * traced {
+        return None;
+    }
+    Some(format!(
+        "{growing} computations grow with P (a + b·P, a + b·P²): at --nodes {n} the computation \
+         per rank is {} ({:.0}× the schedule's at P = {largest}); traces taken with more ranks \
+         than cores grow this way, and --compute weak (constant) or strong (∝ 1/P) states the \
+         scaling instead",
+        fmt_time_ps(at_n as u64),
+        at_n / traced
+    ))
 }
 
 fn pct(a: f64, b: f64) -> String {
@@ -581,10 +621,11 @@ impl Report {
             "(noiseless runs with {}, LogGOPSim's rules; comm. only: every computation removed)",
             self.params
         );
-        if let Some((n, msgs, bytes)) = self.target {
+        if let Some((n, msgs, bytes, compute)) = self.target {
             let _ = writeln!(
                 s,
-                "at --nodes {n}: {msgs} messages, {bytes} bytes; simulate it with `loggops-sim --goal SCHEDULE --nodes {n}`"
+                "at --nodes {n}: {msgs} messages, {bytes} bytes, computation {} per rank; simulate it with `loggops-sim --goal SCHEDULE --nodes {n}`",
+                fmt_time_ps(compute as u64)
             );
         }
         for n in &self.notes {
