@@ -48,8 +48,10 @@ pub enum ComputeArg {
     Weak,
     /// Proportional to 1/P (strong scaling).
     Strong,
-    /// Per call, whichever of the two fits the traces better (a + b/P with three scales or
-    /// more when it halves the error); the report says how many of each.
+    /// Per call: with two traced sizes, whichever of the two fits better; with three or more,
+    /// the form (constant, a/P, a + b/P, a + b·P, a + b·P²) that best predicts the largest
+    /// traced size from the smaller ones (a second parameter only where it halves the error),
+    /// fitted again to all; the report says how many of each.
     Best,
 }
 

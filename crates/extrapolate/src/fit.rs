@@ -4,8 +4,8 @@
 //! `K * D`) where D is P, P², √P, ∛P or a product of grid dimensions, when one reproduces every
 //! traced size exactly; otherwise as the form closest to the per-scale means (reported).
 //! Computation is fitted per template call from the per-scale mean over ranks: constant (weak
-//! scaling), ∝ 1/P (strong scaling), or the better of the two (and, with three scales or more,
-//! a + b/P), as `--compute` says.
+//! scaling), ∝ 1/P (strong scaling), or, with `--compute best`, the form that extrapolates best
+//! within the traces (`best`), as `--compute` says.
 
 use crate::grid::GridRule;
 
@@ -194,7 +194,8 @@ pub enum ComputeMode {
     Weak,
     /// ∝ 1/P (strong scaling).
     Strong,
-    /// The better of the two per call (and a + b/P with three scales or more).
+    /// Per call, the form that best predicts the largest traced size from the smaller ones
+    /// (constant, a/P, a + b/P, a + b·P, a + b·P²; with two sizes, constant or a/P).
     Best,
 }
 
@@ -206,6 +207,10 @@ pub enum DurFit {
     Inv(u64),
     /// a + b / P
     Affine(u64, u64),
+    /// a + b · P
+    Linear(u64, u64),
+    /// a + b · P²
+    Square(u64, u64),
 }
 
 impl DurFit {
@@ -214,6 +219,8 @@ impl DurFit {
             DurFit::Const(a) => a,
             DurFit::Inv(a) => a / p as u64,
             DurFit::Affine(a, b) => a + b / p as u64,
+            DurFit::Linear(a, b) => a.saturating_add(b.saturating_mul(p as u64)),
+            DurFit::Square(a, b) => a.saturating_add(b.saturating_mul(p as u64 * p as u64)),
         }
     }
 
@@ -224,6 +231,10 @@ impl DurFit {
             DurFit::Const(a) => f(a),
             DurFit::Inv(a) => format!("{} / P", f(a)),
             DurFit::Affine(a, b) => format!("{} + {} / P", f(a), f(b)),
+            DurFit::Linear(0, b) => format!("{} * P", f(b)),
+            DurFit::Linear(a, b) => format!("{} + {} * P", f(a), f(b)),
+            DurFit::Square(0, b) => format!("{} * P * P", f(b)),
+            DurFit::Square(a, b) => format!("{} + {} * P * P", f(a), f(b)),
         }
     }
 
@@ -232,6 +243,8 @@ impl DurFit {
             DurFit::Const(_) => "constant",
             DurFit::Inv(_) => "1/P",
             DurFit::Affine(..) => "a + b/P",
+            DurFit::Linear(..) => "a + b·P",
+            DurFit::Square(..) => "a + b·P²",
         }
     }
 }
@@ -243,78 +256,157 @@ fn round_to(v: f64, tick: u64) -> u64 {
 
 /// Fits per-scale means `(P, mean ps)`, rounding to whole `tick`s.
 pub fn fit_dur(points: &[(u32, f64)], mode: ComputeMode, tick: u64) -> DurFit {
-    let n = points.len() as f64;
-    let constant = || DurFit::Const(round_to(points.iter().map(|x| x.1).sum::<f64>() / n, tick));
-    let inv = || {
-        // least squares of v = a/P
-        let num: f64 = points.iter().map(|&(p, v)| v / p as f64).sum();
-        let den: f64 = points
-            .iter()
-            .map(|&(p, _)| 1.0 / (p as f64 * p as f64))
-            .sum();
-        DurFit::Inv(round_to(num / den, tick))
-    };
     if points.iter().all(|x| x.1 == 0.0) {
         return DurFit::Const(0);
     }
-    let f = fit_mode(points, mode, tick, n, constant, inv);
+    let f = match mode {
+        ComputeMode::Weak => Form::Const.fit(points, tick),
+        ComputeMode::Strong => Form::Inv.fit(points, tick),
+        ComputeMode::Best => best(points, tick),
+    };
     match f {
-        DurFit::Inv(0) | DurFit::Affine(0, 0) => DurFit::Const(0),
-        DurFit::Affine(a, 0) => DurFit::Const(a),
-        DurFit::Affine(0, b) => DurFit::Inv(b),
-        f => f,
+        Some(DurFit::Inv(0) | DurFit::Affine(0, 0)) | None => DurFit::Const(0),
+        Some(DurFit::Affine(a, 0) | DurFit::Linear(a, 0) | DurFit::Square(a, 0)) => {
+            DurFit::Const(a)
+        }
+        Some(DurFit::Affine(0, b)) => DurFit::Inv(b),
+        Some(f) => f,
     }
 }
 
-fn fit_mode(
-    points: &[(u32, f64)],
-    mode: ComputeMode,
-    tick: u64,
-    n: f64,
-    constant: impl Fn() -> DurFit,
-    inv: impl Fn() -> DurFit,
-) -> DurFit {
-    match mode {
-        ComputeMode::Weak => constant(),
-        ComputeMode::Strong => inv(),
-        ComputeMode::Best => {
-            let err = |f: &DurFit| -> f64 {
-                points
-                    .iter()
-                    .map(|&(p, v)| {
-                        let d = (f.at(p) as f64 - v) / v.max(1.0);
-                        d * d
-                    })
-                    .sum()
-            };
-            let (c, i) = (constant(), inv());
-            let mut best = if err(&i) < err(&c) { i } else { c };
-            if points.len() >= 3 {
-                // v = a + b/P, least squares in x = 1/P
-                let xs: Vec<f64> = points.iter().map(|&(p, _)| 1.0 / p as f64).collect();
-                let mx = xs.iter().sum::<f64>() / n;
-                let my = points.iter().map(|x| x.1).sum::<f64>() / n;
-                let sxx: f64 = xs.iter().map(|x| (x - mx) * (x - mx)).sum();
-                let sxy: f64 = xs
-                    .iter()
-                    .zip(points)
-                    .map(|(x, pt)| (x - mx) * (pt.1 - my))
-                    .sum();
-                if sxx > 0.0 {
-                    let b = sxy / sxx;
-                    let a = my - b * mx;
-                    if a > 0.0 && b > 0.0 {
-                        let aff = DurFit::Affine(round_to(a, tick), round_to(b, tick));
-                        // an extra parameter must pay: half the error
-                        if err(&aff) < 0.5 * err(&best) {
-                            best = aff;
-                        }
-                    }
-                }
-            }
-            best
+/// The forms `--compute best` chooses from, fewest parameters first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Form {
+    Const,
+    Inv,
+    Affine,
+    Linear,
+    Square,
+}
+
+impl Form {
+    const ALL: [Form; 5] = [
+        Form::Const,
+        Form::Inv,
+        Form::Affine,
+        Form::Linear,
+        Form::Square,
+    ];
+
+    fn params(self) -> u8 {
+        match self {
+            Form::Const | Form::Inv => 1,
+            _ => 2,
         }
     }
+
+    /// Least squares of this form through `points`; `None` when the form needs more points
+    /// than given or its best coefficients are negative (a duration cannot be).
+    fn fit(self, points: &[(u32, f64)], tick: u64) -> Option<DurFit> {
+        let basis = |p: u32| -> f64 {
+            let p = p as f64;
+            match self {
+                Form::Const => 1.0,
+                Form::Inv | Form::Affine => 1.0 / p,
+                Form::Linear => p,
+                Form::Square => p * p,
+            }
+        };
+        let n = points.len() as f64;
+        match self {
+            Form::Const => Some(DurFit::Const(round_to(
+                points.iter().map(|x| x.1).sum::<f64>() / n,
+                tick,
+            ))),
+            Form::Inv => {
+                // v = a/P
+                let num: f64 = points.iter().map(|&(p, v)| v * basis(p)).sum();
+                let den: f64 = points.iter().map(|&(p, _)| basis(p) * basis(p)).sum();
+                Some(DurFit::Inv(round_to(num / den, tick)))
+            }
+            Form::Affine | Form::Linear | Form::Square => {
+                // v = a + b·x with x the basis
+                if points.len() < 2 {
+                    return None;
+                }
+                if matches!(self, Form::Linear | Form::Square) && !rises(points) {
+                    // growth is only read from durations that grow at every traced size
+                    return None;
+                }
+                let mx = points.iter().map(|&(p, _)| basis(p)).sum::<f64>() / n;
+                let my = points.iter().map(|x| x.1).sum::<f64>() / n;
+                let sxx: f64 = points.iter().map(|&(p, _)| (basis(p) - mx).powi(2)).sum();
+                let sxy: f64 = points
+                    .iter()
+                    .map(|&(p, v)| (basis(p) - mx) * (v - my))
+                    .sum();
+                if sxx <= 0.0 {
+                    return None;
+                }
+                let b = sxy / sxx;
+                let a = my - b * mx;
+                if a < 0.0 || b <= 0.0 {
+                    return None;
+                }
+                let (a, b) = (round_to(a, tick), round_to(b, tick));
+                Some(match self {
+                    Form::Affine => DurFit::Affine(a, b),
+                    Form::Linear => DurFit::Linear(a, b),
+                    _ => DurFit::Square(a, b),
+                })
+            }
+        }
+    }
+}
+
+/// Whether the durations grow strictly from each traced size to the next larger one.
+fn rises(points: &[(u32, f64)]) -> bool {
+    let mut sorted = points.to_vec();
+    sorted.sort_by_key(|x| x.0);
+    sorted.windows(2).all(|w| w[1].1 > w[0].1)
+}
+
+/// `--compute best`. With two traced sizes: constant or a/P, whichever is closer (relative
+/// squared error). With three or more, each form is fitted to all sizes but the largest and
+/// judged by how well it predicts the largest, which is what an extrapolation asks of it; a
+/// two-parameter form must halve the error of the best one-parameter form (it is extrapolated
+/// far: its second parameter multiplies any noise by the distance). The winner is then fitted
+/// to every size.
+fn best(points: &[(u32, f64)], tick: u64) -> Option<DurFit> {
+    let rel = |f: &DurFit, p: u32, v: f64| (f.at(p) as f64 - v) / v.max(1.0);
+    if points.len() < 3 {
+        let err = |f: &DurFit| {
+            points
+                .iter()
+                .map(|&(p, v)| rel(f, p, v).powi(2))
+                .sum::<f64>()
+        };
+        let c = Form::Const.fit(points, tick)?;
+        let i = Form::Inv.fit(points, tick)?;
+        return Some(if err(&i) < err(&c) { i } else { c });
+    }
+    let mut sorted = points.to_vec();
+    sorted.sort_by_key(|x| x.0);
+    let (&(pl, vl), smaller) = sorted.split_last()?;
+    let mut chosen = Form::Const;
+    let mut chosen_err = f64::INFINITY;
+    for form in Form::ALL {
+        if let Some(f) = form.fit(smaller, tick) {
+            let e = rel(&f, pl, vl).abs();
+            // a second parameter must pay for itself: half the error of the best form with one
+            let bar = if form.params() > chosen.params() {
+                0.5 * chosen_err
+            } else {
+                chosen_err
+            };
+            if e < bar {
+                (chosen, chosen_err) = (form, e);
+            }
+        }
+    }
+    chosen
+        .fit(points, tick)
+        .or_else(|| Form::Const.fit(points, tick))
 }
 
 #[cfg(test)]
@@ -354,5 +446,37 @@ mod tests {
             DurFit::Affine(100, 1000)
         );
         assert_eq!(DurFit::Inv(98_000_000).text(), "98us / P");
+    }
+
+    #[test]
+    fn best_chooses_the_form_that_predicts_the_largest_size() {
+        // grows with P²: constant, a/P and a + b/P all miss 16 from 4 and 8
+        let square = [(4, 5.0 + 16.0), (8, 5.0 + 64.0), (16, 5.0 + 256.0)];
+        let f = fit_dur(&square, ComputeMode::Best, 1);
+        assert_eq!(f, DurFit::Square(5, 1));
+        assert_eq!(f.at(32), 5 + 1024);
+        assert_eq!(f.text(), "5ps + 1ps * P * P");
+        let linear = [
+            (8, 1000.0 + 80.0),
+            (27, 1000.0 + 270.0),
+            (64, 1000.0 + 640.0),
+        ];
+        assert_eq!(
+            fit_dur(&linear, ComputeMode::Best, 1),
+            DurFit::Linear(1000, 10)
+        );
+        // the same growth is not read when one size breaks it: the constant predicts better
+        let dip = [(4, 100.0), (8, 99.0), (16, 101.0)];
+        assert_eq!(fit_dur(&dip, ComputeMode::Best, 1), DurFit::Const(100));
+        // rising a little at every size: a + b·P predicts 16 worse than half as well as the
+        // constant would need to be beaten, so the constant stays
+        let creep = [(4, 100.0), (8, 103.0), (16, 104.0)];
+        assert_eq!(fit_dur(&creep, ComputeMode::Best, 1), DurFit::Const(102));
+        // weak and strong never grow
+        assert_eq!(fit_dur(&square, ComputeMode::Weak, 1), DurFit::Const(117));
+        assert!(matches!(
+            fit_dur(&square, ComputeMode::Strong, 1),
+            DurFit::Inv(_)
+        ));
     }
 }

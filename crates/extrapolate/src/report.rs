@@ -107,8 +107,9 @@ pub struct Report {
     pub compute_mode: String,
     pub compute_kinds: String,
     pub rows: Vec<Row>,
-    /// At --nodes: P, messages, bytes (no time: run the schedule for that).
-    pub target: Option<(u32, u64, u128)>,
+    /// At --nodes: P, messages, bytes, computation per rank in ps (no time: run the schedule
+    /// for that).
+    pub target: Option<(u32, u64, u128, f64)>,
     pub params: String,
     pub notes: Vec<String>,
 }
@@ -262,7 +263,7 @@ fn size_lines(m: &Model) -> Vec<String> {
 }
 
 fn compute_kinds(m: &Model) -> String {
-    let mut c = [0usize; 3];
+    let mut c = [0usize; 5];
     let all = m
         .gaps
         .iter()
@@ -275,14 +276,18 @@ fn compute_kinds(m: &Model) -> String {
             DurFit::Const(_) => c[0] += 1,
             DurFit::Inv(_) => c[1] += 1,
             DurFit::Affine(..) => c[2] += 1,
+            DurFit::Linear(..) => c[3] += 1,
+            DurFit::Square(..) => c[4] += 1,
         }
     }
     format!(
-        "{} computations fitted: {} constant, {} ∝ 1/P, {} a + b/P ({} zero)",
+        "{} computations fitted: {} constant, {} ∝ 1/P, {} a + b/P, {} a + b·P, {} a + b·P² ({} zero)",
         c.iter().sum::<usize>() + zero,
         c[0],
         c[1],
         c[2],
+        c[3],
+        c[4],
         zero
     )
 }
@@ -347,7 +352,7 @@ pub fn header(traces: &[Trace], t: &Template, m: &Model, opts: &Options) -> Stri
         match opts.compute {
             crate::ComputeMode::Weak => "weak (constant in P)",
             crate::ComputeMode::Strong => "strong (∝ 1/P)",
-            crate::ComputeMode::Best => "best (constant or ∝ 1/P per call, whichever fits better)",
+            crate::ComputeMode::Best => "best (per call, the form that best predicts the largest traced size from the smaller ones)",
         }
     );
     let _ = writeln!(
@@ -400,10 +405,12 @@ pub fn build(
             progress(&format!("counting messages at {n} ranks"));
             let s = crate::instantiate(schedule, n)?;
             let c = counts(&s, None);
-            Some((n, c.messages, c.bytes))
+            Some((n, c.messages, c.bytes, c.compute))
         }
         None => None,
     };
+    let mut notes = t.notes.clone();
+    notes.extend(growth_note(traces, m, &rows, target));
     let largest = traces.iter().max_by_key(|x| x.p).expect("traces");
     let classes_at_largest = {
         let mut seen = std::collections::HashSet::new();
@@ -471,8 +478,45 @@ pub fn build(
             p.big_o.as_f64() / 1000.0,
             p.s
         ),
-        notes: t.notes.clone(),
+        notes,
     })
+}
+
+/// A warning when computation fitted as growing with P multiplies the computation per rank at
+/// --nodes beyond the largest traced size's: traces taken with more ranks than cores grow this
+/// way, and the growth is then extrapolated with the rest.
+fn growth_note(
+    traces: &[Trace],
+    m: &Model,
+    rows: &[Row],
+    target: Option<(u32, u64, u128, f64)>,
+) -> Option<String> {
+    let (n, _, _, at_n) = target?;
+    let growing = m
+        .gaps
+        .iter()
+        .map(|g| &g.0)
+        .chain(m.trailing.iter().map(|t| &t.0))
+        .filter(|f| matches!(f, DurFit::Linear(..) | DurFit::Square(..)))
+        .count();
+    let largest = traces.iter().map(|x| x.p).max()?;
+    let traced = rows
+        .iter()
+        .find(|r| r.input && r.p == largest)?
+        .schedule
+        .as_ref()?
+        .compute;
+    if growing == 0 || n <= largest || at_n <= 2.0 * traced {
+        return None;
+    }
+    Some(format!(
+        "{growing} computations grow with P (a + b·P, a + b·P²): at --nodes {n} the computation \
+         per rank is {} ({:.0}× the schedule's at P = {largest}); traces taken with more ranks \
+         than cores grow this way, and --compute weak (constant) or strong (∝ 1/P) states the \
+         scaling instead",
+        fmt_time_ps(at_n as u64),
+        at_n / traced
+    ))
 }
 
 fn pct(a: f64, b: f64) -> String {
@@ -577,10 +621,11 @@ impl Report {
             "(noiseless runs with {}, LogGOPSim's rules; comm. only: every computation removed)",
             self.params
         );
-        if let Some((n, msgs, bytes)) = self.target {
+        if let Some((n, msgs, bytes, compute)) = self.target {
             let _ = writeln!(
                 s,
-                "at --nodes {n}: {msgs} messages, {bytes} bytes; simulate it with `loggops-sim --goal SCHEDULE --nodes {n}`"
+                "at --nodes {n}: {msgs} messages, {bytes} bytes, computation {} per rank; simulate it with `loggops-sim --goal SCHEDULE --nodes {n}`",
+                fmt_time_ps(compute as u64)
             );
         }
         for n in &self.notes {
