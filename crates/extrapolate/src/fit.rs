@@ -374,7 +374,8 @@ fn rises(points: &[(u32, f64)]) -> bool {
 /// to every size.
 fn best(points: &[(u32, f64)], tick: u64) -> Option<DurFit> {
     let rel = |f: &DurFit, p: u32, v: f64| (f.at(p) as f64 - v) / v.max(1.0);
-    if points.len() < 3 {
+    // constant or a/P, whichever is closer at every size
+    let closer = || {
         let err = |f: &DurFit| {
             points
                 .iter()
@@ -383,7 +384,10 @@ fn best(points: &[(u32, f64)], tick: u64) -> Option<DurFit> {
         };
         let c = Form::Const.fit(points, tick)?;
         let i = Form::Inv.fit(points, tick)?;
-        return Some(if err(&i) < err(&c) { i } else { c });
+        Some(if err(&i) < err(&c) { i } else { c })
+    };
+    if points.len() < 3 {
+        return closer();
     }
     let mut sorted = points.to_vec();
     sorted.sort_by_key(|x| x.0);
@@ -404,9 +408,8 @@ fn best(points: &[(u32, f64)], tick: u64) -> Option<DurFit> {
             }
         }
     }
-    chosen
-        .fit(points, tick)
-        .or_else(|| Form::Const.fit(points, tick))
+    // a two-parameter winner whose coefficients turn negative on all sizes gives way
+    chosen.fit(points, tick).or_else(closer)
 }
 
 #[cfg(test)]

@@ -352,6 +352,9 @@ pub fn header(traces: &[Trace], t: &Template, m: &Model, opts: &Options) -> Stri
         match opts.compute {
             crate::ComputeMode::Weak => "weak (constant in P)",
             crate::ComputeMode::Strong => "strong (∝ 1/P)",
+            crate::ComputeMode::Best if traces.len() < 3 => {
+                "best (per call, constant or ∝ 1/P, whichever fits the traced sizes better)"
+            }
             crate::ComputeMode::Best => "best (per call, the form that best predicts the largest traced size from the smaller ones)",
         }
     );
