@@ -59,7 +59,7 @@ use serde::Serialize;
 
 use crate::deconvolve::{mean_deconvolve, mean_deconvolve_with};
 use crate::loggp::LogGpFit;
-use crate::stats::{quantile_sorted, CompressOptions};
+use crate::stats::{quantile_sorted, sorted, CompressOptions};
 
 /// The idle time after which a message draws the captured (after-idle) latency: the client's
 /// `usleep(10)` before every Netgauge sample, ps.
@@ -489,12 +489,6 @@ impl Levels {
             quantile_sorted(&s, 0.99)
         )
     }
-}
-
-fn sorted(v: &[f64]) -> Vec<f64> {
-    let mut s = v.to_vec();
-    s.sort_by(f64::total_cmp);
-    s
 }
 
 /// Levels of the bandwidth capture's runs (RTT/2 in ps, capture order), with `fixed` and

@@ -346,3 +346,37 @@ fn refusals_name_the_rank_op_and_scale_and_what_would_work() {
         .replace(&d.display().to_string(), "DIR");
     insta::assert_snapshot!("not_schedgen_shape", e);
 }
+
+#[test]
+fn computation_that_grows_with_p_is_reported_at_the_target_size() {
+    let inputs: Vec<PathBuf> = [4, 8, 16]
+        .iter()
+        .map(|p| data(&format!("npb_ft_S_p{p}.goal.xz")))
+        .collect();
+    let x = extrapolate(&inputs, &opts(256, &[]), &mut |_| {}).unwrap();
+    let (n, _, _, at_n) = x.report.target.unwrap();
+    assert_eq!(n, 256);
+    // FT's last computation grows as P² in the traces (VALIDATION.md): at 256 ranks it alone
+    // is 4.93us + 401.3ns · 256² = 26.3ms, far above the 16-rank schedule's 137us per rank
+    assert!(at_n > 26.0e9, "{at_n}");
+    let text = x.report.render();
+    assert!(text.contains(" per rank; simulate it with"), "{text}");
+    let note = x
+        .report
+        .notes
+        .iter()
+        .find(|n| n.contains("computations grow with P"))
+        .expect("a note on the growing computation");
+    assert!(
+        note.contains("at --nodes 256 the computation per rank is"),
+        "{note}"
+    );
+    assert!(note.contains("--compute weak"), "{note}");
+    // stated scaling: nothing grows, no note
+    let weak = Options {
+        compute: loggops_extrapolate::ComputeMode::Weak,
+        ..opts(256, &[])
+    };
+    let x = extrapolate(&inputs, &weak, &mut |_| {}).unwrap();
+    assert!(x.report.notes.iter().all(|n| !n.contains("grow with P")));
+}

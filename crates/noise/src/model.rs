@@ -143,6 +143,30 @@ impl FromStr for ScaleMode {
     }
 }
 
+/// `as_str` and `FromStr` of a setting from one table of its names (an unknown name is the
+/// given `NoiseError` variant).
+macro_rules! named {
+    ($ty:ident, $err:ident, { $($v:ident => $name:literal),+ $(,)? }) => {
+        impl $ty {
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $($ty::$v => $name,)+
+                }
+            }
+        }
+
+        impl FromStr for $ty {
+            type Err = NoiseError;
+            fn from_str(s: &str) -> Result<$ty, NoiseError> {
+                match s {
+                    $($name => Ok($ty::$v),)+
+                    _ => Err(NoiseError::$err { found: s.into() }),
+                }
+            }
+        }
+    };
+}
+
 /// What OS noise does beyond one period of the (stitched) trace.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum OsReplay {
@@ -157,27 +181,11 @@ pub enum OsReplay {
     Process,
 }
 
-impl OsReplay {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            OsReplay::Cyclic => "cyclic",
-            OsReplay::ThenProcess => "then-process",
-            OsReplay::Process => "process",
-        }
-    }
-}
-
-impl FromStr for OsReplay {
-    type Err = NoiseError;
-    fn from_str(s: &str) -> Result<OsReplay, NoiseError> {
-        match s {
-            "cyclic" => Ok(OsReplay::Cyclic),
-            "then-process" => Ok(OsReplay::ThenProcess),
-            "process" => Ok(OsReplay::Process),
-            _ => Err(NoiseError::UnknownReplay { found: s.into() }),
-        }
-    }
-}
+named!(OsReplay, UnknownReplay, {
+    Cyclic => "cyclic",
+    ThenProcess => "then-process",
+    Process => "process",
+});
 
 /// Who shares a bandwidth level (profiles with `bandwidth_levels`, SCHEMA.md "Bandwidth
 /// levels"): the per-byte time of a message is its level times its blocks' draws.
@@ -193,27 +201,11 @@ pub enum LevelScope {
     Off,
 }
 
-impl LevelScope {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            LevelScope::Run => "run",
-            LevelScope::Link => "link",
-            LevelScope::Off => "off",
-        }
-    }
-}
-
-impl FromStr for LevelScope {
-    type Err = NoiseError;
-    fn from_str(s: &str) -> Result<LevelScope, NoiseError> {
-        match s {
-            "run" => Ok(LevelScope::Run),
-            "link" => Ok(LevelScope::Link),
-            "off" => Ok(LevelScope::Off),
-            _ => Err(NoiseError::UnknownLevels { found: s.into() }),
-        }
-    }
-}
+named!(LevelScope, UnknownLevels, {
+    Run => "run",
+    Link => "link",
+    Off => "off",
+});
 
 /// Options of a noise model.
 #[derive(Clone, Debug, PartialEq)]
@@ -1051,14 +1043,20 @@ impl NoiseRun {
             }
     }
 
+    /// The near or the far placement of the repetition's day.
     #[inline(always)]
-    fn place(&self, src: u32, dst: u32) -> &Place {
+    fn placement(&self, far: bool) -> &Place {
         let d = self.dn();
-        if self.is_far(src, dst) {
+        if far {
             &d.far
         } else {
             &d.near
         }
+    }
+
+    #[inline(always)]
+    fn place(&self, src: u32, dst: u32) -> &Place {
+        self.placement(self.is_far(src, dst))
     }
 
     /// The bandwidth level of a message between `src` and `dst` (1.0 without levels).
@@ -1074,8 +1072,7 @@ impl NoiseRun {
     #[cold]
     #[inline(never)]
     fn link_level(&self, far: bool, src: u32, dst: u32) -> f64 {
-        let d = self.dn();
-        let pl = if far { &d.far } else { &d.near };
+        let pl = self.placement(far);
         let (lo, hi) = (src.min(dst) as u64, src.max(dst) as u64);
         match &pl.levels {
             Some(s) => s.sample_bits(self.rng.at(lo << 32 | hi, DOMAIN_LEVEL << 56)),
@@ -1153,7 +1150,7 @@ impl NoiseRun {
         idle: Time,
     ) -> MsgCosts {
         let far = self.is_far(src, dst);
-        let pl = if far { &self.dn().far } else { &self.dn().near };
+        let pl = self.placement(far);
         let bytes = size.saturating_sub(1);
         if !self.net {
             return MsgCosts {

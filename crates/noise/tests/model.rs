@@ -642,6 +642,14 @@ fn parse_modes() {
         "then-process".parse::<OsReplay>().unwrap(),
         OsReplay::ThenProcess
     );
+    for r in [OsReplay::Cyclic, OsReplay::ThenProcess, OsReplay::Process] {
+        assert_eq!(r.as_str().parse::<OsReplay>().unwrap(), r);
+    }
+    use loggops_noise::LevelScope;
+    for l in [LevelScope::Run, LevelScope::Link, LevelScope::Off] {
+        assert_eq!(l.as_str().parse::<LevelScope>().unwrap(), l);
+    }
+    assert_eq!("link".parse::<LevelScope>().unwrap(), LevelScope::Link);
 }
 
 #[test]
@@ -695,6 +703,10 @@ fn configuration_errors() {
             .unwrap_err()
             .to_string(),
         "loop".parse::<OsReplay>().unwrap_err().to_string(),
+        "pair"
+            .parse::<loggops_noise::LevelScope>()
+            .unwrap_err()
+            .to_string(),
     ];
     insta::assert_snapshot!(msgs.join("\n"));
     // OS noise is only validated when used.

@@ -122,14 +122,22 @@ def main():
             if tail[0] < obj["values_" + unit][-1] or np.any(np.diff(tail) < 0):
                 fail(f"{where}/{tails[0]} does not continue values_{unit} in increasing order")
 
+        def group_since(name, obj, leaf, since, what):
+            # The path of a group called `leaf` (None for anything else), which needs schema
+            # version `since` or later.
+            if not isinstance(obj, h5py.Group) or name.split("/")[-1] != leaf:
+                return None
+            where = "/" + name
+            if int(version) < since:
+                fail(f"{where} ({what}) in a schema_version {int(version)} file")
+            return where
+
         def check_idle_table(name, obj):
             # An idle table (schema version 4): level_0, level_1, ... with from_ps strictly
             # increasing, per_byte_factor > 0, an optional `latency` distribution.
-            if not isinstance(obj, h5py.Group) or name.split("/")[-1] != "after_idle":
+            where = group_since(name, obj, "after_idle", 4, "an idle table")
+            if where is None:
                 return
-            where = "/" + name
-            if int(version) < 4:
-                fail(f"{where} (an idle table) in a schema_version {int(version)} file")
             levels = sorted(obj.keys(), key=lambda k: int(k[len("level_"):]))
             if not levels or levels != [f"level_{k}" for k in range(len(levels))]:
                 fail(f"{where} has groups {list(obj.keys())}, expected level_0, level_1, ...")
@@ -146,11 +154,9 @@ def main():
 
         def check_levels(name, obj):
             # Bandwidth levels (schema version 6): a distribution of positive factors.
-            if not isinstance(obj, h5py.Group) or name.split("/")[-1] != "bandwidth_levels":
+            where = group_since(name, obj, "bandwidth_levels", 6, "bandwidth levels")
+            if where is None:
                 return
-            where = "/" + name
-            if int(version) < 6:
-                fail(f"{where} (bandwidth levels) in a schema_version {int(version)} file")
             values = [obj[k][()] for k in obj.keys() if k.endswith("_factor")]
             if not values:
                 fail(f"{where} has no values_factor or samples_factor dataset")
