@@ -717,6 +717,7 @@ fn execute(
     systems: &[System],
     goals: &[PathBuf],
     budget: &crate::budget::Plan,
+    hash: Hashing,
 ) -> Result<(RunResult, Option<String>)> {
     let tool = Tool {
         name: "loggops-sim".into(),
@@ -793,7 +794,7 @@ fn execute(
             {
                 continue;
             }
-            let sched = if result.plan.workloads[w].sha256.is_empty() {
+            let sched = if result.plan.workloads[w].sha256.is_empty() && hash == Hashing::Always {
                 let (sched, sha) = schedule::load_hashed(goal, n, ov, goal_opts)?;
                 result.plan.workloads[w].sha256 = sha;
                 sched
@@ -972,7 +973,7 @@ fn execute(
     exec.bar.finish_and_clear();
     // Explicit files this process did not load (a shard's, or after Ctrl-C) are hashed here.
     for (wl, goal) in result.plan.workloads.iter_mut().zip(goals) {
-        if wl.sha256.is_empty() {
+        if wl.sha256.is_empty() && hash == Hashing::Always {
             wl.sha256 = inputs::sha256_file(goal)
                 .with_context(|| format!("cannot read schedule {}", goal.display()))?;
         }
@@ -1123,7 +1124,7 @@ pub fn sweep(
         noiseless_explain,
         mc_explain,
         system,
-    } = match run(args, ov, goal_opts)? {
+    } = match run(args, ov, goal_opts, Hashing::shown(args))? {
         Some(swept) => swept,
         None => return Ok(ExitCode::SUCCESS),
     };
@@ -1155,6 +1156,29 @@ pub fn sweep(
     Ok(ExitCode::SUCCESS)
 }
 
+/// Whether a sweep computes the SHA-256 of its explicit schedule files (rank-parametric ones,
+/// a few lines each, are always hashed). Hashing a large binary file costs about as much CPU as
+/// simulating it noiselessly, so it is done only for the outputs that show the hash: JSON, CSV,
+/// the HTML report and a shard's result (which `merge` checks). The human table then names the
+/// file without a hash.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Hashing {
+    Always,
+    WhenShown,
+}
+
+impl Hashing {
+    /// What the command line's outputs need.
+    pub(crate) fn shown(args: &RunArgs) -> Hashing {
+        if args.shard.is_some() || args.out.format != FormatArg::Human || args.out.report.is_some()
+        {
+            Hashing::Always
+        } else {
+            Hashing::WhenShown
+        }
+    }
+}
+
 /// What steps 1 and 2 of a sweep hand on: the result, and what the explain hooks recorded.
 pub(crate) struct Swept {
     pub result: RunResult,
@@ -1173,6 +1197,7 @@ pub(crate) fn run(
     args: &RunArgs,
     ov: &[(String, String)],
     goal_opts: &ParseOptions,
+    hash: Hashing,
 ) -> Result<Option<Swept>> {
     let (plan, systems, goals) = plan(args, ov, goal_opts)?;
     let budget = crate::budget::plan(args);
@@ -1223,6 +1248,7 @@ pub(crate) fn run(
         &systems,
         &goals,
         &budget,
+        hash,
     )?;
     why.attach(&mut result); // issue 42 hook
     if args.shard.is_none() {

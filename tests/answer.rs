@@ -107,6 +107,85 @@ fn the_verdict_follows_the_table_and_matches_json_and_csv() {
     assert!(with_verdict.iter().all(|r| r.contains("16 nodes, ")));
 }
 
+/// Common random numbers (issue 41 item 3): the cells of a run draw the same numbers for the
+/// same messages, so two systems compared side by side differ by their parameters, not by their
+/// luck. The same profile under two names gives the same samples, repetition by repetition, and
+/// a difference of exactly zero; two different clouds give a paired interval narrower than the
+/// unpaired one, and the verdict and CSV carry it.
+#[test]
+fn systems_side_by_side_share_their_draws_and_differences_are_paired() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["one", "two"] {
+        std::fs::copy(
+            crate::util::root().join("calibration/aws.h5"),
+            dir.path().join(format!("{name}.h5")),
+        )
+        .unwrap();
+    }
+    let noise = format!("{0}/one.h5,{0}/two.h5", dir.path().display());
+    let json = |noise: &str| -> Value {
+        serde_json::from_str(&ok(&[
+            "--goal",
+            "goal/dissemination_16B.goal",
+            "--nodes",
+            "16",
+            "--noise",
+            noise,
+            "--reps",
+            "16",
+            "--format",
+            "json",
+            "-q",
+        ]))
+        .unwrap()
+    };
+    let v = json(&noise);
+    let noisy: Vec<&Value> = v["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["noise_mode"] == "os+net")
+        .collect();
+    assert_eq!(noisy.len(), 2);
+    assert_eq!(noisy[0]["samples_ps"], noisy[1]["samples_ps"]);
+    let second = v["verdicts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["rank"]["by_time"] == 2)
+        .unwrap();
+    let p = &second["rank"]["vs_fastest"];
+    assert_eq!(p["reps"], 16);
+    assert_eq!(p["diff_mean_ps"], 0);
+    assert_eq!(p["diff_ci95_ps"], serde_json::json!([0, 0]));
+    let text = second["text"].as_str().unwrap();
+    assert!(
+        text.contains("no clear difference, 95 % CI +0ps to +0ps paired over 16 repetitions)"),
+        "{text}"
+    );
+
+    let v = json("calibration/aws.h5,calibration/azure.h5");
+    let second = v["verdicts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["rank"]["by_time"] == 2)
+        .unwrap();
+    let p = &second["rank"]["vs_fastest"];
+    let width = |k: &str| p[k][1].as_i64().unwrap() - p[k][0].as_i64().unwrap();
+    assert!(width("diff_ci95_ps") < width("unpaired_ci95_ps"), "{p}");
+    let diff = p["diff_mean_ps"].as_i64().unwrap();
+    assert!(p["diff_ci95_ps"][0].as_i64().unwrap() <= diff, "{p}");
+    assert!(diff <= p["diff_ci95_ps"][1].as_i64().unwrap(), "{p}");
+    assert!(
+        second["text"]
+            .as_str()
+            .unwrap()
+            .contains("paired over 16 repetitions"),
+        "{second}"
+    );
+}
+
 /// Why, where people look: the report has the verdict at the top and, per verdict cell, the
 /// critical-path table and a stacked bar.
 #[test]

@@ -26,6 +26,50 @@ fn sha256sum(path: &str) -> Option<String> {
     })
 }
 
+/// An explicit schedule is hashed only for the outputs that show the hash (issue 41 item 4:
+/// hashing a large binary file costs about as much CPU as simulating it): the human table names
+/// the file without one; JSON and CSV carry the file's SHA-256, computed in the pass that parses
+/// it, text and binary alike.
+#[test]
+fn an_explicit_schedule_is_hashed_for_the_outputs_that_show_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = dir.path().join("d8.goal");
+    let bin = dir.path().join("d8.bin");
+    let t = text.to_str().unwrap();
+    ok(&[
+        "gen",
+        "dissemination",
+        "--nodes",
+        "8",
+        "--size",
+        "16B",
+        "-o",
+        t,
+    ]);
+    let prog = loggops_goal::load(&text).unwrap();
+    let mut bytes = Vec::new();
+    loggops_goal::write_binary(&prog, &mut bytes).unwrap();
+    std::fs::write(&bin, bytes).unwrap();
+    for path in [&text, &bin] {
+        let p = path.to_str().unwrap();
+        let human = ok(&["--goal", p, "-q"]);
+        let line = human
+            .lines()
+            .find(|l| l.starts_with("d8: "))
+            .unwrap_or_else(|| panic!("{human}"));
+        assert_eq!(line, format!("d8: {p}"));
+        let v: serde_json::Value =
+            serde_json::from_str(&ok(&["--goal", p, "-q", "--format", "json"])).unwrap();
+        let sha = v["plan"]["workloads"][0]["sha256"].as_str().unwrap();
+        assert_eq!(sha.len(), 64, "{v}");
+        if let Some(want) = sha256sum(p) {
+            assert_eq!(sha, want);
+        }
+        let csv = ok(&["--goal", p, "-q", "--format", "csv"]);
+        assert!(csv.contains(sha), "{csv}");
+    }
+}
+
 #[test]
 fn several_workloads_and_systems_make_one_tidy_result() {
     let text = ok(&[

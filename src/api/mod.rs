@@ -375,7 +375,7 @@ impl<'a> Runner<'a> {
         let command = command_text(&req.command_line());
         self.run(|| {
             let (ov, goal_opts) = crate::run::sweep_inputs(&args)?;
-            let swept = crate::mc::run(&args, &ov, &goal_opts)?
+            let swept = crate::mc::run(&args, &ov, &goal_opts, crate::mc::Hashing::Always)?
                 .ok_or_else(|| anyhow::anyhow!("--dry-run runs nothing"))?;
             if let Some(text) = swept.stalled {
                 return Err(stalled(&text));
@@ -401,7 +401,7 @@ impl<'a> Runner<'a> {
         let command = command_text(&req.command_line());
         self.run(|| {
             let (ov, goal_opts) = crate::run::sweep_inputs(&args)?;
-            let swept = crate::mc::run(&args, &ov, &goal_opts)?
+            let swept = crate::mc::run(&args, &ov, &goal_opts, crate::mc::Hashing::Always)?
                 .ok_or_else(|| anyhow::anyhow!("--dry-run runs nothing"))?;
             if let Some(text) = swept.stalled {
                 return Err(stalled(&text));

@@ -34,7 +34,10 @@
 //! `on_demand` and `committed` are `{usd_per_node_hour, extra_usd_per_run,
 //! extra_usd_per_run_ci95: [lo, hi], extra_usd_per_job}` or null without that price; `why` is
 //! `{reps, part, share, extra_ps: {<part>_ps...}, total_extra_ps}` or null; `rank` is `{of,
-//! by_time, time_ratio, fastest, by_cost, cost_ratio, cheapest}` or null with one system;
+//! by_time, time_ratio, fastest, vs_fastest, by_cost, cost_ratio, cheapest}` or null with one
+//! system, where `vs_fastest` (null for the fastest) is this system's mean minus the fastest's,
+//! paired by repetition ([`crate::paired`]): `{reps, diff_mean_ps, diff_ci95_ps: [lo, hi],
+//! unpaired_ci95_ps: [lo, hi]}`;
 //! `text` is the sentence printed under the table. It is derived, and ignored when the
 //! document is read back.
 //!
@@ -51,6 +54,11 @@ use crate::verdict::Facts;
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
 use std::io::{self, Write};
+
+/// An interval as integer picoseconds `[lo, hi]`.
+fn ps_pair(i: crate::stats::Interval) -> [i64; 2] {
+    [i.lo.round() as i64, i.hi.round() as i64]
+}
 
 impl Serialize for Value<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -151,6 +159,12 @@ fn verdicts_json(r: &RunResult, stats: &[Cell], facts: &[Facts]) -> serde_json::
                     "by_time": k.by_time,
                     "time_ratio": k.time_ratio,
                     "fastest": k.fastest,
+                    "vs_fastest": k.vs_fastest.map(|p| json!({
+                        "reps": p.reps,
+                        "diff_mean_ps": p.diff_mean_ps.round() as i64,
+                        "diff_ci95_ps": p.diff_ci95_ps.map(ps_pair),
+                        "unpaired_ci95_ps": p.unpaired_ci95_ps.map(ps_pair),
+                    })),
                     "by_cost": k.by_cost,
                     "cost_ratio": k.cost_ratio,
                     "cheapest": k.cheapest,

@@ -67,6 +67,8 @@
 //! | `on_demand_usd_per_node_hour`, `on_demand_usd_per_run_mean`, `on_demand_usd_per_run_noiseless` | on-demand price and USD per run |
 //! | `committed_usd_per_node_hour`, `committed_usd_per_run_mean`, `committed_usd_per_run_noiseless` | the same for the committed price |
 //! | `cost_increase_pct_mean`, `cost_increase_pct_ci95_lo`, `cost_increase_pct_ci95_hi`, `cost_increase_pct_median` | cost increase over noiseless in percent, as in the paper's Figs. 16/17 (mean over samples), its 95 % CI, and that of the median run |
+//! | `systems_ranked`, `rank_by_time`, `ratio_to_best_time`, `rank_by_cost`, `ratio_to_best_cost` | with several systems, the cell's rank among those of its workload, nodes and noise mode ([`verdict::Rank`]) |
+//! | `diff_to_best_ps`, `diff_to_best_ci95_lo_ps`, `diff_to_best_ci95_hi_ps` | the cell's mean minus the fastest system's, and its 95 % CI paired by repetition ([`paired`]: the cells share their random draws); null for the fastest |
 //!
 //! Then, in the CSV only ([`RUN_COLUMNS`]; the JSON has them once, in `plan`):
 //!
@@ -91,6 +93,7 @@ pub mod html;
 pub mod json;
 pub mod merge;
 pub mod model;
+pub mod paired;
 pub mod plot;
 mod record;
 pub mod spot;
@@ -114,6 +117,7 @@ pub use model::{
     RepSet, RepsRule, RunFacts, RunResult, Settings, Shard, ShardBy, Share, Status, SystemInfo,
     Tool, WorkloadInfo, SCHEMA, SCHEMA_VERSION,
 };
+pub use paired::{paired, Paired};
 pub use record::{CELL_COLUMNS, RUN_COLUMNS};
 pub use stats::{precise, quantile_sorted, Interval, MedianCi, StatsError, Summary};
 pub use table::{render_footer, render_run_table, render_table, write_run_table, write_table};

@@ -137,7 +137,9 @@ pub struct WorkloadInfo {
     pub name: String,
     /// The path as given on the command line.
     pub path: String,
-    /// SHA-256 of the file's bytes, lower-case hex.
+    /// SHA-256 of the file's bytes, lower-case hex. Empty for an explicit file of a run whose
+    /// only output is the human table, which does not show it (every JSON and CSV output and
+    /// every shard has it).
     pub sha256: String,
     /// `--param NAME=VALUE` overrides applied to it.
     pub params: Vec<(String, String)>,

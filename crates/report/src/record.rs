@@ -29,7 +29,7 @@ fn opt<T>(v: Option<T>, f: impl FnOnce(T) -> Value<'static>) -> Value<'static> {
 }
 
 /// Column names, in output order.
-pub const CELL_COLUMNS: [&str; 65] = [
+pub const CELL_COLUMNS: [&str; 68] = [
     "workload",
     "system",
     "nodes",
@@ -89,6 +89,9 @@ pub const CELL_COLUMNS: [&str; 65] = [
     "systems_ranked",
     "rank_by_time",
     "ratio_to_best_time",
+    "diff_to_best_ps",
+    "diff_to_best_ci95_lo_ps",
+    "diff_to_best_ci95_hi_ps",
     "rank_by_cost",
     "ratio_to_best_cost",
     "why_reps",
@@ -98,7 +101,7 @@ pub const CELL_COLUMNS: [&str; 65] = [
 ];
 
 /// The values of a cell, in [`CELL_COLUMNS`] order (`f`: its [`crate::verdict::facts`]).
-pub(crate) fn cell_values<'a>(cell: &'a Cell, f: &'a crate::verdict::Facts) -> [Value<'a>; 65] {
+pub(crate) fn cell_values<'a>(cell: &'a Cell, f: &'a crate::verdict::Facts) -> [Value<'a>; 68] {
     let s = &cell.summary;
     let l = &cell.labels;
     let c = cell.cost.as_ref();
@@ -172,6 +175,17 @@ pub(crate) fn cell_values<'a>(cell: &'a Cell, f: &'a crate::verdict::Facts) -> [
         opt(f.rank.as_ref(), |r| Value::U64(r.of as u64)),
         opt(f.rank.as_ref(), |r| Value::U64(r.by_time as u64)),
         opt(f.rank.as_ref(), |r| Value::F64(r.time_ratio)),
+        opt(f.rank.as_ref().and_then(|r| r.vs_fastest), |p| {
+            round_ps(p.diff_mean_ps)
+        }),
+        opt(
+            f.rank.as_ref().and_then(|r| r.vs_fastest?.diff_ci95_ps),
+            |i| round_ps(i.lo),
+        ),
+        opt(
+            f.rank.as_ref().and_then(|r| r.vs_fastest?.diff_ci95_ps),
+            |i| round_ps(i.hi),
+        ),
         opt(f.rank.as_ref().and_then(|r| r.by_cost), |k| {
             Value::U64(k as u64)
         }),

@@ -114,6 +114,16 @@ impl Interval {
     }
 }
 
+/// Student's t 95 % confidence interval of a mean from `n >= 2` samples of standard deviation
+/// `std`.
+pub fn t_interval(mean: f64, std: f64, n: usize) -> Interval {
+    let half = t_quantile(0.975, (n - 1) as u64) * std / (n as f64).sqrt();
+    Interval {
+        lo: mean - half,
+        hi: mean + half,
+    }
+}
+
 /// Distribution-free 95 % confidence interval of the median: two order statistics.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct MedianCi {
@@ -260,13 +270,7 @@ impl Summary {
                 .sum();
             (ss / (nf - 1.0)).sqrt()
         });
-        let mean_ci95 = std.map(|s| {
-            let half = t_quantile(0.975, (n - 1) as u64) * s / nf.sqrt();
-            Interval {
-                lo: mean - half,
-                hi: mean + half,
-            }
-        });
+        let mean_ci95 = std.map(|s| t_interval(mean, s, n));
 
         let c = |k| centile_x100(sorted, k);
         let (q1x, q3x) = (c(25), c(75));

@@ -360,7 +360,11 @@ pub fn render_footer(run: &RunResult) -> String {
         let _ = writeln!(out, "{}", describe_system(s));
     }
     for w in &plan.workloads {
-        let _ = write!(out, "{}: {} (sha256 {})", w.name, w.path, w.sha256);
+        let _ = write!(out, "{}: {}", w.name, w.path);
+        // Empty when only this table shows the run (the hash costs as much as a noiseless run).
+        if !w.sha256.is_empty() {
+            let _ = write!(out, " (sha256 {})", w.sha256);
+        }
         if !w.params.is_empty() {
             let kv: Vec<String> = w.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
             let _ = write!(out, " with {}", kv.join(" "));

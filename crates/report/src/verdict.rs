@@ -35,6 +35,9 @@ pub struct Rank {
     pub time_ratio: f64,
     /// The fastest system.
     pub fastest: String,
+    /// This system's mean time minus the fastest's, paired by repetition (`None` for the
+    /// fastest itself).
+    pub vs_fastest: Option<crate::paired::Paired>,
     /// 1 = the cheapest by mean on-demand cost per run (`None` without an on-demand price).
     pub by_cost: Option<usize>,
     pub cost_ratio: Option<f64>,
@@ -196,6 +199,9 @@ fn ranks(run: &RunResult, stats: &[Cell]) -> Vec<Option<Rank>> {
                 by_time: t,
                 time_ratio: mean(j) / mean(fastest),
                 fastest: cells[fastest].system.clone(),
+                vs_fastest: (j != fastest)
+                    .then(|| crate::paired::paired(&cells[j], &cells[fastest]))
+                    .flatten(),
                 by_cost: c,
                 cost_ratio: match (cost(j), cheapest.and_then(cost)) {
                     (Some(a), Some(b)) if b > 0.0 => Some(a / b),
@@ -380,11 +386,12 @@ fn sentence(run: &RunResult, i: usize, s: &Cell, f: &Facts, job: Option<Job>) ->
             format!("fastest of {} systems", r.of)
         } else {
             format!(
-                "{} fastest of {} ({} the time of {})",
+                "{} fastest of {} ({} the time of {}{})",
                 ordinal(r.by_time),
                 r.of,
                 fmt_times(r.time_ratio),
-                r.fastest
+                r.fastest,
+                r.vs_fastest.map(describe_paired).unwrap_or_default()
             )
         };
         t.push_str(&format!("; {time}"));
@@ -402,6 +409,33 @@ fn sentence(run: &RunResult, i: usize, s: &Cell, f: &Facts, job: Option<Job>) ->
         t.push_str(&format!("; {spot}"));
     }
     t
+}
+
+/// `: +2.1us, 95 % CI +1.9us to +2.3us paired over 32 repetitions`, or that the paired
+/// interval holds 0.
+fn describe_paired(p: crate::paired::Paired) -> String {
+    let signed = |ps: f64| {
+        let t = fmt_time_ps_f64(ps);
+        if t.starts_with('-') {
+            t
+        } else {
+            format!("+{t}")
+        }
+    };
+    let Some(ci) = p.diff_ci95_ps else {
+        return String::new();
+    };
+    let range = format!(
+        "95 % CI {} to {} paired over {} repetitions",
+        signed(ci.lo),
+        signed(ci.hi),
+        p.reps
+    );
+    if p.differs() == Some(true) {
+        format!(": {}, {range}", signed(p.diff_mean_ps))
+    } else {
+        format!(": no clear difference, {range}")
+    }
 }
 
 fn describe_job(job: Job, f: &Facts) -> String {
