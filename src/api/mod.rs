@@ -3,8 +3,8 @@
 //! other than the CLI (the Python module `loggops_sim`, `crates/python`).
 //!
 //! A request is turned into the command line that makes the same result
-//! ([`SweepRequest::command_line`]) and goes through the CLI's own flag parser and checks, then
-//! through the same plan and execution as `loggops-sim` ([`crate::mc`]); only the writing of
+//! ([`SweepRequest::command_line`]) and goes through the CLI's own flag parser, checks and
+//! resolution into one [`crate::request::Request`], then through the same plan and execution as `loggops-sim` ([`crate::mc`]); only the writing of
 //! outputs is left to the caller. So the numbers are the CLI's for the same flags, a refused
 //! flag or a bad file gives the CLI's message (file, line and column where the CLI names them:
 //! [`Error`]), and the result records the CLI command that reproduces it
