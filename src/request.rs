@@ -391,6 +391,54 @@ mod tests {
         assert_eq!((t.l, t.s, t.rndv_3l), (Some(7), Some(1), None));
     }
 
+    fn resolve(argv: &[&str]) -> Result<Request> {
+        use clap::Parser;
+        let cli = crate::cli::Cli::try_parse_from(
+            std::iter::once("loggops-sim").chain(argv.iter().copied()),
+        )?;
+        Request::resolve(&cli.run)
+    }
+
+    #[test]
+    fn a_command_line_resolves_once() {
+        let goal = "goal/dissemination_16B.goal";
+        let r = resolve(&[
+            "--goal",
+            goal,
+            "--nodes",
+            "4,8,4",
+            "-L",
+            "3us",
+            "--param",
+            "x = 1",
+            "--job-runs",
+            "3",
+        ])
+        .unwrap();
+        assert_eq!(
+            (r.inputs.nodes.as_slice(), r.inputs.repeated_nodes),
+            ([4, 8].as_slice(), true)
+        );
+        assert_eq!(r.inputs.goals, [PathBuf::from(goal)]);
+        assert_eq!(r.inputs.params, [("x".to_string(), "1".to_string())]);
+        assert_eq!(r.settings.params.l, Some(3_000_000));
+        assert_eq!(r.settings.model, loggops_engine::Model::LogGOPSim);
+        assert_eq!(r.settings.job, Some(loggops_report::Job::Runs(3)));
+        assert_eq!(
+            r.settings.goal_opts,
+            ParseOptions::with_tick(DEFAULT_TICK_PS)
+        );
+        assert!(!r.noisy() && !r.settings.compat);
+        // LogGOPSim's integer ticks with --compat.
+        let c = resolve(&["--goal", goal, "--compat", "loggopsim", "-L", "3"]).unwrap();
+        assert_eq!(c.settings.params.l, Some(3));
+        assert_eq!(c.settings.goal_opts, ParseOptions::ticks_as_is());
+        let e = resolve(&["--goal", goal, "--param", "x"]).unwrap_err();
+        assert_eq!(e.to_string(), "--param x: expected NAME=VALUE");
+        let e = resolve(&["--nodes", "4"]).unwrap_err();
+        assert!(e.to_string().starts_with("no schedule given"), "{e}");
+    }
+
     /// The run flags are read in one place: only the flags themselves (`cli.rs`), the table of
     /// which apply (`checks.rs`) and their resolution (this file) name `RunArgs`.
     #[test]
