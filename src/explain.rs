@@ -360,10 +360,15 @@ pub(crate) fn csv(runs: &[RunReport], cells: &[CellPaths]) -> String {
     }
 }
 
-/// Common checks of the flags (`compat`: with `--compat loggopsim`).
-pub(crate) fn check_flags(x: &ExplainArgs, compat: bool, out: &Outputs) -> Result<()> {
+/// Common checks of the flags (`compat`: with `--compat loggopsim`); what `--timeline` asks
+/// for, typed (`request.rs` resolves the flags through it).
+pub(crate) fn check_flags(
+    x: &ExplainArgs,
+    compat: bool,
+    out: &Outputs,
+) -> Result<Option<TimelineOptions>> {
     if !x.wants_path() && x.timeline.is_none() {
-        return Ok(());
+        return Ok(None);
     }
     if compat {
         bail!(
@@ -381,8 +386,7 @@ pub(crate) fn check_flags(x: &ExplainArgs, compat: bool, out: &Outputs) -> Resul
              --critical-path=FILE (the results go to stdout, or to --output)"
         );
     }
-    x.timeline_options()?;
-    Ok(())
+    x.timeline_options()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -400,7 +404,6 @@ impl Noiseless {
     /// `None` without the flags (or with --noise, which [`McPaths`] handles).
     pub fn new(req: &Request, goal: &Path) -> Result<Option<Noiseless>> {
         let x = &req.settings.explain;
-        check_flags(x, req.settings.compat, &req.outputs)?;
         if req.noisy() || (!x.wants_path() && x.timeline.is_none()) {
             return Ok(None);
         }
@@ -410,7 +413,7 @@ impl Noiseless {
         Ok(Some(Noiseless {
             req: req.clone(),
             workload: workload_name(goal),
-            timeline: x.timeline_options()?,
+            timeline: req.settings.timeline.clone(),
             runs: Vec::new(),
         }))
     }
@@ -507,7 +510,6 @@ impl McPaths {
     /// `None` without the flags.
     pub fn new(req: &Request, goal: &Path, modes: &[NoiseMode]) -> Result<Option<McPaths>> {
         let x = &req.settings.explain;
-        check_flags(x, req.settings.compat, &req.outputs)?;
         if !x.wants_path() && x.timeline.is_none() {
             return Ok(None);
         }
@@ -519,7 +521,7 @@ impl McPaths {
         Ok(Some(McPaths {
             req: req.clone(),
             workload: workload_name(goal),
-            timeline: x.timeline_options()?,
+            timeline: req.settings.timeline.clone(),
             timeline_cell: (req.inputs.nodes.first().copied(), mode),
             modes: modes.to_vec(),
             threads: req.threads() as u64,

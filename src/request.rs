@@ -75,6 +75,9 @@ pub struct Settings {
     pub dry_run: bool,
     pub shard: Option<loggops_report::Shard>,
     pub explain: crate::explain::ExplainArgs,
+    /// What `--timeline` writes (`--timeline-ranks`, `--timeline-window`,
+    /// `--timeline-max-size`), typed; `None` without `--timeline`.
+    pub timeline: Option<loggops_explain::TimelineOptions>,
     pub spot: crate::spot::SpotArgs,
 }
 
@@ -269,7 +272,7 @@ impl Request {
         let outputs = Outputs::new(&args.out, args.quiet);
         // Issue 30: --critical-path/--sensitivity/--timeline are refused with --compat and
         // checked here; the sweep records the runs.
-        crate::explain::check_flags(&args.explain, args.compat.is_some(), &outputs)?;
+        let timeline = crate::explain::check_flags(&args.explain, args.compat.is_some(), &outputs)?;
         let loggops = [&args.l, &args.o, &args.g, &args.big_g, &args.big_o, &args.s];
         // --tick, --shard and --model queued with --compat are refused by `checks::RUN_RULES`.
         let (goals, profiles, flags, goal_opts) = if args.compat.is_some() {
@@ -336,6 +339,7 @@ impl Request {
                 dry_run: args.dry_run,
                 shard: args.shard,
                 explain: args.explain.clone(),
+                timeline,
                 spot: args.spot.clone(),
             },
             inputs: Inputs {
