@@ -35,7 +35,8 @@ use std::path::Path;
 use anyhow::{bail, Result};
 use loggops_engine::Program;
 
-use crate::cli::{Reps, RunArgs};
+use crate::cli::Reps;
+use crate::request::Request;
 use crate::schedule::{with_program, Schedule};
 
 /// Global-engine state per rank, bytes.
@@ -104,14 +105,15 @@ pub fn estimate_ranks(ranks: u64, plan: &Plan) -> Estimate {
 /// The plan of a run from its flags: noisy repetitions in flight are the worker threads
 /// (`--threads`, default all cores), at most the repetitions of a cell (32 for `--reps auto`'s
 /// first round).
-pub fn plan(args: &RunArgs) -> Plan {
-    let noisy_in_flight = if !args.noise.is_empty() && args.compat.is_none() {
-        let threads = args
+pub fn plan(req: &Request) -> Plan {
+    let st = &req.settings;
+    let noisy_in_flight = if req.noisy() && !st.compat {
+        let threads = st
             .threads
             .filter(|&t| t > 0)
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
             as u64;
-        let reps = match args.reps {
+        let reps = match st.reps {
             Reps::Fixed(n) => n as u64,
             Reps::Auto => Reps::AUTO_FIRST as u64,
         };
@@ -121,7 +123,7 @@ pub fn plan(args: &RunArgs) -> Plan {
     };
     Plan {
         noisy_in_flight,
-        force: args.force_large,
+        force: st.force_large,
     }
 }
 

@@ -1,5 +1,5 @@
-//! Command-line flags (stage one: raw flags as clap parses them). `main.rs` turns them into
-//! validated settings and calls the libraries; nothing here does real work.
+//! Command-line flags (stage one: raw flags as clap parses them). `request.rs` turns a run's
+//! flags into one validated request; nothing here does real work.
 
 use std::path::PathBuf;
 

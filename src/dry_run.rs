@@ -17,14 +17,12 @@
 //! ([`loggops_explain::Carrier`]).
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
 
 use anyhow::Result;
 use loggops_engine::Program as _;
-use loggops_goal::ParseOptions;
 use loggops_report::{Plan, RepsRule};
 
-use crate::cli::RunArgs;
+use crate::request::Request;
 use crate::schedule::{self, with_program};
 
 /// Events per second of a noiseless run, slowest and fastest measured.
@@ -70,25 +68,22 @@ fn count(n: f64) -> String {
 }
 
 /// Prints the plan of the sweep and its estimates.
-pub fn print(
-    args: &RunArgs,
-    plan: &Plan,
-    goals: &[PathBuf],
-    ov: &[(String, String)],
-    goal_opts: &ParseOptions,
-) -> Result<()> {
+pub fn print(req: &Request, plan: &Plan) -> Result<()> {
+    let (goals, ov, goal_opts) = (
+        &req.inputs.goals,
+        &req.inputs.params,
+        &req.settings.goal_opts,
+    );
     let noisy = plan.settings.noise.is_some();
-    let threads = args
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .max(1) as f64;
+    let threads = req.threads().max(1) as f64;
     let (first, max) = match plan.settings.reps {
         RepsRule::Single => (1, 1),
         RepsRule::Fixed { count } => (count, count),
         RepsRule::Auto { first, max, .. } => (first, max),
     };
     let why_reps = plan.settings.why_reps;
-    let all_paths = args.explain.critical_path.is_some() || args.explain.sensitivity;
+    let x = &req.settings.explain;
+    let all_paths = x.critical_path.is_some() || x.sensitivity;
     let verdict_nodes = plan.nodes.iter().copied().max();
     let verdict_mode = loggops_report::verdict::verdict_mode_of(&plan.noise_modes);
     let mut s = String::new();
@@ -130,7 +125,7 @@ pub fn print(
             let sched = schedule::load(goal, n, ov, goal_opts)?;
             let (ranks, ops) = with_program!(&sched, |p| (p.num_ranks() as u64, p.total_ops()));
             let events = ops as f64 * 1.5;
-            let budget = crate::budget::plan(args);
+            let budget = crate::budget::plan(req);
             let e = crate::budget::estimate(
                 ranks,
                 ops,

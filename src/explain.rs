@@ -22,7 +22,8 @@ use loggops_explain::{
 };
 use loggops_noise::{NoiseMode, NoiseModel};
 
-use crate::cli::{FormatArg, RunArgs};
+use crate::cli::FormatArg;
+use crate::request::{Outputs, Request};
 use crate::units::{fmt_bytes, parse_size, parse_time_ps};
 
 /// Flags of issue 30 (flattened into the run flags).
@@ -318,9 +319,10 @@ fn recorded<P: Program, N: Noise>(
 const TOLERANCES: [u32; 2] = [1, 5];
 
 /// Writes the report to its destination, or prints it.
-fn emit(args: &RunArgs, runs: &[RunReport], cells: &[CellPaths]) -> Result<()> {
-    let x = &args.explain;
-    let text = match args.out.format {
+fn emit(req: &Request, runs: &[RunReport], cells: &[CellPaths]) -> Result<()> {
+    let x = &req.settings.explain;
+    let format = req.outputs.format;
+    let text = match format {
         FormatArg::Human => {
             let mut s = render::runs_table(runs, x.critical_path_top);
             if !cells.is_empty() {
@@ -339,7 +341,7 @@ fn emit(args: &RunArgs, runs: &[RunReport], cells: &[CellPaths]) -> Result<()> {
             .with_context(|| format!("cannot write {}", p.display())),
         None => {
             let mut out = std::io::stdout().lock();
-            if args.out.format == FormatArg::Human {
+            if format == FormatArg::Human {
                 out.write_all(b"\n")?;
             }
             out.write_all(text.as_bytes())?;
@@ -358,13 +360,17 @@ pub(crate) fn csv(runs: &[RunReport], cells: &[CellPaths]) -> String {
     }
 }
 
-/// Common checks of the flags.
-pub(crate) fn check_flags(args: &RunArgs) -> Result<()> {
-    let x = &args.explain;
+/// Common checks of the flags (`compat`: with `--compat loggopsim`); what `--timeline` asks
+/// for, typed (`request.rs` resolves the flags through it).
+pub(crate) fn check_flags(
+    x: &ExplainArgs,
+    compat: bool,
+    out: &Outputs,
+) -> Result<Option<TimelineOptions>> {
     if !x.wants_path() && x.timeline.is_none() {
-        return Ok(());
+        return Ok(None);
     }
-    if args.compat.is_some() {
+    if compat {
         bail!(
             "--critical-path, --sensitivity and --timeline work in picoseconds: leave out \
              --compat loggopsim"
@@ -372,16 +378,15 @@ pub(crate) fn check_flags(args: &RunArgs) -> Result<()> {
     }
     if x.wants_path()
         && x.destination().is_none()
-        && args.out.output.is_none()
-        && args.out.format != FormatArg::Human
+        && out.output.is_none()
+        && out.format != FormatArg::Human
     {
         bail!(
             "--critical-path with --format json or csv needs a file of its own: \
              --critical-path=FILE (the results go to stdout, or to --output)"
         );
     }
-    x.timeline_options()?;
-    Ok(())
+    x.timeline_options()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -389,7 +394,7 @@ pub(crate) fn check_flags(args: &RunArgs) -> Result<()> {
 
 /// Noiseless runs of `run.rs`, recorded when a flag asks for it.
 pub struct Noiseless {
-    args: RunArgs,
+    req: Request,
     workload: String,
     timeline: Option<TimelineOptions>,
     runs: Vec<RunReport>,
@@ -397,19 +402,18 @@ pub struct Noiseless {
 
 impl Noiseless {
     /// `None` without the flags (or with --noise, which [`McPaths`] handles).
-    pub fn new(args: &RunArgs, goal: &Path) -> Result<Option<Noiseless>> {
-        check_flags(args)?;
-        let x = &args.explain;
-        if !args.noise.is_empty() || (!x.wants_path() && x.timeline.is_none()) {
+    pub fn new(req: &Request, goal: &Path) -> Result<Option<Noiseless>> {
+        let x = &req.settings.explain;
+        if req.noisy() || (!x.wants_path() && x.timeline.is_none()) {
             return Ok(None);
         }
-        if x.timeline.is_some() && args.nodes.len() > 1 {
+        if x.timeline.is_some() && req.inputs.nodes.len() > 1 {
             bail!("--timeline writes one run: give one --nodes value");
         }
         Ok(Some(Noiseless {
-            args: args.clone_flags(),
+            req: req.clone(),
             workload: workload_name(goal),
-            timeline: x.timeline_options()?,
+            timeline: req.settings.timeline.clone(),
             runs: Vec::new(),
         }))
     }
@@ -422,9 +426,12 @@ impl Noiseless {
         }
         let (out, cp) = if self.timeline.is_some() || log_fits(prog, 1) {
             let (out, log, cp) = recorded(prog, cfg, &mut NoNoise, self.timeline.is_some())?;
-            if let (Some(t), Some(path), Some(cp), Some(log)) =
-                (&self.timeline, &self.args.explain.timeline, &cp, &log)
-            {
+            if let (Some(t), Some(path), Some(cp), Some(log)) = (
+                &self.timeline,
+                &self.req.settings.explain.timeline,
+                &cp,
+                &log,
+            ) {
                 let title = format!("{} at {} ranks", self.workload, prog.num_ranks());
                 write_timeline(path, log, cp, t, &title)?;
             }
@@ -434,7 +441,7 @@ impl Noiseless {
         };
         let Some(cp) = cp else { return Ok(out) };
         let mut tol = Vec::new();
-        if self.args.explain.sensitivity {
+        if self.req.settings.explain.sensitivity {
             for pct in TOLERANCES {
                 tol.push(tolerance(cp.finish, cp.counts.latency, pct, |x| {
                     let p = loggops_engine::Params {
@@ -463,8 +470,8 @@ impl Noiseless {
 
     /// Prints or writes the report.
     pub fn finish(self) -> Result<()> {
-        if self.args.explain.wants_path() {
-            emit(&self.args, &self.runs, &[])?;
+        if self.req.settings.explain.wants_path() {
+            emit(&self.req, &self.runs, &[])?;
         }
         Ok(())
     }
@@ -488,7 +495,7 @@ struct McState {
 
 /// Records the repetitions of `mc.rs` when a flag asks for it.
 pub struct McPaths {
-    args: RunArgs,
+    req: Request,
     workload: String,
     timeline: Option<TimelineOptions>,
     /// The cell whose repetition --timeline writes: (first node count, first noisy mode).
@@ -501,9 +508,8 @@ pub struct McPaths {
 
 impl McPaths {
     /// `None` without the flags.
-    pub fn new(args: &RunArgs, goal: &Path, modes: &[NoiseMode]) -> Result<Option<McPaths>> {
-        check_flags(args)?;
-        let x = &args.explain;
+    pub fn new(req: &Request, goal: &Path, modes: &[NoiseMode]) -> Result<Option<McPaths>> {
+        let x = &req.settings.explain;
         if !x.wants_path() && x.timeline.is_none() {
             return Ok(None);
         }
@@ -513,15 +519,12 @@ impl McPaths {
             .find(|&m| m != NoiseMode::None)
             .or(modes.first().copied());
         Ok(Some(McPaths {
-            args: args.clone_flags(),
+            req: req.clone(),
             workload: workload_name(goal),
-            timeline: x.timeline_options()?,
-            timeline_cell: (args.nodes.first().copied(), mode),
+            timeline: req.settings.timeline.clone(),
+            timeline_cell: (req.inputs.nodes.first().copied(), mode),
             modes: modes.to_vec(),
-            threads: args
-                .threads
-                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-                as u64,
+            threads: req.threads() as u64,
             state: Mutex::new(McState::default()),
         }))
     }
@@ -542,9 +545,9 @@ impl McPaths {
             let (nodes, m) = self.timeline_cell;
             nodes.is_none_or(|n| n == ranks)
                 && m == Some(mode)
-                && rep == self.args.explain.timeline_rep
+                && rep == self.req.settings.explain.timeline_rep
         });
-        if !self.args.explain.wants_path() && timeline.is_none() {
+        if !self.req.settings.explain.wants_path() && timeline.is_none() {
             return None;
         }
         Some(self.record_rep(prog, model, engine_model, seed, rep, timeline))
@@ -597,7 +600,9 @@ impl McPaths {
                 out.leftovers.len()
             );
         };
-        if let (Some(t), Some(path), Some(log)) = (timeline, &self.args.explain.timeline, &log) {
+        if let (Some(t), Some(path), Some(log)) =
+            (timeline, &self.req.settings.explain.timeline, &log)
+        {
             let title = format!(
                 "{} at {ranks} ranks, noise {mode}, repetition {rep}",
                 self.workload
@@ -608,7 +613,7 @@ impl McPaths {
         drop(log);
         let summary = PathSummary::of(rep, &cp);
         let mut tol = Vec::new();
-        if baseline && self.args.explain.sensitivity {
+        if baseline && self.req.settings.explain.sensitivity {
             for pct in TOLERANCES {
                 tol.push(self.tolerance(prog, model, &cfg, seed, &cp, pct)?);
             }
@@ -668,10 +673,10 @@ impl McPaths {
 
     /// Prints or writes the report once every cell has run; `system` labels the cells.
     pub fn finish(self, system: &str) -> Result<()> {
-        let args = self.args.clone_flags();
+        let req = self.req.clone();
         let (runs, cells) = self.reports(system)?;
-        if args.explain.wants_path() {
-            emit(&args, &runs, &cells)?;
+        if req.settings.explain.wants_path() {
+            emit(&req, &runs, &cells)?;
         }
         Ok(())
     }
@@ -682,7 +687,7 @@ impl McPaths {
         let mut st = self.state.into_inner().expect("no panics");
         // A noiseless baseline may run alongside the noisy repetitions; the report follows the
         // sweep's order.
-        let nodes = &self.args.nodes;
+        let nodes = &self.req.inputs.nodes;
         let modes = &self.modes;
         st.order.sort_by_key(|&(ranks, mode)| {
             (
@@ -690,7 +695,7 @@ impl McPaths {
                 modes.iter().position(|&m| m == mode),
             )
         });
-        let x = &self.args.explain;
+        let x = &self.req.settings.explain;
         if x.timeline.is_some() && !st.timeline_written {
             bail!(
                 "--timeline-rep {}: that repetition did not run (the cell ran fewer; see --reps)",
@@ -731,31 +736,12 @@ impl McPaths {
             );
             c.tolerance = report.tolerance.clone();
             // The noiseless cell is listed when the sweep asked for mode none.
-            if mode != NoiseMode::None || self.args.noise_mode.iter().any(|m| m == "none") {
+            if mode != NoiseMode::None || self.req.settings.noise_modes.iter().any(|m| m == "none")
+            {
                 cells.push(c);
             }
         }
         Ok((runs, cells))
-    }
-}
-
-impl RunArgs {
-    /// The flags an explain report needs later (RunArgs holds no large data).
-    fn clone_flags(&self) -> RunArgs {
-        RunArgs {
-            goal: self.goal.clone(),
-            nodes: self.nodes.clone(),
-            out: crate::cli::OutputArgs {
-                format: self.out.format,
-                output: self.out.output.clone(),
-                ..Default::default()
-            },
-            noise: self.noise.clone(),
-            noise_mode: self.noise_mode.clone(),
-            threads: self.threads,
-            explain: self.explain.clone(),
-            ..RunArgs::default()
-        }
     }
 }
 

@@ -38,6 +38,7 @@ mod inputs;
 mod mc;
 mod out;
 mod profile_show;
+mod request;
 mod run;
 mod schedule;
 mod spot;
@@ -109,6 +110,6 @@ fn dispatch(cli: cli::Cli) -> anyhow::Result<ExitCode> {
         Some(cli::Command::Merge(args)) => mc::merge(&args),
         Some(cli::Command::Validate(args)) => validate::validate(*args),
         Some(cli::Command::Extrapolate(args)) => extrapolate::run(*args),
-        None => run::simulate(cli.run),
+        None => run::simulate(&request::Request::resolve(&cli.run)?),
     }
 }

@@ -27,11 +27,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
-use loggops_engine::{
-    Config, EngineError, NoNoise, Params, PerByte, Program, Progress, WindowOdds,
-};
+use loggops_engine::{Config, EngineError, NoNoise, Params, Program, Progress, WindowOdds};
 use loggops_noise::{NoiseConfig, NoiseMode, NoiseModel, ScaleMode};
-use loggops_profile::{BaseParams, Profile};
+use loggops_profile::Profile;
 use loggops_report::{
     CellResult, EngineParams, Format, NoiseSettings, Plan, Prices, ProfileRef, Provenance, RepSet,
     RepsRule, RunFacts, RunResult, Settings, ShardBy, Share, Status, SystemInfo, Tool,
@@ -39,10 +37,10 @@ use loggops_report::{
 };
 use rayon::prelude::*;
 
-use crate::cli::{FormatArg, MergeArgs, OrderArg, OutputArgs, Reps, RunArgs};
-use crate::inputs::{self, Kind};
+use crate::cli::{FormatArg, MergeArgs, OrderArg, Reps};
+use crate::inputs;
+use crate::request::{Outputs, Request};
 use crate::schedule::{self, with_program, Schedule};
-use loggops_goal::ParseOptions;
 
 /// The engine's progress hook for every run of this process (its stop flag is Ctrl-C's).
 pub static HOOK: Progress = Progress::new();
@@ -102,46 +100,6 @@ struct System {
     flag_params: Params,
 }
 
-/// Applies explicit `-L -o -g -G -O -S` flags to both placements of the profile.
-pub(crate) fn override_params(args: &RunArgs, profile: &mut Profile) -> Result<()> {
-    let near = profile.near.params.clone();
-    let as_engine = |b: &BaseParams| Params {
-        l: b.l_ps.round() as u64,
-        o: b.o_ps.round() as u64,
-        g: b.g_ps.round() as u64,
-        big_g: PerByte::from_f64(b.big_g_ps_per_byte).unwrap_or_default(),
-        big_o: PerByte::from_f64(b.big_o_ps_per_byte).unwrap_or_default(),
-        s: b.s_bytes,
-        rndv_extra_latencies: 0,
-    };
-    let flagged = crate::run::resolve_params(args, as_engine(&near))?;
-    let apply = |b: &mut BaseParams| {
-        if args.l.is_some() {
-            b.l_ps = flagged.l as f64;
-        }
-        if args.o.is_some() {
-            b.o_ps = flagged.o as f64;
-        }
-        if args.g.is_some() {
-            b.g_ps = flagged.g as f64;
-        }
-        if args.big_g.is_some() {
-            b.big_g_ps_per_byte = flagged.big_g.as_f64();
-        }
-        if args.big_o.is_some() {
-            b.big_o_ps_per_byte = flagged.big_o.as_f64();
-        }
-        if args.s.is_some() {
-            b.s_bytes = flagged.s;
-        }
-    };
-    apply(&mut profile.near.params);
-    if let Some(far) = &mut profile.far {
-        apply(&mut far.params);
-    }
-    Ok(())
-}
-
 /// The `--noise-mode` list. Without a profile only `none`. With profiles: as given, each mode
 /// checked against every profile; by default the noise every profile holds (`os+net`, or `net`
 /// or `os` when a profile lacks the other kind; see `checks::noise_modes`).
@@ -186,27 +144,6 @@ fn engine_params(p: &Params) -> EngineParams {
     }
 }
 
-/// The explicit parameter flags as typed (`-G 79ps`), for the record.
-fn param_flags(args: &RunArgs) -> Vec<String> {
-    let mut out = Vec::new();
-    for (flag, v) in [
-        ("-L", &args.l),
-        ("-o", &args.o),
-        ("-g", &args.g),
-        ("-G", &args.big_g),
-        ("-O", &args.big_o),
-        ("-S", &args.s),
-    ] {
-        if let Some(v) = v {
-            out.push(format!("{flag} {v}"));
-        }
-    }
-    if let Some(b) = args.rndv_3l {
-        out.push(format!("--rndv-3l {b}"));
-    }
-    out
-}
-
 /// What the outputs say of a system's MPI progress: only `polled`, which differs from
 /// LogGOPSim's behaviour.
 fn polled_name(m: loggops_engine::MpiProgress) -> Option<String> {
@@ -214,39 +151,34 @@ fn polled_name(m: loggops_engine::MpiProgress) -> Option<String> {
 }
 
 /// Step 1: what to run, described completely.
-fn plan(
-    args: &RunArgs,
-    ov: &[(String, String)],
-    goal_opts: &ParseOptions,
-) -> Result<(Plan, Vec<System>, Vec<PathBuf>)> {
-    let goals = inputs::expand(&args.goal, Kind::Schedule)?;
-    let profiles = inputs::expand(&args.noise, Kind::Profile)?;
-    let noisy = !profiles.is_empty();
+fn plan(req: &Request) -> Result<(Plan, Vec<System>)> {
+    let (st, goals, profiles) = (&req.settings, &req.inputs.goals, &req.inputs.profiles);
+    let noisy = req.noisy();
     let base_cfg = NoiseConfig {
-        scaling: if args.absolute_latency {
+        scaling: if st.absolute_latency {
             ScaleMode::Absolute
         } else {
             ScaleMode::MedianToBase
         },
-        cosched: args.cosched,
-        rndv_triple_latency: args.rndv_3l.unwrap_or(true),
-        nodes_per_switch: args.nodes_per_switch,
-        mpi_progress: args.mpi_progress.map(Into::into),
-        bandwidth_levels: args.bandwidth_levels.map_or(Default::default(), Into::into),
+        cosched: st.cosched,
+        rndv_triple_latency: st.params.rndv_3l.unwrap_or(true),
+        nodes_per_switch: st.nodes_per_switch,
+        mpi_progress: st.mpi_progress.map(Into::into),
+        bandwidth_levels: st.bandwidth_levels.map_or(Default::default(), Into::into),
         ..NoiseConfig::default()
     };
 
     let mut systems = Vec::new();
     if noisy {
         let mut loaded = Vec::new();
-        for path in &profiles {
+        for path in profiles {
             let bytes = std::fs::read(path)
                 .with_context(|| format!("cannot read noise profile {}", path.display()))?;
             let mut profile = loggops_profile::read_profile(path)?;
-            override_params(args, &mut profile)?;
+            st.params.apply_to_profile(&mut profile);
             loaded.push((inputs::sha256_bytes(&bytes), profile));
         }
-        let names = inputs::unique_names(&profiles, |i| loaded[i].1.system.clone());
+        let names = inputs::unique_names(profiles, |i| loaded[i].1.system.clone());
         for ((path, (sha256, profile)), name) in profiles.iter().zip(loaded).zip(names) {
             let model = NoiseModel::new(
                 &profile,
@@ -279,7 +211,7 @@ fn plan(
                 prices: Prices {
                     on_demand_usd_per_node_hour: profile.prices.on_demand_usd_per_node_hour,
                     committed_usd_per_node_hour: profile.prices.committed_usd_per_node_hour,
-                    ..crate::spot::prices_in_force(&args.spot.inputs, &profile.prices.spot)
+                    ..crate::spot::prices_in_force(&st.spot.inputs, &profile.prices.spot)
                 },
                 mpi_progress: polled_name(model.mpi_progress()),
             };
@@ -291,7 +223,7 @@ fn plan(
             });
         }
     } else {
-        let params = crate::run::resolve_params(args, Params::loggopsim_defaults_ps())?;
+        let params = st.params.apply(Params::loggopsim_defaults_ps());
         systems.push(System {
             info: SystemInfo {
                 name: "flags".into(),
@@ -303,10 +235,10 @@ fn plan(
                 far: None,
                 nodes_per_switch: None,
                 prices: crate::spot::prices_in_force(
-                    &args.spot.inputs,
+                    &st.spot.inputs,
                     &loggops_profile::SpotPrices::default(),
                 ),
-                mpi_progress: polled_name(args.mpi_progress.map(Into::into).unwrap_or_default()),
+                mpi_progress: polled_name(st.mpi_progress.map(Into::into).unwrap_or_default()),
             },
             profile: None,
             base_cfg,
@@ -315,14 +247,14 @@ fn plan(
     }
 
     let modes = modes(
-        &args.noise_mode,
+        &st.noise_modes,
         &profiles
             .iter()
             .zip(&systems)
             .filter_map(|(path, s)| Some((path.as_path(), s.profile.as_ref()?)))
             .collect::<Vec<_>>(),
     )?;
-    let names = inputs::unique_names(&goals, |i| inputs::stem(&goals[i]));
+    let names = inputs::unique_names(goals, |i| inputs::stem(&goals[i]));
     let mut workloads = Vec::new();
     for (path, name) in goals.iter().zip(names) {
         let explicit = !schedule::is_parametric(path)?;
@@ -336,21 +268,21 @@ fn plan(
                 inputs::sha256_file(path)
                     .with_context(|| format!("cannot read schedule {}", path.display()))?
             },
-            params: ov.to_vec(),
+            params: req.inputs.params.clone(),
             explicit,
         });
     }
     let plan = Plan {
         workloads,
         systems: systems.iter().map(|s| s.info.clone()).collect(),
-        nodes: args.nodes.clone(),
+        nodes: req.inputs.nodes.clone(),
         noise_modes: modes.iter().map(|m| m.as_str().to_string()).collect(),
         settings: Settings {
-            seed: args.seed,
+            seed: st.seed,
             reps: if !noisy {
                 RepsRule::Single
             } else {
-                match args.reps {
+                match st.reps {
                     Reps::Fixed(n) => RepsRule::Fixed { count: n as u64 },
                     Reps::Auto => RepsRule::Auto {
                         first: Reps::AUTO_FIRST as u64,
@@ -360,39 +292,35 @@ fn plan(
                 }
             },
             time_unit: "ps".into(),
-            order: match args.order {
+            order: match st.order {
                 OrderArg::Stable => "stable".into(),
                 OrderArg::Libstdcxx => "libstdcxx".into(),
             },
-            model: crate::run::model_name(crate::run::model(args)).into(),
-            tick_ps: goal_opts.tick_ps,
+            model: crate::run::model_name(st.model).into(),
+            tick_ps: st.goal_opts.tick_ps,
             noise: noisy.then(|| NoiseSettings {
-                latency_scaling: if args.absolute_latency {
+                latency_scaling: if st.absolute_latency {
                     "absolute".into()
                 } else {
                     "median".into()
                 },
-                cosched: args.cosched,
-                bandwidth_levels: args
+                cosched: st.cosched,
+                bandwidth_levels: st
                     .bandwidth_levels
                     .map(|l| loggops_noise::LevelScope::from(l).as_str().into()),
             }),
-            param_flags: param_flags(args),
-            job: match (args.job_runs, args.job_node_hours) {
-                (Some(r), _) => Some(loggops_report::Job::Runs(r)),
-                (None, Some(h)) => Some(loggops_report::Job::NodeHours(h)),
-                (None, None) => None,
-            },
-            why_reps: if noisy { args.why_reps } else { 0 },
-            spot: crate::spot::settings(&args.spot, systems.iter().map(|s| &s.info.prices)), // issue 47
+            param_flags: st.params.typed.clone(),
+            job: st.job,
+            why_reps: if noisy { st.why_reps } else { 0 },
+            spot: crate::spot::settings(&st.spot, systems.iter().map(|s| &s.info.prices)), // issue 47
         },
     };
-    Ok((plan, systems, goals))
+    Ok((plan, systems))
 }
 
 /// What the execution step reports on and how it runs repetitions.
 struct Exec<'a> {
-    args: &'a RunArgs,
+    req: &'a Request,
     /// Issue 30: records repetitions for --critical-path/--timeline.
     explain: Option<&'a crate::explain::McPaths>,
     /// The engine's sharing model (`--model`).
@@ -523,7 +451,7 @@ impl Exec<'_> {
         const CHUNK: u64 = 4096;
         let pool = self.pool.as_ref().expect("noisy runs have worker threads");
         let odds = WindowOdds::default();
-        let seed = self.args.seed;
+        let seed = self.req.settings.seed;
         let mut got = Vec::new();
         let total = set.len();
         let mut start = 0;
@@ -591,7 +519,7 @@ impl Exec<'_> {
         pending: &mut Pending,
         why: &crate::why::Target,
     ) -> Result<(Vec<(u64, u64)>, bool)> {
-        let fixed = match (share, self.args.reps) {
+        let fixed = match (share, self.req.settings.reps) {
             (Share::Reps(set), _) => Some(set),
             (_, Reps::Fixed(n)) => Some(RepSet::all(n as u64)),
             (_, Reps::Auto) => None,
@@ -707,36 +635,35 @@ fn noiseless_run(
 /// not complete, the schedule and outcome to describe (exit status 1).
 #[allow(clippy::too_many_arguments)]
 fn execute(
-    args: &RunArgs,
-    ov: &[(String, String)],
-    goal_opts: &ParseOptions,
+    req: &Request,
     noiseless_explain: &mut Option<crate::explain::Noiseless>,
     mc_explain: Option<&crate::explain::McPaths>,
     why: &crate::why::Why,
     plan: Plan,
     systems: &[System],
-    goals: &[PathBuf],
     budget: &crate::budget::Plan,
     hash: Hashing,
 ) -> Result<(RunResult, Option<String>)> {
+    let (st, goals) = (&req.settings, &req.inputs.goals);
+    let (ov, goal_opts) = (&req.inputs.params, &st.goal_opts);
     let tool = Tool {
         name: "loggops-sim".into(),
         version: env!("CARGO_PKG_VERSION").into(),
     };
     let mut result = RunResult::new(tool, inputs::command_line(), plan.clone());
-    result.shard = args.shard;
+    result.shard = st.shard;
     let keys = plan.cells();
     // What this process runs of each cell: everything, or a shard's share.
-    let shares: Vec<Share> = match args.shard {
+    let shares: Vec<Share> = match st.shard {
         Some(shard) => plan.shares(shard),
         None => vec![Share::Whole; keys.len()],
     };
     let noisy = plan.settings.noise.is_some();
-    let show = !args.quiet && std::io::stderr().is_terminal();
+    let show = !req.outputs.quiet && std::io::stderr().is_terminal();
     let bar = if !show || !noisy {
         ProgressBar::hidden()
     } else {
-        let per_cell = match args.reps {
+        let per_cell = match st.reps {
             Reps::Fixed(n) => n as u64,
             Reps::Auto => Reps::AUTO_FIRST as u64,
         };
@@ -759,14 +686,14 @@ fn execute(
         b
     };
     let exec = Exec {
-        args,
+        req,
         explain: mc_explain,
-        model: crate::run::model(args),
+        model: st.model,
         // Worker threads only for noisy repetitions (a noiseless sweep runs on this thread).
         pool: if noisy {
             Some(
                 rayon::ThreadPoolBuilder::new()
-                    .num_threads(args.threads.unwrap_or(0))
+                    .num_threads(st.threads.unwrap_or(0))
                     .build()
                     .context("cannot start worker threads")?,
             )
@@ -838,10 +765,10 @@ fn execute(
                         wl.name, sys.info.name
                     ));
                     let cfg = Config {
-                        order: crate::run::order(args.order),
+                        order: crate::run::order(st.order),
                         model: exec.model,
                         progress: Some(&HOOK),
-                        mpi_progress: args.mpi_progress.map(Into::into).unwrap_or_default(),
+                        mpi_progress: st.mpi_progress.map(Into::into).unwrap_or_default(),
                         ..Config::new(sys.flag_params)
                     };
                     let what = format!("{} on {ranks} ranks", wl.name);
@@ -854,7 +781,8 @@ fn execute(
                             (out, start.elapsed().as_secs_f64())
                         }
                         None => {
-                            let Some(run) = noiseless_run(&sched, &cfg, args.quiet, &what)? else {
+                            let Some(run) = noiseless_run(&sched, &cfg, req.outputs.quiet, &what)?
+                            else {
                                 break 'outer;
                             };
                             run
@@ -895,7 +823,7 @@ fn execute(
                     with_program!(&sched, |p| one_run(
                         p,
                         &none,
-                        args.seed,
+                        st.seed,
                         0,
                         &WindowOdds::default(),
                         exec.model,
@@ -1072,7 +1000,7 @@ fn partial_target(path: &std::path::Path, run: &RunResult) -> PathBuf {
 }
 
 /// Step 3: every output the flags ask for, from the result alone.
-fn write_outputs(args: &OutputArgs, run: &RunResult) -> Result<()> {
+fn write_outputs(args: &Outputs, run: &RunResult) -> Result<()> {
     let format = match args.format {
         FormatArg::Human => Format::Table,
         FormatArg::Json => Format::Json,
@@ -1112,11 +1040,7 @@ fn write_outputs(args: &OutputArgs, run: &RunResult) -> Result<()> {
 
 /// A sweep: plan, execute, write. Exit status 0, 1 for a schedule that did not complete
 /// (noiseless), 130 when interrupted.
-pub fn sweep(
-    args: &RunArgs,
-    ov: &[(String, String)],
-    goal_opts: &ParseOptions,
-) -> Result<ExitCode> {
+pub fn sweep(req: &Request) -> Result<ExitCode> {
     install_interrupt_handler();
     let Swept {
         result,
@@ -1124,7 +1048,7 @@ pub fn sweep(
         noiseless_explain,
         mc_explain,
         system,
-    } = match run(args, ov, goal_opts, Hashing::shown(args))? {
+    } = match run(req, Hashing::shown(req))? {
         Some(swept) => swept,
         None => return Ok(ExitCode::SUCCESS),
     };
@@ -1132,12 +1056,12 @@ pub fn sweep(
         crate::out::err_text(&text);
         return Ok(ExitCode::from(1));
     }
-    if args.shard.is_some() {
+    if req.settings.shard.is_some() {
         // The shard's result for `merge`: always the JSON document.
         let text = Format::Json.render_to_string(&result);
-        crate::run::emit(args.out.output.as_deref(), &text)?;
+        crate::run::emit(req.outputs.output.as_deref(), &text)?;
     } else {
-        write_outputs(&args.out, &result)?;
+        write_outputs(&req.outputs, &result)?;
     }
     if let Some(x) = noiseless_explain {
         x.finish()?; // issue 30 hook
@@ -1169,9 +1093,9 @@ pub(crate) enum Hashing {
 
 impl Hashing {
     /// What the command line's outputs need.
-    pub(crate) fn shown(args: &RunArgs) -> Hashing {
-        if args.shard.is_some() || args.out.format != FormatArg::Human || args.out.report.is_some()
-        {
+    pub(crate) fn shown(req: &Request) -> Hashing {
+        let out = &req.outputs;
+        if req.settings.shard.is_some() || out.format != FormatArg::Human || out.report.is_some() {
             Hashing::Always
         } else {
             Hashing::WhenShown
@@ -1193,28 +1117,24 @@ pub(crate) struct Swept {
 /// Steps 1 and 2 of a sweep, writing nothing (`None`: a `--dry-run`, which printed its plan):
 /// the command line's [`sweep`] and the library's `api::sweep` both run this. Ctrl-C is the caller's business ([`install_interrupt_handler`],
 /// or [`request_interrupt`]).
-pub(crate) fn run(
-    args: &RunArgs,
-    ov: &[(String, String)],
-    goal_opts: &ParseOptions,
-    hash: Hashing,
-) -> Result<Option<Swept>> {
-    let (plan, systems, goals) = plan(args, ov, goal_opts)?;
-    let budget = crate::budget::plan(args);
-    for goal in &goals {
-        crate::budget::precheck(goal, &args.nodes, ov, &budget)?;
+pub(crate) fn run(req: &Request, hash: Hashing) -> Result<Option<Swept>> {
+    let (plan, systems) = plan(req)?;
+    let (st, goals) = (&req.settings, &req.inputs.goals);
+    let budget = crate::budget::plan(req);
+    for goal in goals {
+        crate::budget::precheck(goal, &req.inputs.nodes, &req.inputs.params, &budget)?;
     }
-    if let Some(shard) = args.shard {
-        check_shard(args, &plan, shard)?;
+    if let Some(shard) = st.shard {
+        check_shard(req, &plan, shard)?;
     }
-    if args.dry_run {
-        crate::dry_run::print(args, &plan, &goals, ov, goal_opts)?; // issue 42 hook
+    if st.dry_run {
+        crate::dry_run::print(req, &plan)?; // issue 42 hook
         return Ok(None);
     }
     // Issue 30 hooks: --critical-path, --sensitivity and --timeline explain one workload on
     // one system.
-    let (mut noiseless_explain, mc_explain) = if args.explain.any() {
-        if goals.len() > 1 || systems.len() > 1 || args.shard.is_some() {
+    let (mut noiseless_explain, mc_explain) = if st.explain.any() {
+        if goals.len() > 1 || systems.len() > 1 || st.shard.is_some() {
             bail!(
                 "--critical-path, --sensitivity and --timeline explain one workload on one \
                  system in one process: give one --goal, at most one --noise and no --shard"
@@ -1226,9 +1146,9 @@ pub(crate) fn run(
             .map(|m| m.parse().map_err(|e| anyhow!("{e}")))
             .collect::<Result<_>>()?;
         (
-            crate::explain::Noiseless::new(args, &goals[0])?,
+            crate::explain::Noiseless::new(req, &goals[0])?,
             if plan.settings.noise.is_some() {
-                crate::explain::McPaths::new(args, &goals[0], &modes)?
+                crate::explain::McPaths::new(req, &goals[0], &modes)?
             } else {
                 None
             },
@@ -1236,22 +1156,19 @@ pub(crate) fn run(
     } else {
         (None, None)
     };
-    let why = crate::why::Why::new(&plan, args.why_reps);
+    let why = crate::why::Why::new(&plan, st.why_reps);
     let (mut result, stalled) = execute(
-        args,
-        ov,
-        goal_opts,
+        req,
         &mut noiseless_explain,
         mc_explain.as_ref(),
         &why,
         plan,
         &systems,
-        &goals,
         &budget,
         hash,
     )?;
     why.attach(&mut result); // issue 42 hook
-    if args.shard.is_none() {
+    if st.shard.is_none() {
         crate::spot::attach(&mut result); // issue 47 hook (a shard's: merge's)
     }
     Ok(Some(Swept {
@@ -1265,8 +1182,8 @@ pub(crate) fn run(
 
 /// What `--shard` needs: the JSON output (everything else is drawn from the merge), and a word
 /// on how the work is split when it leaves the shard idle.
-fn check_shard(args: &RunArgs, plan: &Plan, shard: loggops_report::Shard) -> Result<()> {
-    let o = &args.out;
+fn check_shard(req: &Request, plan: &Plan, shard: loggops_report::Shard) -> Result<()> {
+    let o = &req.outputs;
     if o.format == FormatArg::Csv || o.samples.is_some() || !o.plot.is_empty() || o.report.is_some()
     {
         bail!(
@@ -1276,7 +1193,7 @@ fn check_shard(args: &RunArgs, plan: &Plan, shard: loggops_report::Shard) -> Res
         );
     }
     let shares = plan.shares(shard);
-    if shares.iter().all(|s| *s == Share::Nothing) && !args.quiet {
+    if shares.iter().all(|s| *s == Share::Nothing) && !o.quiet {
         let cells = plan.cells().len();
         match plan.shard_by() {
             ShardBy::Cells => crate::out::errln!(
@@ -1318,7 +1235,7 @@ pub fn merge(args: &MergeArgs) -> Result<ExitCode> {
     }
     let mut merged = loggops_report::merge(shards)?;
     crate::spot::attach(&mut merged); // issue 47 hook
-    write_outputs(&args.out, &merged)?;
+    write_outputs(&Outputs::new(&args.out, false), &merged)?;
     if merged.is_partial() {
         let (complete, partial, missing) = merged.cell_counts();
         crate::out::errln!(

@@ -1,4 +1,5 @@
-//! Stage two of the CLI: validated settings and the calls into the libraries.
+//! Stage three of the CLI: the calls into the libraries for a resolved request
+//! (`request.rs`), and the `gen` and `calibrate` commands.
 
 use std::fmt::Write as _;
 use std::io::Write;
@@ -8,22 +9,11 @@ use std::process::ExitCode;
 use anyhow::{anyhow, bail, Context, Result};
 use loggops_engine::{simulate as engine_run, Config, NoNoise, Order, Outcome, Params, Program};
 
-use crate::cli::{CalibrateArgs, GenArgs, OrderArg, RunArgs};
+use crate::cli::{CalibrateArgs, GenArgs, OrderArg};
+use crate::request::{param_pairs, tick_ps, Request};
 use crate::schedule::{self, with_program, Schedule};
-use crate::units::{
-    fmt_bytes, format_duration, parse_per_byte_ps, parse_size, parse_tick_ps, parse_ticks,
-    parse_time_ps,
-};
-use loggops_goal::{ParseOptions, DEFAULT_TICK_PS};
-
-/// The engine's sharing model: `--model`, else queued with `--noise` and LogGOPSim's without.
-pub fn model(args: &RunArgs) -> loggops_engine::Model {
-    match args.model {
-        Some(m) => m.into(),
-        None if !args.noise.is_empty() => loggops_engine::Model::Queued,
-        None => loggops_engine::Model::LogGOPSim,
-    }
-}
+use crate::units::{fmt_bytes, format_duration, parse_per_byte_ps, parse_size, parse_time_ps};
+use loggops_goal::ParseOptions;
 
 /// The `--model` value naming `m`.
 pub fn model_name(m: loggops_engine::Model) -> &'static str {
@@ -38,87 +28,6 @@ pub fn order(o: OrderArg) -> Order {
         OrderArg::Stable => Order::Stable,
         OrderArg::Libstdcxx => Order::Libstdcxx,
     }
-}
-
-/// `NAME=VALUE` pairs of `--param`.
-fn overrides(raw: &[String]) -> Result<Vec<(String, String)>> {
-    raw.iter()
-        .map(|kv| {
-            kv.split_once('=')
-                .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
-                .ok_or_else(|| anyhow!("--param {kv}: expected NAME=VALUE"))
-        })
-        .collect()
-}
-
-/// Parameters in picoseconds from the flags on top of `base`.
-pub fn resolve_params(args: &RunArgs, mut p: Params) -> Result<Params> {
-    let time = |flag: &str, v: &Option<String>, into: &mut u64| -> Result<()> {
-        if let Some(s) = v {
-            *into = parse_time_ps(s).map_err(|e| anyhow!("-{flag} {s}: {e}"))?;
-        }
-        Ok(())
-    };
-    time("L", &args.l, &mut p.l)?;
-    time("o", &args.o, &mut p.o)?;
-    time("g", &args.g, &mut p.g)?;
-    if let Some(s) = &args.big_g {
-        p.big_g = parse_per_byte_ps(s).map_err(|e| anyhow!("-G {s}: {e}"))?;
-    }
-    if let Some(s) = &args.big_o {
-        p.big_o = parse_per_byte_ps(s).map_err(|e| anyhow!("-O {s}: {e}"))?;
-    }
-    if let Some(s) = &args.s {
-        p.s = parse_size(s).map_err(|e| anyhow!("-S {s}: {e}"))?;
-    }
-    if let Some(b) = args.rndv_3l {
-        p.rndv_extra_latencies = if b { 2 } else { 0 };
-    }
-    Ok(p)
-}
-
-/// Parameters as LogGOPSim's integer ticks (compat mode).
-fn compat_params(args: &RunArgs) -> Result<Params> {
-    let mut p = Params::loggopsim_defaults_ticks();
-    let tick = |flag: &str, v: &Option<String>| -> Result<Option<u64>> {
-        v.as_deref()
-            .map(|s| parse_ticks(s).map_err(|e| anyhow!("-{flag} {s}: {e}")))
-            .transpose()
-    };
-    if let Some(v) = tick("L", &args.l)? {
-        p.l = v;
-    }
-    if let Some(v) = tick("o", &args.o)? {
-        p.o = v;
-    }
-    if let Some(v) = tick("g", &args.g)? {
-        p.g = v;
-    }
-    if let Some(v) = tick("G", &args.big_g)? {
-        p.big_g = loggops_engine::PerByte::from_raw(v << loggops_engine::PerByte::FRAC_BITS);
-    }
-    if let Some(v) = tick("O", &args.big_o)? {
-        p.big_o = loggops_engine::PerByte::from_raw(v << loggops_engine::PerByte::FRAC_BITS);
-    }
-    if let Some(v) = tick("S", &args.s)? {
-        // LogGOPSim stores S in a uint32_t.
-        p.s = v as u32 as u64;
-    }
-    Ok(p)
-}
-
-/// The tick of `--tick` in ps (1 ns by default).
-fn tick_ps(flag: &Option<String>) -> Result<u64> {
-    match flag {
-        Some(s) => parse_tick_ps(s).map_err(|e| anyhow!("--tick {s}: {e}")),
-        None => Ok(DEFAULT_TICK_PS),
-    }
-}
-
-/// How explicit GOAL files are read in the default and noisy modes: plain calc numbers in
-/// ticks of `--tick`.
-pub fn goal_options(args: &RunArgs) -> Result<ParseOptions> {
-    Ok(ParseOptions::with_tick(tick_ps(&args.tick)?))
 }
 
 /// `(file): plain calc numbers are ticks of 1ns (--tick)`, said where a run read an explicit
@@ -144,71 +53,24 @@ pub fn emit(output: Option<&Path>, text: &str) -> Result<()> {
     }
 }
 
-pub fn simulate(mut args: RunArgs) -> Result<ExitCode> {
-    // A node count given twice runs once (its rows would be the same).
-    let mut seen = std::collections::HashSet::new();
-    let given = args.nodes.len();
-    args.nodes.retain(|n| seen.insert(*n));
-    if args.nodes.len() < given && !args.quiet {
+/// The run command (its flags resolved once, [`Request::resolve`]): LogGOPSim's run
+/// (`--compat loggopsim`) or a sweep.
+pub fn simulate(req: &Request) -> Result<ExitCode> {
+    if req.inputs.repeated_nodes && !req.outputs.quiet {
         crate::out::errln!(
             "note: --nodes repeats a node count; each runs once ({})",
-            args.nodes
+            req.inputs
+                .nodes
                 .iter()
                 .map(u32::to_string)
                 .collect::<Vec<_>>()
                 .join(",")
         );
     }
-    let ov = run_checks(&args)?;
-    // --tick, --shard and --model queued with --compat are refused by `checks::RUN_RULES`.
-    if args.compat.is_some() {
-        let [goal] = args.goal.as_slice() else {
-            bail!("--compat loggopsim runs one schedule: give one --goal FILE");
-        };
-        return compat_run(&args, goal, &ov);
+    if req.settings.compat {
+        return compat_run(req);
     }
-    let goal_opts = sweep_checks(&args)?;
-    crate::mc::sweep(&args, &ov, &goal_opts)
-}
-
-/// The checks of every run; the `--param` overrides.
-fn run_checks(args: &RunArgs) -> Result<Vec<(String, String)>> {
-    if args.goal.is_empty() {
-        bail!("no schedule given: use --goal FILE (try --help for examples)");
-    }
-    if args.nodes.contains(&0) {
-        bail!("--nodes 0: a schedule needs at least one rank");
-    }
-    let ov = overrides(&args.params)?;
-    // Issue 30: --critical-path/--sensitivity/--timeline are refused with --compat and checked
-    // here; the sweep records the runs.
-    crate::explain::check_flags(args)?;
-    Ok(ov)
-}
-
-/// What a sweep (not `--compat`) needs from the flags, checked: the `--param` overrides and
-/// how GOAL files are read (the library's `api::sweep` calls it too).
-pub(crate) fn sweep_inputs(args: &RunArgs) -> Result<(Vec<(String, String)>, ParseOptions)> {
-    let ov = run_checks(args)?;
-    Ok((ov, sweep_checks(args)?))
-}
-
-/// The checks of a sweep after [`run_checks`]; how GOAL files are read.
-fn sweep_checks(args: &RunArgs) -> Result<ParseOptions> {
-    let goal_opts = goal_options(args)?;
-    if args.tick.is_some() {
-        for goal in &args.goal {
-            if schedule::is_parametric(goal)? {
-                bail!(
-                    "--tick does not apply to {}: a rank-parametric schedule gives every time with \
-                     a unit, so it has no plain ticks to convert; drop --tick (`gen --tick` sets \
-                     the tick of the explicit GOAL file it writes)",
-                    goal.display()
-                );
-            }
-        }
-    }
-    Ok(goal_opts)
+    crate::mc::sweep(req)
 }
 
 /// Names what was left over: ranks, sources, tags and op labels.
@@ -292,36 +154,39 @@ pub fn describe_leftovers(goal: &Path, sched: &Schedule, out: &Outcome) -> Strin
     s
 }
 
-fn compat_run(args: &RunArgs, goal: &Path, ov: &[(String, String)]) -> Result<ExitCode> {
-    let params = compat_params(args)?;
+fn compat_run(req: &Request) -> Result<ExitCode> {
+    let goal = &req.inputs.goals[0];
+    let params = req
+        .settings
+        .params
+        .apply(Params::loggopsim_defaults_ticks());
     let cfg = Config {
         model: loggops_engine::Model::LogGOPSim,
         params,
-        order: order(args.order),
+        order: order(req.settings.order),
         compat: true,
         progress: None,
         mpi_progress: loggops_engine::MpiProgress::Async,
     };
-    let nodes = match args.nodes.as_slice() {
+    let nodes = match req.inputs.nodes.as_slice() {
         [] => None,
         [n] => Some(*n),
         _ => bail!("--compat loggopsim runs one schedule: give at most one --nodes value"),
     };
-    // LogGOPSim's ticks as they are.
-    let sched = schedule::load(goal, nodes, ov, &ParseOptions::ticks_as_is())?;
+    let sched = schedule::load(goal, nodes, &req.inputs.params, &req.settings.goal_opts)?;
     crate::budget::check(
         &sched,
         &crate::budget::what(goal, nodes),
-        &crate::budget::plan(args),
+        &crate::budget::plan(req),
     )?;
     let out = with_program!(&sched, |p| engine_run(p, &cfg, &mut NoNoise))?;
     let text = with_program!(&sched, |p| crate::compat::render(
         p,
         &params,
         &out,
-        args.batchmode
+        req.settings.batchmode
     ));
-    emit(args.out.output.as_deref(), &text)?;
+    emit(req.outputs.output.as_deref(), &text)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -331,7 +196,7 @@ pub fn gen(args: GenArgs) -> Result<ExitCode> {
     }
     let tick = tick_ps(&args.tick)?;
     let sched: Schedule = if let Some(path) = &args.goal {
-        let ov = overrides(&args.params)?;
+        let ov = param_pairs(&args.params)?;
         schedule::load(path, Some(args.nodes), &ov, &ParseOptions::with_tick(tick))?
     } else {
         let Some(name) = &args.pattern else {

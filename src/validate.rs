@@ -19,7 +19,7 @@ use loggops_report::validation::{
 };
 use rayon::prelude::*;
 
-use crate::cli::{FormatArg, MeasureArg, RunArgs, SimulateArg, ValidateArgs};
+use crate::cli::{FormatArg, MeasureArg, SimulateArg, ValidateArgs};
 use crate::mc::one_outcome;
 use crate::schedule::{with_program, Schedule};
 
@@ -184,16 +184,8 @@ pub(crate) fn compare(args: &ValidateArgs) -> Result<Compared> {
         None => 0,
     };
     let mut profile = loggops_profile::read_profile(&args.noise)?;
-    let flags = RunArgs {
-        l: args.l.clone(),
-        o: args.o.clone(),
-        g: args.g.clone(),
-        big_g: args.big_g.clone(),
-        big_o: args.big_o.clone(),
-        s: args.s.clone(),
-        ..RunArgs::default()
-    };
-    crate::mc::override_params(&flags, &mut profile)?;
+    let loggops = [&args.l, &args.o, &args.g, &args.big_g, &args.big_o, &args.s];
+    crate::request::ParamFlags::parse(loggops, None)?.apply_to_profile(&mut profile);
     let mode: NoiseMode = args
         .noise_mode
         .parse()

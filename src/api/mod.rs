@@ -3,8 +3,8 @@
 //! other than the CLI (the Python module `loggops_sim`, `crates/python`).
 //!
 //! A request is turned into the command line that makes the same result
-//! ([`SweepRequest::command_line`]) and goes through the CLI's own flag parser and checks, then
-//! through the same plan and execution as `loggops-sim` ([`crate::mc`]); only the writing of
+//! ([`SweepRequest::command_line`]) and goes through the CLI's own flag parser, checks and
+//! resolution into one [`crate::request::Request`], then through the same plan and execution as `loggops-sim` ([`crate::mc`]); only the writing of
 //! outputs is left to the caller. So the numbers are the CLI's for the same flags, a refused
 //! flag or a bad file gives the CLI's message (file, line and column where the CLI names them:
 //! [`Error`]), and the result records the CLI command that reproduces it
@@ -28,6 +28,7 @@ use clap::{CommandFactory, FromArgMatches};
 use loggops_report::{Comparison, RunResult, Status};
 
 use crate::cli::{self, Cli};
+use crate::request::Request;
 
 /// An error as the command line reports it: the message it prints after `error: ` (or the whole
 /// line when it is located, `file:line:col: error: ...`).
@@ -195,10 +196,10 @@ impl SweepRequest {
     }
 
     /// The parsed and checked flags; `extra` are appended (the critical-path flags).
-    fn run_args(&self, extra: &[&str]) -> Result<cli::RunArgs, Error> {
+    fn request(&self, extra: &[&str]) -> Result<Request, Error> {
         let mut argv = self.command_line();
         argv.extend(extra.iter().map(OsString::from));
-        let mut cli = parse(&argv, |c| {
+        let cli = parse(&argv, |c| {
             // Paths as given, even one with a comma (clap splits values at commas).
             c.run.goal.clone_from(&self.goal);
             c.run.noise.clone_from(&self.noise);
@@ -206,7 +207,7 @@ impl SweepRequest {
         if cli.command.is_some() {
             unreachable!("a sweep's command line names no subcommand");
         }
-        Ok(std::mem::take(&mut cli.run))
+        Ok(Request::resolve(&cli.run)?)
     }
 }
 
@@ -371,11 +372,10 @@ impl<'a> Runner<'a> {
 
     /// A sweep (`loggops-sim --goal ...`).
     pub fn sweep(&mut self, req: &SweepRequest) -> Result<Sweep, Error> {
-        let args = req.run_args(&[])?;
+        let request = req.request(&[])?;
         let command = command_text(&req.command_line());
         self.run(|| {
-            let (ov, goal_opts) = crate::run::sweep_inputs(&args)?;
-            let swept = crate::mc::run(&args, &ov, &goal_opts, crate::mc::Hashing::Always)?
+            let swept = crate::mc::run(&request, crate::mc::Hashing::Always)?
                 .ok_or_else(|| anyhow::anyhow!("--dry-run runs nothing"))?;
             if let Some(text) = swept.stalled {
                 return Err(stalled(&text));
@@ -397,11 +397,10 @@ impl<'a> Runner<'a> {
         } else {
             &["--critical-path"]
         };
-        let args = req.run_args(extra)?;
+        let request = req.request(extra)?;
         let command = command_text(&req.command_line());
         self.run(|| {
-            let (ov, goal_opts) = crate::run::sweep_inputs(&args)?;
-            let swept = crate::mc::run(&args, &ov, &goal_opts, crate::mc::Hashing::Always)?
+            let swept = crate::mc::run(&request, crate::mc::Hashing::Always)?
                 .ok_or_else(|| anyhow::anyhow!("--dry-run runs nothing"))?;
             if let Some(text) = swept.stalled {
                 return Err(stalled(&text));
