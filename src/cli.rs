@@ -57,7 +57,9 @@ has it under `verdicts`, CSV in the columns from `inflation_mean_ci95_lo` to `ve
 
 Outputs: the table (default) ends with the settings: seed, engine model, tick, repetition
 rule, every system's profile path, SHA-256 and parameters near and far, every workload's file
-and SHA-256, the tool and results-schema version. --format json holds the same plus every
+(and SHA-256 for a rank-parametric one: an explicit file, which can be GBs, is hashed only for
+JSON, CSV, --report and --shard), the tool and results-schema version. --format json holds the
+same plus every
 repetition's time (integer ps); --format csv has one row per cell with the settings in its
 last columns (the same columns with and without --noise). Dollar amounts in the table are
 rounded for reading; JSON and CSV keep the exact values. Ctrl-C during a run stops it after the
