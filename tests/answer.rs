@@ -139,6 +139,16 @@ fn systems_side_by_side_share_their_draws_and_differences_are_paired() {
         ]))
         .unwrap()
     };
+    // The verdict of the system ranked second by time.
+    let ranked_second = |v: &Value| -> Value {
+        v["verdicts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["rank"]["by_time"] == 2)
+            .unwrap()
+            .clone()
+    };
     let v = json(&noise);
     let noisy: Vec<&Value> = v["cells"]
         .as_array()
@@ -148,12 +158,7 @@ fn systems_side_by_side_share_their_draws_and_differences_are_paired() {
         .collect();
     assert_eq!(noisy.len(), 2);
     assert_eq!(noisy[0]["samples_ps"], noisy[1]["samples_ps"]);
-    let second = v["verdicts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|d| d["rank"]["by_time"] == 2)
-        .unwrap();
+    let second = ranked_second(&v);
     let p = &second["rank"]["vs_fastest"];
     assert_eq!(p["reps"], 16);
     assert_eq!(p["diff_mean_ps"], 0);
@@ -165,12 +170,7 @@ fn systems_side_by_side_share_their_draws_and_differences_are_paired() {
     );
 
     let v = json("calibration/aws.h5,calibration/azure.h5");
-    let second = v["verdicts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|d| d["rank"]["by_time"] == 2)
-        .unwrap();
+    let second = ranked_second(&v);
     let p = &second["rank"]["vs_fastest"];
     let width = |k: &str| p[k][1].as_i64().unwrap() - p[k][0].as_i64().unwrap();
     assert!(width("diff_ci95_ps") < width("unpaired_ci95_ps"), "{p}");
