@@ -129,25 +129,13 @@ impl ParamFlags {
     /// `-L -o -g -G -O -S` (in that order) and `--rndv-3l` with units.
     pub fn parse(values: [&Option<String>; 6], rndv_3l: Option<bool>) -> Result<ParamFlags> {
         let [l, o, g, big_g, big_o, s] = values;
-        let time = |flag: &str, v: &Option<String>| -> Result<Option<u64>> {
-            v.as_deref()
-                .map(|s| parse_time_ps(s).map_err(|e| anyhow!("{flag} {s}: {e}")))
-                .transpose()
-        };
-        let per_byte = |flag: &str, v: &Option<String>| -> Result<Option<PerByte>> {
-            v.as_deref()
-                .map(|s| parse_per_byte_ps(s).map_err(|e| anyhow!("{flag} {s}: {e}")))
-                .transpose()
-        };
         Ok(ParamFlags {
-            l: time("-L", l)?,
-            o: time("-o", o)?,
-            g: time("-g", g)?,
-            big_g: per_byte("-G", big_g)?,
-            big_o: per_byte("-O", big_o)?,
-            s: s.as_deref()
-                .map(|v| parse_size(v).map_err(|e| anyhow!("-S {v}: {e}")))
-                .transpose()?,
+            l: flag("-L", l, parse_time_ps)?,
+            o: flag("-o", o, parse_time_ps)?,
+            g: flag("-g", g, parse_time_ps)?,
+            big_g: flag("-G", big_g, parse_per_byte_ps)?,
+            big_o: flag("-O", big_o, parse_per_byte_ps)?,
+            s: flag("-S", s, parse_size)?,
             rndv_3l,
             typed: typed(values, rndv_3l),
         })
@@ -157,11 +145,8 @@ impl ParamFlags {
     /// LogGOPSim's and is left out).
     fn parse_ticks(values: [&Option<String>; 6]) -> Result<ParamFlags> {
         let mut t = [None; 6];
-        for ((flag, v), out) in PARAM_FLAGS.iter().zip(values).zip(&mut t) {
-            *out = v
-                .as_deref()
-                .map(|s| parse_ticks(s).map_err(|e| anyhow!("{flag} {s}: {e}")))
-                .transpose()?;
+        for ((name, v), out) in PARAM_FLAGS.iter().zip(values).zip(&mut t) {
+            *out = flag(name, v, parse_ticks)?;
         }
         let per_byte = |v: Option<u64>| v.map(|v| PerByte::from_raw(v << PerByte::FRAC_BITS));
         Ok(ParamFlags {
@@ -218,6 +203,17 @@ impl ParamFlags {
             apply(&mut far.params);
         }
     }
+}
+
+/// A flag's value parsed by `parse`; its error names the flag and the value (`-o 2 parsecs: ...`).
+fn flag<T, E: std::fmt::Display>(
+    name: &str,
+    v: &Option<String>,
+    parse: impl Fn(&str) -> std::result::Result<T, E>,
+) -> Result<Option<T>> {
+    v.as_deref()
+        .map(|s| parse(s).map_err(|e| anyhow!("{name} {s}: {e}")))
+        .transpose()
 }
 
 /// The flags as typed, for the record.

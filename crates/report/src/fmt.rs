@@ -5,6 +5,24 @@
 
 pub use loggops_units::{fmt_bytes, fmt_time_ps, fmt_time_ps_f64};
 
+/// `+$0.41`, `-$0.0042`.
+pub(crate) fn signed_usd(v: f64) -> String {
+    if v < 0.0 {
+        format!("-{}", fmt_usd(-v))
+    } else {
+        format!("+{}", fmt_usd(v))
+    }
+}
+
+/// `+1.23us`, `-0.5ms`.
+pub(crate) fn signed_time(ps: f64) -> String {
+    if ps < 0.0 {
+        format!("-{}", fmt_time_ps_f64(-ps))
+    } else {
+        format!("+{}", fmt_time_ps_f64(ps))
+    }
+}
+
 /// Formats US dollars as people write them, never in scientific notation: cents with
 /// thousands separators from one dollar (`$12.35`, `$1,234.56`, `$4,560,000.00`), two
 /// significant digits below (`$0.42`, `$0.0042`, `$0.0000069`). Exact values are in the JSON

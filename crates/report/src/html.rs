@@ -10,10 +10,11 @@
 //! run (paths, names, notes, the command) is escaped.
 
 use crate::fmt::fmt_usd;
+use crate::fmt::{signed_time, signed_usd};
 use crate::guide::TABLE_COLUMNS;
 use crate::model::{RunResult, Status, SystemInfo};
 use crate::plot::{render_svg, PlotError, PlotKind};
-use crate::table::{columns, describe_params, signed_usd, Align};
+use crate::table::{columns, describe_params, Align};
 use crate::verdict::Facts;
 use crate::why::PARTS;
 use std::fmt::Write as _;
@@ -613,7 +614,6 @@ fn why_html(run: &RunResult, facts: &[Facts], out: &mut String) {
             if e.total_ps > 0.0 { "100%" } else { "-" }
         );
         let unit = |v: f64| crate::fmt_time_ps_f64(v);
-        let signed = |v: f64| signed_time(v);
         let composition = stacked_bars(
             &[
                 ("noiseless".to_string(), base.map(|v| v as f64)),
@@ -621,22 +621,13 @@ fn why_html(run: &RunResult, facts: &[Facts], out: &mut String) {
             ],
             &unit,
         );
-        let extra = stacked_bars(&[("extra time".to_string(), e.extra_ps)], &signed);
+        let extra = stacked_bars(&[("extra time".to_string(), e.extra_ps)], &signed_time);
         let _ = writeln!(
             out,
             "<div class=\"bars\"><p class=\"small\">The path's parts:</p>{composition}\
              <p class=\"small\">The extra time, per part (to the left of the line: parts the \
              noisy runs spend less on):</p>{extra}</div></div>"
         );
-    }
-}
-
-/// `+1.23us`, `-0.5ms`.
-fn signed_time(ps: f64) -> String {
-    if ps < 0.0 {
-        format!("-{}", crate::fmt_time_ps_f64(-ps))
-    } else {
-        format!("+{}", crate::fmt_time_ps_f64(ps))
     }
 }
 

@@ -8,7 +8,9 @@
 //! With noise, the verdict ([`crate::verdict`]) follows the table.
 
 use crate::cell::Cell;
-use crate::fmt::{fmt_pct, fmt_per_byte, fmt_ratio, fmt_time_ps, fmt_time_ps_f64, fmt_usd};
+use crate::fmt::{
+    fmt_pct, fmt_per_byte, fmt_ratio, fmt_time_ps, fmt_time_ps_f64, fmt_usd, signed_usd,
+};
 use crate::model::{EngineParams, RunResult, Status, SystemInfo};
 use crate::verdict::Facts;
 use loggops_units::format_size;
@@ -45,15 +47,6 @@ pub fn render_table(cells: &[Cell]) -> String {
         &columns(cells, &vec![false; cells.len()], &facts),
         cells.len(),
     )
-}
-
-/// `+$0.41`, `-$0.0042`.
-pub(crate) fn signed_usd(v: f64) -> String {
-    if v < 0.0 {
-        format!("-{}", fmt_usd(-v))
-    } else {
-        format!("+{}", fmt_usd(v))
-    }
 }
 
 /// The table's columns (those with a value in some cell), `n` marked `*` on the cells flagged

@@ -20,7 +20,7 @@
 //! largest node count that ran.
 
 use crate::cell::Cell;
-use crate::fmt::{fmt_time_ps_f64, fmt_usd};
+use crate::fmt::{fmt_time_ps_f64, signed_time, signed_usd};
 use crate::model::{Job, RunResult};
 use crate::why::{ExtraTime, PARTS};
 
@@ -323,13 +323,6 @@ fn sentence(run: &RunResult, i: usize, s: &Cell, f: &Facts, job: Option<Job>) ->
         }
         _ => t.push_str(&format!(": mean {}", fmt_time_ps_f64(s.summary.mean))),
     }
-    let signed = |v: f64| {
-        if v < 0.0 {
-            format!("-{}", fmt_usd(-v))
-        } else {
-            format!("+{}", fmt_usd(v))
-        }
-    };
     match (&f.on_demand, &f.committed) {
         (Some(e), _) | (None, Some(e)) => {
             let kind = if f.on_demand.is_some() {
@@ -337,11 +330,11 @@ fn sentence(run: &RunResult, i: usize, s: &Cell, f: &Facts, job: Option<Job>) ->
             } else {
                 "committed"
             };
-            t.push_str(&format!(", {} per run {kind}", signed(e.per_run)));
+            t.push_str(&format!(", {} per run {kind}", signed_usd(e.per_run)));
             if let (Some(j), Some(runs)) = (e.per_job, job) {
                 t.push_str(&format!(
                     " ({} per job of {})",
-                    signed(j),
+                    signed_usd(j),
                     describe_job(runs, f)
                 ));
             }
@@ -414,25 +407,17 @@ fn sentence(run: &RunResult, i: usize, s: &Cell, f: &Facts, job: Option<Job>) ->
 /// `: +2.1us, 95 % CI +1.9us to +2.3us paired over 32 repetitions`, or that the paired
 /// interval holds 0.
 fn describe_paired(p: crate::paired::Paired) -> String {
-    let signed = |ps: f64| {
-        let t = fmt_time_ps_f64(ps);
-        if t.starts_with('-') {
-            t
-        } else {
-            format!("+{t}")
-        }
-    };
     let Some(ci) = p.diff_ci95_ps else {
         return String::new();
     };
     let range = format!(
         "95 % CI {} to {} paired over {} repetitions",
-        signed(ci.lo),
-        signed(ci.hi),
+        signed_time(ci.lo),
+        signed_time(ci.hi),
         p.reps
     );
     if p.differs() == Some(true) {
-        format!(": {}, {range}", signed(p.diff_mean_ps))
+        format!(": {}, {range}", signed_time(p.diff_mean_ps))
     } else {
         format!(": no clear difference, {range}")
     }
