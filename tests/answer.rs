@@ -186,6 +186,104 @@ fn systems_side_by_side_share_their_draws_and_differences_are_paired() {
     );
 }
 
+/// Noise modes and node counts are compared as systems are: `differences` lists, per system,
+/// every later noisy mode minus an earlier one at each node count and every node count minus
+/// the one before it in each mode, each the exact mean difference of the two cells' samples
+/// with a paired interval. `os+net` and `net` share their network draws, so their paired
+/// interval is narrower than the unpaired one; the report shows the table.
+#[test]
+fn noise_modes_and_node_counts_differ_by_paired_intervals() {
+    let dir = tempfile::tempdir().unwrap();
+    let html = dir.path().join("r.html");
+    let v: Value = serde_json::from_str(&ok(&[
+        "--goal",
+        "goal/dissemination_16B.goal",
+        "--nodes",
+        "8,16",
+        "--noise",
+        "calibration/azure.h5",
+        "--noise-mode",
+        "net,os+net",
+        "--reps",
+        "24",
+        "--format",
+        "json",
+        "-q",
+        "--report",
+        html.to_str().unwrap(),
+    ]))
+    .unwrap();
+    let mean = |nodes: u64, mode: &str| -> f64 {
+        let c = v["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["nodes"] == nodes && c["noise_mode"] == mode)
+            .unwrap();
+        let s: Vec<f64> = c["samples_ps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_u64().unwrap() as f64)
+            .collect();
+        s.iter().sum::<f64>() / s.len() as f64
+    };
+    let d = v["differences"].as_array().unwrap();
+    let got: Vec<(String, u64, String, u64, String)> = d
+        .iter()
+        .map(|x| {
+            (
+                x["varies"].as_str().unwrap().to_string(),
+                x["a"]["nodes"].as_u64().unwrap(),
+                x["a"]["noise_mode"].as_str().unwrap().to_string(),
+                x["b"]["nodes"].as_u64().unwrap(),
+                x["b"]["noise_mode"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let want = |v: &str, an, am: &str, bn, bm: &str| (v.into(), an, am.into(), bn, bm.into());
+    assert_eq!(
+        got,
+        vec![
+            want("noise_mode", 8, "os+net", 8, "net"),
+            want("nodes", 16, "net", 8, "net"),
+            want("nodes", 16, "os+net", 8, "os+net"),
+            want("noise_mode", 16, "os+net", 16, "net"),
+        ]
+    );
+    for x in d {
+        assert_eq!(x["reps"], 24);
+        let (a, b) = (&x["a"], &x["b"]);
+        let exact = mean(
+            a["nodes"].as_u64().unwrap(),
+            a["noise_mode"].as_str().unwrap(),
+        ) - mean(
+            b["nodes"].as_u64().unwrap(),
+            b["noise_mode"].as_str().unwrap(),
+        );
+        assert_eq!(
+            x["diff_mean_ps"].as_i64().unwrap(),
+            exact.round() as i64,
+            "{x}"
+        );
+        let ci = &x["diff_ci95_ps"];
+        assert!(ci[0].as_i64().unwrap() <= ci[1].as_i64().unwrap(), "{x}");
+    }
+    let width = |x: &Value, k: &str| x[k][1].as_i64().unwrap() - x[k][0].as_i64().unwrap();
+    for x in d.iter().filter(|x| x["varies"] == "noise_mode") {
+        assert!(
+            width(x, "diff_ci95_ps") < width(x, "unpaired_ci95_ps"),
+            "{x}"
+        );
+    }
+    let h = std::fs::read_to_string(&html).unwrap();
+    assert!(h.contains("<h2>Differences, paired by repetition</h2>"));
+    assert!(
+        h.contains("<td>os+net, 16 nodes</td><td>net, 16 nodes</td>"),
+        "table rows"
+    );
+}
+
 /// Why, where people look: the report has the verdict at the top and, per verdict cell, the
 /// critical-path table and a stacked bar.
 #[test]

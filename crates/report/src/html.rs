@@ -414,7 +414,9 @@ fn ranking_html(run: &RunResult, facts: &[Facts], out: &mut String) {
             out,
             "<h3>{} at {} nodes, noise {}</h3>\n<div class=\"wide\"><table class=\"results\">\n\
              <tr><th>rank by time</th><th>system</th><th>mean</th><th>x fastest</th>\
-             <th>noiseless</th><th>x-mean</th><th>$/run-od</th><th>rank by cost</th>\
+             <th title=\"this system's mean minus the fastest's, with the 95 % confidence \
+             interval of the difference paired by repetition (the systems share their draws)\">\
+             vs fastest (95 % CI)</th><th>noiseless</th><th>x-mean</th><th>$/run-od</th><th>rank by cost</th>\
              <th>x cheapest</th><th>$+/run-od</th></tr>",
             esc(&w.name),
             c0.nodes,
@@ -429,11 +431,12 @@ fn ranking_html(run: &RunResult, facts: &[Facts], out: &mut String) {
                 "<tr><td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td>\
                  <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
                  <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
-                 <td class=\"num\">{}</td></tr>",
+                 <td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
                 r.by_time,
                 esc(&c.system),
                 esc(&crate::fmt_time_ps_f64(st.summary.mean)),
                 esc(&crate::fmt_ratio(r.time_ratio)),
+                r.vs_fastest.map_or("-".into(), |p| esc(&p.brief())),
                 c.noiseless_ps.map_or("-".into(), crate::fmt_time_ps),
                 st.inflation_mean().map_or("-".into(), crate::fmt_ratio),
                 od.map_or("-".into(), |p| esc(&crate::fmt_usd(p.usd_per_run_mean))),
@@ -446,6 +449,46 @@ fn ranking_html(run: &RunResult, facts: &[Facts], out: &mut String) {
         }
         out.push_str("</table></div>\n");
     }
+}
+
+/// The differences between noise modes and node counts, paired by repetition.
+fn differences_html(run: &RunResult, out: &mut String) {
+    let diffs = crate::paired::differences(run);
+    if diffs.is_empty() {
+        return;
+    }
+    out.push_str(
+        "<h2>Differences, paired by repetition</h2>\n<p>The cells of a run draw the same noise \
+         where they share a message or a rank (common random numbers), so the difference of two \
+         cells' means is estimated from the differences of their repetitions. Its 95 % \
+         confidence interval is beside the one of independent draws (Welch's).</p>\n\
+         <div class=\"wide\"><table class=\"results\">\n<tr><th>workload</th><th>system</th>\
+         <th>cell</th><th>minus</th><th>reps</th><th>difference (95 % CI, paired)</th>\
+         <th>95 % CI, unpaired</th></tr>\n",
+    );
+    for d in &diffs {
+        let (a, b, p) = (&run.cells[d.a], &run.cells[d.b], &d.paired);
+        let label = |c: &crate::model::CellResult| match d.varies {
+            "nodes" => format!("{} nodes, {}", c.nodes, c.noise_mode),
+            _ => format!("{}, {} nodes", c.noise_mode, c.nodes),
+        };
+        let unpaired = p.unpaired_ci95_ps.map_or("-".into(), |ci| {
+            format!("{} to {}", signed_time(ci.lo), signed_time(ci.hi))
+        });
+        let _ = writeln!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td>\
+             <td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
+            esc(&a.workload),
+            esc(&a.system),
+            esc(&label(a)),
+            esc(&label(b)),
+            p.reps,
+            esc(&p.brief()),
+            esc(&unpaired),
+        );
+    }
+    out.push_str("</table></div>\n");
 }
 
 /// A colour per part of the critical path.
@@ -726,6 +769,7 @@ pub fn render_html(run: &RunResult) -> Result<String, PlotError> {
     }
     verdict_html(run, &facts, &mut out);
     ranking_html(run, &facts, &mut out);
+    differences_html(run, &mut out);
     spot_html(run, &mut out);
     out.push_str("<h2>Run</h2>\n");
     let _ = writeln!(out, "<pre>{}</pre>", esc(&run.command));

@@ -12,6 +12,8 @@
 //!   "verdicts": [ { "workload", "system", "nodes", "noise_mode", "n", "partial", "mean_ps",
 //!                   "noiseless_ps", "slowdown", "slowdown_ci95", "on_demand", "committed",
 //!                   "job_runs", "why", "rank", "text", ["spot"] } ],
+//!   "differences": [ { "workload", "system", "varies", "a": {"nodes", "noise_mode"},
+//!                      "b": {...}, "reps", "diff_mean_ps", "diff_ci95_ps", "unpaired_ci95_ps" } ],
 //!   ["spot": { "noise_mode", "systems": [ { "workload", "system", "spot_usd_per_node_hour",
 //!              "interruptions_per_node_hour", "source", "not_priced", "rows": [ { "nodes",
 //!              "runs", "work_s", "on_demand", "committed", "spot", "interruptions_mean",
@@ -39,7 +41,9 @@
 //! paired by repetition ([`crate::paired`]): `{reps, diff_mean_ps, diff_ci95_ps: [lo, hi],
 //! unpaired_ci95_ps: [lo, hi]}`;
 //! `text` is the sentence printed under the table. It is derived, and ignored when the
-//! document is read back.
+//! document is read back, as are `differences` ([`crate::paired::differences`]: cell `a`'s mean
+//! minus cell `b`'s where they differ in `varies`, `"noise_mode"` or `"nodes"`, paired by
+//! repetition like `vs_fastest`).
 //!
 //! Each cell holds the statistics of [`crate::CELL_COLUMNS`] (derived from its samples, for
 //! readers that do not want to recompute them) and the samples themselves with their
@@ -106,6 +110,29 @@ impl Serialize for CellsOut<'_> {
         }
         seq.end()
     }
+}
+
+/// The paired differences between cells (see the module docs).
+fn differences_json(r: &RunResult) -> serde_json::Value {
+    use serde_json::json;
+    let list: Vec<serde_json::Value> = crate::paired::differences(r)
+        .iter()
+        .map(|d| {
+            let (a, b, p) = (&r.cells[d.a], &r.cells[d.b], &d.paired);
+            json!({
+                "workload": a.workload,
+                "system": a.system,
+                "varies": d.varies,
+                "a": {"nodes": a.nodes, "noise_mode": a.noise_mode},
+                "b": {"nodes": b.nodes, "noise_mode": b.noise_mode},
+                "reps": p.reps,
+                "diff_mean_ps": p.diff_mean_ps.round() as i64,
+                "diff_ci95_ps": p.diff_ci95_ps.map(ps_pair),
+                "unpaired_ci95_ps": p.unpaired_ci95_ps.map(ps_pair),
+            })
+        })
+        .collect();
+    serde_json::Value::Array(list)
 }
 
 /// The verdicts (see the module docs).
@@ -201,7 +228,7 @@ impl Serialize for Document<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let r = self.0;
         let extra = r.shard.is_some() as usize + r.spot.is_some() as usize;
-        let mut map = s.serialize_map(Some(8 + extra))?;
+        let mut map = s.serialize_map(Some(9 + extra))?;
         map.serialize_entry("schema", &r.schema)?;
         map.serialize_entry("schema_version", &r.schema_version)?;
         map.serialize_entry("tool", &r.tool)?;
@@ -213,6 +240,7 @@ impl Serialize for Document<'_> {
         map.serialize_entry("plan", &r.plan)?;
         map.serialize_entry("cells", &CellsOut(&r.cells, self.1, self.2))?;
         map.serialize_entry("verdicts", &verdicts_json(r, self.1, self.2))?;
+        map.serialize_entry("differences", &differences_json(r))?;
         if let Some(spot) = &r.spot {
             map.serialize_entry("spot", spot)?;
         }

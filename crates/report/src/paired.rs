@@ -39,6 +39,21 @@ impl Paired {
     pub fn differs(&self) -> Option<bool> {
         self.diff_ci95_ps.map(|i| i.lo > 0.0 || i.hi < 0.0)
     }
+
+    /// `+118.7ms (+118.6ms to +118.8ms)`: the mean difference and its paired 95 % interval
+    /// (the interval alone below 2 pairs is unknown: the difference alone).
+    pub fn brief(&self) -> String {
+        use crate::fmt::signed_time;
+        match self.diff_ci95_ps {
+            Some(ci) => format!(
+                "{} ({} to {})",
+                signed_time(self.diff_mean_ps),
+                signed_time(ci.lo),
+                signed_time(ci.hi)
+            ),
+            None => signed_time(self.diff_mean_ps),
+        }
+    }
 }
 
 /// Mean and sample standard deviation (`None` for fewer than 2 values).
@@ -100,6 +115,66 @@ pub fn paired(a: &CellResult, b: &CellResult) -> Option<Paired> {
         diff_ci95_ps,
         unpaired_ci95_ps,
     })
+}
+
+/// Two cells of a run compared: `a` minus `b`, where they differ in one dimension.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Difference {
+    /// Indices into the run's cells.
+    pub a: usize,
+    pub b: usize,
+    /// `"noise_mode"` or `"nodes"`: what differs between the two cells.
+    pub varies: &'static str,
+    pub paired: Paired,
+}
+
+/// The differences a run's cells invite, paired by repetition: within a workload, system and
+/// node count, every two noisy modes (a later mode of the plan minus an earlier one: `os+net`
+/// minus `net` is what OS noise adds to network noise); within a workload, system and noisy
+/// mode, every node count minus the one before it in the plan. Systems are compared by the
+/// verdict's ranking ([`crate::verdict`]). Cells without samples are left out.
+pub fn differences(run: &crate::model::RunResult) -> Vec<Difference> {
+    let cells = &run.cells;
+    let noisy = |i: &usize| cells[*i].noise_mode != "none" && !cells[*i].samples_ps.is_empty();
+    let mut out = Vec::new();
+    let mut push = |a: usize, b: usize, varies| {
+        if let Some(paired) = paired(&cells[a], &cells[b]) {
+            out.push(Difference {
+                a,
+                b,
+                varies,
+                paired,
+            });
+        }
+    };
+    let order = |i: usize| {
+        let c = &cells[i];
+        let mode = run.plan.noise_modes.iter().position(|m| *m == c.noise_mode);
+        let nodes = run.plan.nodes.iter().position(|&n| n as u64 == c.nodes);
+        (mode, nodes)
+    };
+    let idx: Vec<usize> = (0..cells.len()).filter(noisy).collect();
+    for (k, &a) in idx.iter().enumerate() {
+        for &b in &idx[..k] {
+            let (ca, cb) = (&cells[a], &cells[b]);
+            if ca.workload != cb.workload || ca.system != cb.system {
+                continue;
+            }
+            let ((ma, na), (mb, nb)) = (order(a), order(b));
+            if ca.nodes == cb.nodes && ma != mb {
+                let (late, early) = if ma > mb { (a, b) } else { (b, a) };
+                push(late, early, "noise_mode");
+            } else if ca.noise_mode == cb.noise_mode {
+                if let (Some(na), Some(nb)) = (na, nb) {
+                    if na.abs_diff(nb) == 1 {
+                        let (late, early) = if na > nb { (a, b) } else { (b, a) };
+                        push(late, early, "nodes");
+                    }
+                }
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]
