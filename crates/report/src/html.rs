@@ -472,9 +472,7 @@ fn differences_html(run: &RunResult, out: &mut String) {
             "nodes" => format!("{} nodes, {}", c.nodes, c.noise_mode),
             _ => format!("{}, {} nodes", c.noise_mode, c.nodes),
         };
-        let unpaired = p.unpaired_ci95_ps.map_or("-".into(), |ci| {
-            format!("{} to {}", signed_time(ci.lo), signed_time(ci.hi))
-        });
+        let unpaired = p.unpaired_ci95_ps.map_or("-".into(), crate::paired::span);
         let _ = writeln!(
             out,
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td>\

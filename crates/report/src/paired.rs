@@ -41,19 +41,20 @@ impl Paired {
     }
 
     /// `+118.7ms (+118.6ms to +118.8ms)`: the mean difference and its paired 95 % interval
-    /// (the interval alone below 2 pairs is unknown: the difference alone).
+    /// (the difference alone below 2 pairs, which have no interval).
     pub fn brief(&self) -> String {
-        use crate::fmt::signed_time;
+        let mean = crate::fmt::signed_time(self.diff_mean_ps);
         match self.diff_ci95_ps {
-            Some(ci) => format!(
-                "{} ({} to {})",
-                signed_time(self.diff_mean_ps),
-                signed_time(ci.lo),
-                signed_time(ci.hi)
-            ),
-            None => signed_time(self.diff_mean_ps),
+            Some(ci) => format!("{mean} ({})", span(ci)),
+            None => mean,
         }
     }
+}
+
+/// An interval of signed times: `+118.6ms to +118.8ms`.
+pub fn span(ci: Interval) -> String {
+    use crate::fmt::signed_time;
+    format!("{} to {}", signed_time(ci.lo), signed_time(ci.hi))
 }
 
 /// Mean and sample standard deviation (`None` for fewer than 2 values).

@@ -411,9 +411,8 @@ fn describe_paired(p: crate::paired::Paired) -> String {
         return String::new();
     };
     let range = format!(
-        "95 % CI {} to {} paired over {} repetitions",
-        signed_time(ci.lo),
-        signed_time(ci.hi),
+        "95 % CI {} paired over {} repetitions",
+        crate::paired::span(ci),
         p.reps
     );
     if p.differs() == Some(true) {
