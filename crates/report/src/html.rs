@@ -461,8 +461,19 @@ fn differences_html(run: &RunResult, out: &mut String) {
         "<h2>Differences, paired by repetition</h2>\n<p>The cells of a run draw the same noise \
          where they share a message or a rank (common random numbers), so the difference of two \
          cells' means is estimated from the differences of their repetitions. Its 95 % \
-         confidence interval is beside the one of independent draws (Welch's).</p>\n\
-         <div class=\"wide\"><table class=\"results\">\n<tr><th>workload</th><th>system</th>\
+         confidence interval is beside the one of independent draws (Welch's).</p>\n",
+    );
+    // A long list (a sweep of many systems, modes and node counts) starts folded.
+    let folded = diffs.len() > DIFFERENCES_SHOWN;
+    if folded {
+        let _ = writeln!(
+            out,
+            "<details><summary>{} differences (click to show)</summary>",
+            diffs.len()
+        );
+    }
+    out.push_str(
+        "<div class=\"wide\"><table class=\"results\">\n<tr><th>workload</th><th>system</th>\
          <th>cell</th><th>minus</th><th>reps</th><th>difference (95 % CI, paired)</th>\
          <th>95 % CI, unpaired</th></tr>\n",
     );
@@ -487,7 +498,13 @@ fn differences_html(run: &RunResult, out: &mut String) {
         );
     }
     out.push_str("</table></div>\n");
+    if folded {
+        out.push_str("</details>\n");
+    }
 }
+
+/// Differences the report shows unfolded.
+const DIFFERENCES_SHOWN: usize = 24;
 
 /// A colour per part of the critical path.
 const PART_COLORS: [&str; 8] = [
