@@ -102,7 +102,9 @@ class Run:
             :func:`samples`.
         result: the ``--format json`` document: ``plan`` (workloads with their SHA-256,
             systems with their profiles' hashes and parameters, settings), ``cells`` with every
-            repetition's time, ``command`` (the CLI command that makes this result), ``status``.
+            repetition's time, ``command`` (the CLI command that makes this result), ``status``,
+            ``verdicts`` and ``differences`` (noise modes and node counts compared, paired by
+            repetition: ``result["differences"]``).
         complete: false when Ctrl-C stopped the sweep (then cells and samples hold what
             finished; ``partial`` is true in the rows of cells cut short).
         critical_path: with :func:`critical_path`, its DataFrame; else ``None``.
