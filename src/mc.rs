@@ -323,8 +323,6 @@ struct Exec<'a> {
     req: &'a Request,
     /// Issue 30: records repetitions for --critical-path/--timeline.
     explain: Option<&'a crate::explain::McPaths>,
-    /// The engine's sharing model (`--model`).
-    model: loggops_engine::Model,
     /// `None` without noise.
     pool: Option<rayon::ThreadPool>,
     bar: ProgressBar,
@@ -477,7 +475,7 @@ impl Exec<'_> {
                             seed,
                             rep,
                             &odds,
-                            self.model,
+                            self.req.settings.model,
                             self.explain,
                             why,
                             per_rep,
@@ -688,7 +686,6 @@ fn execute(
     let exec = Exec {
         req,
         explain: mc_explain,
-        model: st.model,
         // Worker threads only for noisy repetitions (a noiseless sweep runs on this thread).
         pool: if noisy {
             Some(
@@ -766,7 +763,7 @@ fn execute(
                     ));
                     let cfg = Config {
                         order: crate::run::order(st.order),
-                        model: exec.model,
+                        model: st.model,
                         progress: Some(&HOOK),
                         mpi_progress: st.mpi_progress.map(Into::into).unwrap_or_default(),
                         ..Config::new(sys.flag_params)
@@ -826,7 +823,7 @@ fn execute(
                         st.seed,
                         0,
                         &WindowOdds::default(),
-                        exec.model,
+                        st.model,
                         exec.explain,
                         &base_why,
                         1,
