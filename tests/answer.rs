@@ -184,6 +184,33 @@ fn systems_side_by_side_share_their_draws_and_differences_are_paired() {
             .contains("paired over 16 repetitions"),
         "{second}"
     );
+    // The report's ranking shows the same paired difference.
+    let html = dir.path().join("r.html");
+    ok(&[
+        "--goal",
+        "goal/dissemination_16B.goal",
+        "--nodes",
+        "16",
+        "--noise",
+        "calibration/aws.h5,calibration/azure.h5",
+        "--reps",
+        "16",
+        "-q",
+        "--report",
+        html.to_str().unwrap(),
+    ]);
+    let h = std::fs::read_to_string(&html).unwrap();
+    assert!(h.contains("vs fastest (95 % CI)</th>"), "the column");
+    let text = second["text"].as_str().unwrap();
+    let brief = text
+        .split("azure: ")
+        .nth(1)
+        .and_then(|t| t.split(", 95 % CI ").next())
+        .unwrap();
+    assert!(
+        h.contains(&format!("{brief} (")),
+        "{brief} in the ranking table"
+    );
 }
 
 /// Noise modes and node counts are compared as systems are: `differences` lists, per system,

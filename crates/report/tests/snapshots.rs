@@ -304,3 +304,32 @@ fn plots_and_report_are_drawn_from_the_result() {
         assert!(!html.contains(needle), "{needle}");
     }
 }
+
+/// The report lists the paired differences, and folds a long list.
+#[test]
+fn the_report_folds_a_long_list_of_differences() {
+    let r = run();
+    let html = loggops_report::html::render_html(&r).unwrap();
+    assert!(html.contains("<h2>Differences, paired by repetition</h2>"));
+    assert!(html.contains("<td>os+net, 64 nodes</td><td>os, 64 nodes</td>"));
+    assert!(!html.contains("<details>"));
+
+    // 26 node counts of one mode: 25 differences, folded.
+    let mut r = run();
+    let proto = r.cells[0].clone();
+    r.plan.nodes = (1..=26).collect();
+    r.cells = (1..=26u64)
+        .map(|n| CellResult {
+            id: n as usize - 1,
+            nodes: n,
+            ..proto.clone()
+        })
+        .collect();
+    assert_eq!(loggops_report::paired::differences(&r).len(), 25);
+    let html = loggops_report::html::render_html(&r).unwrap();
+    assert!(
+        html.contains("<details><summary>25 differences (click to show)</summary>"),
+        "folded"
+    );
+    assert!(html.contains("<td>26 nodes, os</td><td>25 nodes, os</td>"));
+}
