@@ -584,7 +584,9 @@ pub struct CalibrateArgs {
     /// and runs default to --noise-mode net.
     #[arg(long, value_name = "FILE")]
     pub os_noise: Option<PathBuf>,
-    /// Netgauge LogGP fit (-x loggp) for base parameters.
+    /// Netgauge LogGP fit (-x loggp) for base parameters (o, g, S). With the captures
+    /// calibration it also gives the latency by size: what a message of 1–128 KiB takes one
+    /// way beyond L and G, measured from the run's ping-pong at every size (PRTT(1,0,s)/2).
     #[arg(long, value_name = "FILE")]
     pub loggp: Option<PathBuf>,
     /// Latency capture across switches.

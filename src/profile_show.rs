@@ -242,6 +242,19 @@ fn placement(out: &mut String, name: &str, pl: &Placement, near: Option<&Placeme
         );
         let _ = writeln!(out, "    {}", quantile_line(d, &|v| format!("x{v:.3}")));
     }
+    if let Some(t) = &pl.latency_by_size {
+        let s = pl.params.s_bytes;
+        let at: Vec<String> = [1024u64, 4096, 16384, 65536, 131072]
+            .iter()
+            .map(|&b| format!("{} {}", format_size(b), fmt_time_ps_f64(t.extra_at(b, s))))
+            .collect();
+        let _ = writeln!(
+            out,
+            "  latency by size (one way, on top of L and G, from the LogGP run's ping-pong; {} points): {}",
+            t.sizes_bytes.len(),
+            at.join(", ")
+        );
+    }
 }
 
 /// What `profile show` says of a detour trace.

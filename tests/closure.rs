@@ -4,10 +4,11 @@
 
 use std::path::Path;
 
-use loggops_calibrate::closure::{closure_of, ClosureRow};
+use loggops_calibrate::closure::{closure_of, loggp_closure, scatter, ClosureRow};
 use loggops_calibrate::stats::quantile_sorted;
+use loggops_calibrate::{read_loggp, LogGpFit};
 use loggops_calibrate::{read_pingpong, PingPongKind, PingPongOptions};
-use loggops_profile::{read_profile, Calibration};
+use loggops_profile::{read_profile, Calibration, Placement};
 
 use crate::util::root;
 
@@ -35,6 +36,52 @@ fn assert_closes(what: &str, rows: &[ClosureRow]) {
     }
 }
 
+/// The LogGP run's ping-pong (PRTT(1,0,s)/2 at every size between the latency capture's
+/// message and one message of the bandwidth capture's) is reproduced by the profile's latency
+/// by size: at the sizes where the model alone is not slower than the run (where it is, no
+/// extra latency can close it and the fit report names S), the median RTT/2 is off by at most
+/// 3 % (or the run's own scatter between neighbouring sizes, if larger) at the median size, and
+/// by more than that without the table.
+fn assert_loggp_closes(what: &str, near: &Placement, fit: &LogGpFit, lat: u64, bw: u64) {
+    assert!(near.latency_by_size.is_some(), "{what}: no latency by size");
+    let with = loggp_closure(near, fit, lat, bw).unwrap();
+    let without = loggp_closure(
+        &Placement {
+            latency_by_size: None,
+            ..near.clone()
+        },
+        fit,
+        lat,
+        bw,
+    )
+    .unwrap();
+    let median_error = |rows: &[(u64, f64, f64)]| {
+        let mut e: Vec<f64> = rows
+            .iter()
+            .zip(&without)
+            .filter(|(_, &(_, run, alone))| alone <= run)
+            .map(|(&(_, c, m), _)| (m / c - 1.0).abs())
+            .collect();
+        assert!(
+            e.len() >= 10,
+            "{what}: {} sizes the model alone does not exceed",
+            e.len()
+        );
+        e.sort_by(f64::total_cmp);
+        quantile_sorted(&e, 0.5)
+    };
+    let (w, wo) = (median_error(&with), median_error(&without));
+    // A smooth table cannot follow a run that jumps between neighbouring sizes (Oracle's VM:
+    // 7 %); it closes to within that scatter.
+    let run: Vec<f64> = with.iter().map(|&(_, c, _)| c).collect();
+    let tolerance = scatter(&run).max(0.03);
+    assert!(
+        w <= tolerance,
+        "{what}: LogGP ping-pong off by {w} at the median size (tolerance {tolerance})"
+    );
+    assert!(wo > w, "{what}: {wo} without the table, {w} with it");
+}
+
 /// Every shipped profile made against captures reproduces the captures it names in its
 /// provenance (its first two sources: the latency and the bandwidth ping-pong).
 #[test]
@@ -55,6 +102,10 @@ fn every_shipped_profile_closes_against_its_captures() {
         let bw = capture(&root().join(&src[1]), PingPongKind::Bandwidth);
         let rows = closure_of(&p.near, (&lat.0, lat.1), (&bw.0, bw.1)).unwrap();
         assert_closes(&path.display().to_string(), &rows);
+        let loggp = read_loggp(root().join(&src[2])).unwrap();
+        let stripes = (bw.1 / p.near.bandwidth_block_bytes.max(1)).max(1);
+        let what = path.display().to_string();
+        assert_loggp_closes(&what, &p.near, &loggp, lat.1, bw.1 / stripes);
         checked += 1;
     }
     assert!(
@@ -100,13 +151,17 @@ fn calibrate_closes_on_the_shared_capture_sets() {
     ] {
         let (out, json) = calibrate_set(&shared, dir.path(), set, s, stripes);
         let rows = json["closure"]["rows"].as_array().expect("closure rows");
+        let size = |i: usize| rows[i]["size_bytes"].as_u64().unwrap();
+        let p = read_profile(&out).unwrap();
+        let loggp = read_loggp(root().join(&p.provenance.sources[2])).unwrap();
+        let stripes = rows[1]["stripes"].as_u64().unwrap().max(1);
+        assert_loggp_closes(set, &p.near, &loggp, size(0), size(1) / stripes);
         assert_eq!(rows.len(), 2, "{set}");
         for r in rows {
             assert_eq!(r["closes"], true, "{set}: {r}");
         }
         // Runs that keep their own bandwidth: GCP's and 2022-05-13's slow runs (about a tenth
         // of them, 20-25 % slower) become levels.
-        let p = read_profile(&out).unwrap();
         let levels = p.near.bandwidth_levels.as_ref().expect("bandwidth levels");
         let q = |x: f64| {
             loggops_noise::Sampler::new(levels, loggops_noise::Scaling::Absolute, "x")

@@ -56,6 +56,7 @@ fn placement(link: Link, s: u64) -> Placement {
         gap: None,
         after_idle: None,
         bandwidth_levels: None,
+        latency_by_size: None,
     }
 }
 

@@ -19,7 +19,8 @@ use crate::profile_show::{describe_kind, quantile, TraceStats, PROBS};
 /// `same_as_near`), `after_idle` (the idle table: per level `from_ps`, the distribution
 /// `latency_ps` (`null`: the level below's) and `per_byte_factor`; `null`: no table) and
 /// `bandwidth_block_bytes` and `bandwidth_levels` (the distribution of the factors one of
-/// which each repetition draws, `null`: none); `os_noise` with `traces` (per
+/// which each repetition draws, `null`: none) and `latency_by_size` (`size_bytes` and
+/// `extra_ps`, the extra one-way latency by message size; `null`: none); `os_noise` with `traces` (per
 /// trace `detours`, `period_ps`, `busy_fraction`, `detours_per_s`, `median_ps`, `max_ps`) and
 /// `process` (`rate_per_s` and the distribution `duration_ps`, or `null`); `prices`
 /// (`on_demand_usd_per_node_hour`, `committed_usd_per_node_hour`, `null` when unknown, and
@@ -110,6 +111,10 @@ fn placement(pl: &Placement, near: Option<&Placement>) -> Value {
         })).collect::<Vec<_>>()),
         "bandwidth_block_bytes": pl.bandwidth_block_bytes,
         "bandwidth_levels": d(&pl.bandwidth_levels, near.map(|n| &n.bandwidth_levels)),
+        "latency_by_size": pl.latency_by_size.as_ref().map(|t| json!({
+            "size_bytes": t.sizes_bytes,
+            "extra_ps": t.extra_ps,
+        })),
     })
 }
 

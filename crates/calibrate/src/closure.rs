@@ -54,7 +54,9 @@
 use loggops_engine::testing::VecProgram;
 use loggops_engine::{simulate, Config, Model, Op};
 use loggops_noise::{NoiseConfig, NoiseMode, NoiseModel};
-use loggops_profile::{AfterIdle, BaseParams, Calibration, Distribution, Placement, Profile};
+use loggops_profile::{
+    AfterIdle, BaseParams, Calibration, Distribution, Placement, Profile, SizeLatency,
+};
 use serde::Serialize;
 
 use crate::deconvolve::{mean_deconvolve, mean_deconvolve_with};
@@ -385,6 +387,7 @@ fn close_as(inp: &ClosureInputs) -> Result<Closed, String> {
         bandwidth_levels: levels
             .as_ref()
             .map(|lv| Distribution::Samples(lv.levels.clone())),
+        latency_by_size: None,
     };
     // Deconvolution leaves small errors where a capture sits on a timer lattice (a quantile at
     // an atom) or where the fixed costs are only approximately additive: a few rounds of
@@ -419,6 +422,14 @@ fn close_as(inp: &ClosureInputs) -> Result<Closed, String> {
         }
         if !improved {
             break;
+        }
+    }
+    if let Some(fit) = inp.loggp {
+        if let Some((table, line)) = latency_by_size(&placement, fit, inp.latency_size, m)? {
+            placement.latency_by_size = Some(table);
+            sources.push(line);
+            // Its anchors leave the captures' own messages alone; the table says so.
+            rows = closure_table(&placement, inp)?;
         }
     }
     sources.push(format!(
@@ -456,6 +467,212 @@ fn close_as(inp: &ClosureInputs) -> Result<Closed, String> {
             rows,
         },
     })
+}
+
+/// Repetitions of each simulated LogGP ping-pong behind the latency by size.
+pub const BY_SIZE_REPS: u64 = 1000;
+/// Rows of the LogGP file whose extra latencies are smoothed together (a running median).
+const BY_SIZE_SMOOTH: usize = 5;
+
+/// The latency by size ([`SizeLatency`]): Netgauge's LogGP run times one ping-pong per size
+/// without sleeping, PRTT(1,0,s) (NETGAUGE.md §3.5: "PRTT(1,0,s): a single ping-pong", the
+/// median of `-c` tests), at 1, 1025, 2049, … bytes. Each size's extra is PRTT(1,0,s)/2 less
+/// the median RTT/2 of the same ping-pong simulated with `placement`, smoothed over
+/// [`BY_SIZE_SMOOTH`] neighbouring sizes on the same side of S and clamped at 0; the
+/// latency capture's message size and the bandwidth capture's (one stripe's) are anchors of
+/// extra 0, so the captures' own rows still close. Returns the table and the fit report's line, or `None`
+/// when the file has no size strictly between the two captures' sizes.
+fn latency_by_size(
+    placement: &Placement,
+    fit: &LogGpFit,
+    latency_size: u64,
+    bandwidth_message: u64,
+) -> Result<Option<(SizeLatency, String)>, String> {
+    let measured = loggp_closure(placement, fit, latency_size, bandwidth_message)?;
+    if measured.is_empty() {
+        return Ok(None);
+    }
+    let rows: Vec<(u64, f64)> = measured.iter().map(|&(b, c, _)| (b, c)).collect();
+    let before: Vec<f64> = measured.iter().map(|&(_, _, m)| m).collect();
+    let s = placement.params.s_bytes;
+    let raw: Vec<f64> = rows
+        .iter()
+        .zip(&before)
+        .map(|(&(_, c), &m)| c - m)
+        .collect();
+    let mut extra = Vec::with_capacity(raw.len());
+    for (i, &(size, _)) in rows.iter().enumerate() {
+        let side = |j: usize| (rows[j].0 > s) == (size > s);
+        let half = BY_SIZE_SMOOTH / 2;
+        let mut w: Vec<f64> = (i.saturating_sub(half)..(i + half + 1).min(rows.len()))
+            .filter(|&j| side(j))
+            .map(|j| raw[j])
+            .collect();
+        w.sort_by(f64::total_cmp);
+        extra.push(w[w.len() / 2].max(0.0));
+    }
+    let mut sizes_bytes = vec![latency_size];
+    let mut extra_ps = vec![0.0];
+    for (&(size, _), &e) in rows.iter().zip(&extra) {
+        sizes_bytes.push(size);
+        extra_ps.push(e);
+    }
+    sizes_bytes.push(bandwidth_message);
+    extra_ps.push(0.0);
+    let table = SizeLatency {
+        sizes_bytes,
+        extra_ps,
+    };
+    let mut with = placement.clone();
+    with.latency_by_size = Some(table.clone());
+    let after: Vec<f64> = loggp_closure(&with, fit, latency_size, bandwidth_message)?
+        .into_iter()
+        .map(|(_, _, m)| m)
+        .collect();
+    let errors = |sim: &[f64]| -> (f64, f64) {
+        let mut e: Vec<f64> = rows
+            .iter()
+            .zip(sim)
+            .map(|(&(_, c), &m)| (m / c - 1.0).abs())
+            .collect();
+        e.sort_by(f64::total_cmp);
+        (quantile_sorted(&e, 0.5), e[e.len() - 1])
+    };
+    let ((med_before, worst_before), (med_after, worst_after)) = (errors(&before), errors(&after));
+    // Sizes where the model alone is slower than the run: no extra can close them.
+    let slower: Vec<u64> = rows
+        .iter()
+        .zip(&raw)
+        .filter(|(_, &r)| r < 0.0)
+        .map(|(&(size, _), _)| size)
+        .collect();
+    let show: Vec<String> = rows
+        .iter()
+        .zip(before.iter().zip(&after))
+        .filter(|((size, _), _)| size.is_power_of_two() || (size - 1).is_power_of_two())
+        .map(|(&(size, c), (&b, &a))| {
+            format!(
+                "{size} B {:.2} (model {:.2} -> {:.2})",
+                c / 1e6,
+                b / 1e6,
+                a / 1e6
+            )
+        })
+        .collect();
+    let max_extra = table.extra_ps.iter().copied().fold(0.0, f64::max);
+    let c: Vec<f64> = rows.iter().map(|&(_, c)| c).collect();
+    let mut line = format!(
+        "latency by size: PRTT(1,0,s)/2 of the LogGP run ({}, {} sizes from {} B to {} B) less the same back-to-back ping-pong simulated ({} repetitions, median), smoothed over {} sizes, at least 0: extra 0 to {} one way. The LogGP ping-pong's median RTT/2 is then off by {:.1} % at the median size, {:.1} % at most (without it {:.1} % and {:.1} %; the run's own scatter between neighbouring sizes {:.1} %). RTT/2 p50, us, LogGP run (model without -> with): {}",
+        fit.source,
+        rows.len(),
+        rows[0].0,
+        rows[rows.len() - 1].0,
+        BY_SIZE_REPS,
+        BY_SIZE_SMOOTH,
+        us(max_extra),
+        100.0 * med_after,
+        100.0 * worst_after,
+        100.0 * med_before,
+        100.0 * worst_before,
+        100.0 * scatter(&c),
+        show.join(", ")
+    );
+    if let (Some(a), Some(b)) = (slower.first(), slower.last()) {
+        line.push_str(&format!(
+            ". The model alone is slower than the run at {} of the sizes ({a} B to {b} B){}",
+            slower.len(),
+            if *a > s && slower.iter().all(|&x| x > s) {
+                format!(
+                    ": above S = {s} B a message is a rendezvous of three latencies; where the MPI's own eager threshold is larger (a step in the run's times), a larger --set-S closes them"
+                )
+            } else {
+                String::new()
+            }
+        ));
+    }
+    Ok(Some((table, line)))
+}
+
+/// How far a run's values lie from their running median over [`BY_SIZE_SMOOTH`] neighbours
+/// (the median of `|v − running median| / v`): the closest a smooth latency by size can come.
+pub fn scatter(values: &[f64]) -> f64 {
+    let half = BY_SIZE_SMOOTH / 2;
+    let mut e: Vec<f64> = (0..values.len())
+        .map(|i| {
+            let mut w = values[i.saturating_sub(half)..(i + half + 1).min(values.len())].to_vec();
+            w.sort_by(f64::total_cmp);
+            (values[i] - w[w.len() / 2]).abs() / values[i]
+        })
+        .collect();
+    if e.is_empty() {
+        return 0.0;
+    }
+    e.sort_by(f64::total_cmp);
+    e[e.len() / 2]
+}
+
+/// The LogGP run's ping-pong at each of its sizes strictly between `latency_size` and
+/// `bandwidth_size`: `(size, PRTT(1,0,s)/2, the median RTT/2 of the same ping-pong simulated
+/// with placement)`, ps ([`simulate_back_to_back`], [`BY_SIZE_REPS`] repetitions).
+pub fn loggp_closure(
+    placement: &Placement,
+    fit: &LogGpFit,
+    latency_size: u64,
+    bandwidth_size: u64,
+) -> Result<Vec<(u64, f64, f64)>, String> {
+    let model = closure_model(placement)?;
+    fit.rows_by_size()
+        .into_iter()
+        .filter(|r| r.size_bytes > latency_size && r.size_bytes < bandwidth_size)
+        .filter(|r| r.prtt_1.is_finite() && r.prtt_1 > 0.0)
+        .map(|r| {
+            let sim = simulate_back_to_back(&model, r.size_bytes, BY_SIZE_REPS)?;
+            Ok((
+                r.size_bytes,
+                r.prtt_1 * 1e6 / 2.0,
+                quantile_sorted(&sim, 0.5),
+            ))
+        })
+        .collect()
+}
+
+/// Netgauge's LogGP ping-pong of `size` bytes, PRTT(1,0,s): a round trip between ranks that
+/// have just exchanged a message (no sleep). Simulated as a 1-byte ping-pong followed by the
+/// measured one; the measured RTT/2 is the difference to the 1-byte ping-pong alone with the
+/// same draws. Returns the sorted RTT/2 of `reps` repetitions, ps.
+pub fn simulate_back_to_back(model: &NoiseModel, size: u64, reps: u64) -> Result<Vec<f64>, String> {
+    let round = |prog: &mut VecProgram, bytes: u64, after: Option<(u32, u32)>| {
+        let s = prog.op(0, Op::send(bytes, 1, 0));
+        let r1 = prog.op(1, Op::recv(bytes, 0, 0));
+        let s1 = prog.op(1, Op::send(bytes, 0, 0));
+        prog.requires(1, s1, r1);
+        let r = prog.op(0, Op::recv(bytes, 1, 0));
+        prog.requires(0, r, s);
+        if let Some((r0, s1_prev)) = after {
+            prog.requires(0, s, r0);
+            prog.requires(1, r1, s1_prev);
+        }
+        (r, s1)
+    };
+    let mut warm = VecProgram::new(2);
+    round(&mut warm, 1, None);
+    let mut both = VecProgram::new(2);
+    let first = round(&mut both, 1, None);
+    round(&mut both, size, Some(first));
+    let cfg = Config {
+        model: Model::Queued,
+        ..Config::new(model.engine_params())
+    };
+    let mut out = Vec::with_capacity(reps as usize);
+    for rep in 0..reps {
+        let a = simulate(&warm, &cfg, &mut model.instance(CLOSURE_SEED, rep, 2))
+            .map_err(|e| e.to_string())?;
+        let b = simulate(&both, &cfg, &mut model.instance(CLOSURE_SEED, rep, 2))
+            .map_err(|e| e.to_string())?;
+        out.push(b.finish[0].saturating_sub(a.finish[0]) as f64 / 2.0);
+    }
+    out.sort_by(f64::total_cmp);
+    Ok(out)
 }
 
 /// Bandwidth levels are fitted when the runs' medians spread at least this many times as

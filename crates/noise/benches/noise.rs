@@ -75,6 +75,7 @@ fn profile(distinct: bool) -> Profile {
         gap: None,
         after_idle: None,
         bandwidth_levels: None,
+        latency_by_size: None,
     };
     let mut start = Vec::new();
     let mut duration = Vec::new();

@@ -33,6 +33,7 @@
 //!     gap: None,
 //!     after_idle: None,
 //!     bandwidth_levels: None,
+//!     latency_by_size: None,
 //! };
 //! let profile = Profile {
 //!     system: "demo".into(), description: String::new(), near: placement, far: None,

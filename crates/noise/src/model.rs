@@ -55,7 +55,7 @@ use crate::rng::{
 };
 use crate::NoiseError;
 use loggops_engine::{MpiProgress, MsgCosts, Noise, Params, PerByte, Time, NEVER_COMMUNICATED};
-use loggops_profile::{BaseParams, Distribution, OsNoise, Placement, Profile};
+use loggops_profile::{BaseParams, Distribution, OsNoise, Placement, Profile, SizeLatency};
 use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
@@ -264,6 +264,8 @@ struct Place {
     block: u64,
     o: Option<Sampler>,
     g: Option<Sampler>,
+    /// The extra one-way latency by message size ([`loggops_profile::SizeLatency`]).
+    by_size: Option<Box<SizeLatency>>,
 }
 
 /// One level of a placement's idle table, ready to draw.
@@ -514,6 +516,12 @@ fn place(
         }
         _ => None,
     };
+    // Netgauge's LogGP run measures one placement; the far one falls back on it.
+    let by_size = own
+        .latency_by_size
+        .as_ref()
+        .or(fallback.and_then(|f| f.latency_by_size.as_ref()))
+        .map(|t| Box::new(t.clone()));
     Ok(Place {
         base,
         lat,
@@ -524,6 +532,7 @@ fn place(
         block,
         o,
         g,
+        by_size,
     })
 }
 
@@ -875,6 +884,9 @@ impl NoiseModel {
             || i.days.len() > 1
             || i.days
                 .iter()
+                .any(|d| d.near.by_size.is_some() || d.far.by_size.is_some())
+            || i.days
+                .iter()
                 .any(|d| d.far_differs && d.far.base != d.near.base)
     }
 
@@ -1120,6 +1132,24 @@ impl NoiseRun {
         round_ps(sum * level)
     }
 
+    /// The extra latency of a message of `size` bytes ([`SizeLatency`]), per latency the
+    /// message pays: a rendezvous message pays `1 + rndv_extra_latencies` latencies and the
+    /// extra once in all.
+    #[cold]
+    #[inline(never)]
+    fn by_size(pl: &Place, size: u64) -> Time {
+        let Some(t) = &pl.by_size else {
+            return 0;
+        };
+        let extra = t.extra_at(size, pl.base.s);
+        let share = if size > pl.base.s {
+            1 + pl.base.rndv_extra_latencies as u64
+        } else {
+            1
+        };
+        round_ps(extra / share as f64)
+    }
+
     /// `(o, g)` of a message at one side (0 = send, 1 = receive).
     #[inline(always)]
     fn o_g(&self, pl: &Place, row: u64, side: usize) -> (Time, Time) {
@@ -1153,8 +1183,13 @@ impl NoiseRun {
         let pl = self.placement(far);
         let bytes = size.saturating_sub(1);
         if !self.net {
+            let by_size = if with_latency {
+                Self::by_size(pl, size)
+            } else {
+                0
+            };
             return MsgCosts {
-                latency: pl.base.l,
+                latency: pl.base.l + by_size,
                 o: pl.base.o,
                 g: pl.base.g,
                 gap_bytes: Self::base_gap(pl, bytes),
@@ -1176,6 +1211,11 @@ impl NoiseRun {
                 round_ps(s.sample_bits(CounterRng::join(row, self.col_lat)))
             }
             _ => pl.base.l,
+        };
+        let latency = if with_latency && pl.by_size.is_some() {
+            latency + Self::by_size(pl, size)
+        } else {
+            latency
         };
         let mut gap_bytes = match (&pl.bw, known_gap) {
             (_, Some(gap)) => gap,
@@ -1378,11 +1418,12 @@ impl Noise for NoiseRun {
         )
     }
 
-    /// The base parameters of the message's placement (near or far), whatever the mode.
+    /// The base parameters of the message's placement (near or far), whatever the mode; the
+    /// latency with its extra by size (part of the placement's costs, not noise).
     fn base_costs(&self, _p: &Params, src: u32, dst: u32, size: u64) -> MsgCosts {
         let pl = self.place(src, dst);
         MsgCosts {
-            latency: pl.base.l,
+            latency: pl.base.l + Self::by_size(pl, size),
             o: pl.base.o,
             g: pl.base.g,
             gap_bytes: Self::base_gap(pl, size.saturating_sub(1)),

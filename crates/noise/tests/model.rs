@@ -47,6 +47,7 @@ fn placement(l: f64, g: f64) -> Placement {
         gap: None,
         after_idle: None,
         bandwidth_levels: None,
+        latency_by_size: None,
     }
 }
 
@@ -1085,5 +1086,38 @@ fn a_level_multiplies_the_sum_of_the_blocks_and_latencies_stay() {
             ca.gap_bytes == cb.gap_bytes || ca.gap_bytes == 2 * cb.gap_bytes,
             "{ca:?} {cb:?}"
         );
+    }
+}
+
+/// The latency by size adds its extra to the drawn latency of a send, once in all for a
+/// rendezvous message (split over its `1 + rndv_extra_latencies` latencies), in every noise
+/// mode; the far placement without a table of its own uses the near one's.
+#[test]
+fn latency_by_size_adds_its_extra_once_per_message() {
+    let table = SizeLatency {
+        sizes_bytes: vec![1, 1025, 4097, 16 * MIB],
+        extra_ps: vec![0.0, 1_024_000.0, 3_000_000.0, 0.0],
+    };
+    let mut with = profile();
+    with.near.latency_by_size = Some(table.clone());
+    for mode in [NoiseMode::Net, NoiseMode::None] {
+        let cfg = NoiseConfig {
+            mode,
+            ..NoiseConfig::default()
+        };
+        let plain = NoiseModel::new(&profile(), &cfg).unwrap();
+        let by_size = NoiseModel::new(&with, &cfg).unwrap();
+        assert!(by_size.needs_noise_run(), "{mode:?}");
+        let shares = 1 + by_size.engine_params().rndv_extra_latencies as u64;
+        for (src, dst) in [(0, 1), (0, 5)] {
+            for (size, extra) in [(1, 0), (513, 512_000), (4096, 1_024_000), (4097, 3_000_000)] {
+                let mut a = plain.instance(5, 3, 8);
+                let mut b = by_size.instance(5, 3, 8);
+                let la = a.send_costs(&P, src, dst, 9, size).latency;
+                let lb = b.send_costs(&P, src, dst, 9, size).latency;
+                let per_latency = if size > 4096 { extra / shares } else { extra };
+                assert_eq!(lb - la, per_latency, "{mode:?} {src}->{dst} {size} B");
+            }
+        }
     }
 }

@@ -16,7 +16,8 @@ use hdf5_pure::{AttrValue, DType, Dataset, File, FileBuilder, FormatError, Group
 use crate::error::{Invalid, ProfileError};
 use crate::model::{
     AfterIdle, BaseParams, Calibration, Day, DetourProcess, DetourTrace, Distribution, ExactTail,
-    IdleLevel, MpiProgress, OsNoise, Placement, Prices, Profile, Provenance, SpotPrices,
+    IdleLevel, MpiProgress, OsNoise, Placement, Prices, Profile, Provenance, SizeLatency,
+    SpotPrices,
 };
 use crate::schema::{self, Unit, MIN_SCHEMA_VERSION, SCHEMA_NAME, SCHEMA_VERSION};
 use crate::validate;
@@ -214,7 +215,16 @@ fn os_noise_group(mut os: GroupBuilder, n: &OsNoise) -> hdf5_pure::FinishedGroup
     os.finish()
 }
 
-/// The oldest schema version that holds `p`: 6 with bandwidth levels; 5 with spot capacity; 4 with an idle table of more
+/// Every placement of `p`: its own and those of its days.
+fn every(p: &Profile) -> impl Iterator<Item = &Placement> {
+    std::iter::once(&p.near).chain(p.far.as_ref()).chain(
+        p.days
+            .iter()
+            .flat_map(|d| std::iter::once(&d.near).chain(d.far.as_ref())),
+    )
+}
+
+/// The oldest schema version that holds `p`: 7 with a latency by size; 6 with bandwidth levels; 5 with spot capacity; 4 with an idle table of more
 /// than one level; 3 with a calibration other than the paper's
 /// table, a latency after idle periods, capture days or `mpi_progress`; else 2 when a quantile
 /// table has an exact tail, else 1 (so profiles without them stay readable by older builds).
@@ -224,6 +234,9 @@ fn version_needed(p: &Profile) -> i64 {
             .iter()
             .flat_map(|d| std::iter::once(&d.near).chain(d.far.as_ref())),
     );
+    if every(p).any(|pl| pl.latency_by_size.is_some()) {
+        return schema::SIZE_LATENCY_SCHEMA_VERSION;
+    }
     if all.any(|pl| pl.bandwidth_levels.is_some()) {
         return schema::LEVELS_SCHEMA_VERSION;
     }
@@ -285,6 +298,12 @@ fn placement_group(mut g: GroupBuilder, p: &Placement) -> hdf5_pure::FinishedGro
             let sub = distribution_group(g.create_group(name), unit, d);
             g.add_group(sub);
         }
+    }
+    if let Some(t) = &p.latency_by_size {
+        let mut sub = g.create_group(schema::LATENCY_BY_SIZE);
+        u64_dataset(&mut sub, schema::SIZE_BYTES, &t.sizes_bytes);
+        f64_dataset(&mut sub, schema::EXTRA_PS, &t.extra_ps);
+        g.add_group(sub.finish());
     }
     match p.after_idle.as_ref().map(|a| (a, a.as_step())) {
         None => {}
@@ -993,7 +1012,25 @@ impl Reader<'_> {
             gap: sub(schema::GAP)?,
             after_idle,
             bandwidth_levels: self.bandwidth_levels(gpath)?,
+            latency_by_size: self.latency_by_size(gpath)?,
         })
+    }
+
+    /// The latency by size `<gpath>/latency_by_size` (schema version 7), if present.
+    fn latency_by_size(&self, gpath: &str) -> Result<Option<SizeLatency>, ProfileError> {
+        let path = format!("{gpath}/{}", schema::LATENCY_BY_SIZE);
+        let Some(g) = self.group(&path)? else {
+            return Ok(None);
+        };
+        self.need_version(&path, schema::SIZE_LATENCY_SCHEMA_VERSION)?;
+        let sizes_bytes = self.u64_dataset(&g, &path, schema::SIZE_BYTES)?;
+        let extra_ps = self
+            .f64_dataset(&g, &path, schema::EXTRA_PS)?
+            .ok_or_else(|| self.invalid(format!("{path}/{}", schema::EXTRA_PS), "is missing"))?;
+        Ok(Some(SizeLatency {
+            sizes_bytes,
+            extra_ps,
+        }))
     }
 
     /// The bandwidth levels `<gpath>/bandwidth_levels` (schema version 6), if present.

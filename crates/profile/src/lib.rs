@@ -39,6 +39,7 @@
 //!         gap: None,
 //!         after_idle: None,
 //!         bandwidth_levels: None,
+//!         latency_by_size: None,
 //!     },
 //!     far: None,
 //!     nodes_per_switch: 16,

@@ -104,6 +104,53 @@ pub struct Placement {
     /// a level times its own samples; `bandwidth` then holds the within-run samples). `None`:
     /// every block draws from `bandwidth` alone.
     pub bandwidth_levels: Option<Distribution>,
+    /// Extra one-way latency by message size (schema version 7, [`SizeLatency`]); `None`: a
+    /// message costs what the LogGP parameters and the distributions give at every size.
+    pub latency_by_size: Option<SizeLatency>,
+}
+
+/// What a message of `s` bytes takes one way beyond the model's LogGP costs, ps: the
+/// difference between Netgauge's LogGP ping-pong PRTT(1,0,s)/2 and the same ping-pong
+/// simulated without it (`calibrate`, "Latency by size"). Mid-size messages (KiB to a few
+/// hundred KiB) pay NIC and protocol costs that neither the 1-byte latency nor the per-byte
+/// time of a bandwidth-saturating stream contains.
+///
+/// The extra of a message is piecewise linear between the points on its side of the eager
+/// threshold S (sizes of at most S bytes are eager, larger ones rendezvous) and constant
+/// beyond that side's first and last point; 0 on a side without points. A rendezvous
+/// message pays it once, not once per latency of its handshake.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SizeLatency {
+    /// Message sizes, bytes, strictly increasing.
+    pub sizes_bytes: Vec<u64>,
+    /// The extra one-way latency at each size, ps, finite and at least 0.
+    pub extra_ps: Vec<f64>,
+}
+
+impl SizeLatency {
+    /// The extra one-way latency of a message of `bytes` under the eager threshold
+    /// `s_bytes`, ps (see [`SizeLatency`]).
+    pub fn extra_at(&self, bytes: u64, s_bytes: u64) -> f64 {
+        let split = self.sizes_bytes.partition_point(|&b| b <= s_bytes);
+        let side = if bytes > s_bytes {
+            split..self.sizes_bytes.len()
+        } else {
+            0..split
+        };
+        let (sizes, extra) = (&self.sizes_bytes[side.clone()], &self.extra_ps[side]);
+        let (Some(&b0), Some(&bn)) = (sizes.first(), sizes.last()) else {
+            return 0.0;
+        };
+        if bytes <= b0 {
+            return extra[0];
+        }
+        if bytes >= bn {
+            return extra[extra.len() - 1];
+        }
+        let k = sizes.partition_point(|&b| b <= bytes);
+        let (xa, xb, ya, yb) = (sizes[k - 1], sizes[k], extra[k - 1], extra[k]);
+        ya + (yb - ya) * (bytes - xa) as f64 / (xb - xa) as f64
+    }
 }
 
 /// How a message's costs depend on how long its sender had been idle (not started a send nor

@@ -9,8 +9,9 @@ pub const SCHEMA_NAME: &str = "loggops-sim noise profile";
 /// latencies after idle periods, capture days and the root attribute `mpi_progress`;
 /// everything else is as in version 1. Version 4 adds the idle table (`<placement>/after_idle`);
 /// version 5 spot capacity in `/prices`; version 6 bandwidth levels
-/// (`<placement>/bandwidth_levels`).
-pub const SCHEMA_VERSION: i64 = 6;
+/// (`<placement>/bandwidth_levels`); version 7 the latency by size
+/// (`<placement>/latency_by_size`).
+pub const SCHEMA_VERSION: i64 = 7;
 /// The oldest `schema_version` this build reads. The writer writes version 1 for profiles
 /// without exact tails, so older builds keep reading them.
 pub const MIN_SCHEMA_VERSION: i64 = 1;
@@ -25,6 +26,8 @@ pub(crate) const MPI_PROGRESS_SCHEMA_VERSION: i64 = CAPTURES_SCHEMA_VERSION;
 pub(crate) const SPOT_SCHEMA_VERSION: i64 = 5;
 /// The first version with bandwidth levels (SCHEMA.md "Bandwidth levels").
 pub(crate) const LEVELS_SCHEMA_VERSION: i64 = 6;
+/// The first version with the latency by size (SCHEMA.md "Latency by size").
+pub(crate) const SIZE_LATENCY_SCHEMA_VERSION: i64 = 7;
 
 /// Unit suffix of a distribution's value datasets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -123,6 +126,10 @@ pub(crate) const ATTR_BLOCK: &str = "bandwidth_block_bytes";
 pub(crate) const OS_NOISE: &str = "/os_noise";
 pub(crate) const TRACE_PREFIX: &str = "trace_";
 pub(crate) const START: &str = "start_ps";
+/// The latency by size of a placement, and its two datasets.
+pub(crate) const LATENCY_BY_SIZE: &str = "latency_by_size";
+pub(crate) const SIZE_BYTES: &str = "size_bytes";
+pub(crate) const EXTRA_PS: &str = "extra_ps";
 pub(crate) const DURATION: &str = "duration_ps";
 pub(crate) const ATTR_PERIOD: &str = "period_ps";
 pub(crate) const PROCESS: &str = "/os_noise/process";

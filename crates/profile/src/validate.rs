@@ -120,6 +120,36 @@ fn placement(group: &str, p: &Placement) -> Result<(), Invalid> {
     if let Some(a) = &p.after_idle {
         after_idle(group, a)?;
     }
+    if let Some(t) = &p.latency_by_size {
+        let path = format!("{group}/{}", schema::LATENCY_BY_SIZE);
+        if t.sizes_bytes.len() != t.extra_ps.len() {
+            return Err(Invalid::new(
+                format!("{path}/{}", schema::EXTRA_PS),
+                format!(
+                    "holds {} values for {} sizes in {path}/{}; give one per size",
+                    t.extra_ps.len(),
+                    t.sizes_bytes.len(),
+                    schema::SIZE_BYTES
+                ),
+            ));
+        }
+        if t.sizes_bytes.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(Invalid::new(
+                format!("{path}/{}", schema::SIZE_BYTES),
+                "is not strictly increasing",
+            ));
+        }
+        if let Some(v) = t
+            .extra_ps
+            .iter()
+            .find(|v| !(v.is_finite() && **v >= 0.0 && **v <= MAX_TIME_PS))
+        {
+            return Err(Invalid::new(
+                format!("{path}/{}", schema::EXTRA_PS),
+                format!("holds {v}; an extra latency is a time in ps, 0 to {MAX_TIME_PS:e}"),
+            ));
+        }
+    }
     if let Some(d) = &p.bandwidth_levels {
         let (name, unit) = schema::BANDWIDTH_LEVELS;
         let (ds, values): (String, Vec<f64>) = match d {

@@ -106,8 +106,8 @@ fn incomplete_and_invalid_profiles() {
     let nan = f64::NAN;
     let cases: Vec<(&str, String)> = vec![
         (
-            "schema_version 7",
-            after_edit(set_attr("/", "schema_version", AttrValue::I64(7))),
+            "schema_version 8",
+            after_edit(set_attr("/", "schema_version", AttrValue::I64(8))),
         ),
         (
             "mpi_progress in a schema_version 2 file",

@@ -297,6 +297,7 @@ fn handmade(tool_version: String) -> Profile {
             gap: None,
             after_idle: None,
             bandwidth_levels: None,
+            latency_by_size: None,
         },
         far: Some(Placement {
             params: params(3_000_000.0),
@@ -314,6 +315,7 @@ fn handmade(tool_version: String) -> Profile {
             gap: None,
             after_idle: None,
             bandwidth_levels: None,
+            latency_by_size: None,
         }),
         nodes_per_switch: 8,
         os_noise: OsNoise {

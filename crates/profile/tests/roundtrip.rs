@@ -214,3 +214,62 @@ fn read_env_profile() {
         Err(e) => eprintln!("ERR: {e}"),
     }
 }
+
+/// The latency by size: written as version 7, read back exactly, refused by the validator
+/// when its sizes are not increasing.
+#[test]
+fn latency_by_size_round_trips_as_version_7() {
+    let with = |t: SizeLatency| Profile {
+        near: Placement {
+            latency_by_size: Some(t),
+            ..full_profile().near
+        },
+        ..full_profile()
+    };
+    let p = with(SizeLatency {
+        sizes_bytes: vec![1, 1025, 4097, 16385, 16_777_216],
+        extra_ps: vec![0.0, 1.5e6, 2.0e5, 1.6e6, 0.0],
+    });
+    assert_eq!(round_trip(&p), p);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("p.h5");
+    write_profile(&path, &p).unwrap();
+    let f = hdf5_pure::File::from_bytes(std::fs::read(&path).unwrap()).unwrap();
+    assert_eq!(
+        f.root().attrs().unwrap()["schema_version"].as_i64(),
+        Some(7)
+    );
+    assert!(f.group("/near/latency_by_size").is_ok());
+    let bad = with(SizeLatency {
+        sizes_bytes: vec![1, 4097, 1025],
+        extra_ps: vec![0.0, 1.0, 2.0],
+    });
+    let e = write_profile(&path, &bad).unwrap_err().to_string();
+    assert!(e.contains("/near/latency_by_size/size_bytes"), "{e}");
+    assert!(e.contains("strictly increasing"), "{e}");
+}
+
+/// `extra_at` interpolates within the message's side of S and holds the side's end values.
+#[test]
+fn latency_by_size_interpolates_within_each_side_of_s() {
+    let t = SizeLatency {
+        sizes_bytes: vec![1, 1025, 4097, 16385, 16_777_216],
+        extra_ps: vec![0.0, 1024.0, 3000.0, 6000.0, 0.0],
+    };
+    let s = 4096;
+    assert_eq!(t.extra_at(1, s), 0.0);
+    assert_eq!(t.extra_at(513, s), 512.0);
+    assert_eq!(t.extra_at(1025, s), 1024.0);
+    // Eager above the last eager point: held.
+    assert_eq!(t.extra_at(4096, s), 1024.0);
+    // Rendezvous below the first rendezvous point: held; between points: linear.
+    assert_eq!(t.extra_at(4097, s), 3000.0);
+    assert_eq!(t.extra_at(10241, s), 4500.0);
+    assert_eq!(t.extra_at(16_777_216, s), 0.0);
+    assert_eq!(t.extra_at(1 << 30, s), 0.0);
+    let eager_only = SizeLatency {
+        sizes_bytes: vec![1, 1025],
+        extra_ps: vec![0.0, 1024.0],
+    };
+    assert_eq!(eager_only.extra_at(8192, s), 0.0);
+}

@@ -420,6 +420,7 @@ pub fn build_profile(inp: &CalibrateInputs) -> Result<(Profile, FitReport), Cali
             gap: None,
             after_idle: None,
             bandwidth_levels: None,
+            latency_by_size: None,
         };
         let near_report = PlacementReport {
             params: params_report(&near_params, near_sources),
@@ -474,6 +475,7 @@ pub fn build_profile(inp: &CalibrateInputs) -> Result<(Profile, FitReport), Cali
                     gap: None,
                     after_idle: None,
                     bandwidth_levels: None,
+                    latency_by_size: None,
                 };
                 let report = PlacementReport {
                     params: params_report(&far_params, far_sources),

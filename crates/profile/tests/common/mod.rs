@@ -42,6 +42,7 @@ pub fn full_profile() -> Profile {
             gap: Some(Distribution::Samples(vec![333_000.0])),
             after_idle: None,
             bandwidth_levels: None,
+            latency_by_size: None,
         },
         far: Some(Placement {
             params: params(18_500_000.0),
@@ -56,6 +57,7 @@ pub fn full_profile() -> Profile {
             gap: None,
             after_idle: None,
             bandwidth_levels: None,
+            latency_by_size: None,
         }),
         nodes_per_switch: 16,
         os_noise: OsNoise {
@@ -121,6 +123,7 @@ pub fn minimal_profile() -> Profile {
             gap: None,
             after_idle: None,
             bandwidth_levels: None,
+            latency_by_size: None,
         },
         far: None,
         nodes_per_switch: 1,

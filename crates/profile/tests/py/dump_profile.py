@@ -11,8 +11,9 @@ every exact tail (schema version 2) is consistent with its table, `mpi_progress`
 version 3) is "async" or "polled", every idle table (`<placement>/after_idle`, schema
 version 4) has levels in increasing idle time with positive factors, and spot capacity in
 /prices (schema version 5) is only in files of version 5 or later, with non-negative numbers
-and string source and date, and bandwidth levels (`<placement>/bandwidth_levels`, schema
-version 6) hold positive factors. Exits with status 1 and a message on stderr when a check
+and string source and date, bandwidth levels (`<placement>/bandwidth_levels`, schema
+version 6) hold positive factors, and a latency by size (`<placement>/latency_by_size`, schema
+version 7) holds strictly increasing sizes and as many finite extra latencies of at least 0. Exits with status 1 and a message on stderr when a check
 fails.
 """
 import json
@@ -57,8 +58,8 @@ def main():
         if f.attrs.get("schema") != "loggops-sim noise profile":
             fail(f"root attribute schema is {f.attrs.get('schema')!r}")
         version = f.attrs.get("schema_version")
-        if not isinstance(version, np.integer) or int(version) not in (1, 2, 3, 4, 5, 6):
-            fail(f"root attribute schema_version is {version!r}, expected integer 1 to 6")
+        if not isinstance(version, np.integer) or int(version) not in (1, 2, 3, 4, 5, 6, 7):
+            fail(f"root attribute schema_version is {version!r}, expected integer 1 to 7")
         if "prices" in f:
             # Schema version 5: spot capacity.
             pa = f["prices"].attrs
@@ -163,11 +164,26 @@ def main():
             if any(np.any(~(v > 0)) for v in values):
                 fail(f"{where}: a level is not above 0")
 
+        def check_by_size(name, obj):
+            # The latency by size (schema version 7): size_bytes strictly increasing, extra_ps
+            # as long, finite and at least 0.
+            where = group_since(name, obj, "latency_by_size", 7, "a latency by size")
+            if where is None:
+                return
+            sizes, extra = obj["size_bytes"][()], obj["extra_ps"][()]
+            if len(sizes) != len(extra):
+                fail(f"{where}: {len(sizes)} sizes but {len(extra)} extra latencies")
+            if np.any(np.diff(sizes.astype(np.int64)) <= 0):
+                fail(f"{where}/size_bytes is not strictly increasing")
+            if not np.all(np.isfinite(extra) & (extra >= 0)):
+                fail(f"{where}/extra_ps holds a value that is not a time of at least 0")
+
         visit_attrs("/", f)
         f.visititems(visit)
         f.visititems(check_tail)
         f.visititems(check_idle_table)
         f.visititems(check_levels)
+        f.visititems(check_by_size)
     for required in ("/near", "/provenance"):
         if not any(k == required or k.startswith(required + "@") for k in out):
             fail(f"missing group {required}")
