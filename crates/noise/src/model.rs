@@ -1135,8 +1135,7 @@ impl NoiseRun {
     /// The extra latency of a message of `size` bytes ([`SizeLatency`]), per latency the
     /// message pays: a rendezvous message pays `1 + rndv_extra_latencies` latencies and the
     /// extra once in all.
-    #[cold]
-    #[inline(never)]
+    #[inline]
     fn by_size(pl: &Place, size: u64) -> Time {
         let Some(t) = &pl.by_size else {
             return 0;
@@ -1189,7 +1188,7 @@ impl NoiseRun {
                 0
             };
             return MsgCosts {
-                latency: pl.base.l + by_size,
+                latency: pl.base.l.saturating_add(by_size),
                 o: pl.base.o,
                 g: pl.base.g,
                 gap_bytes: Self::base_gap(pl, bytes),
@@ -1213,7 +1212,7 @@ impl NoiseRun {
             _ => pl.base.l,
         };
         let latency = if with_latency && pl.by_size.is_some() {
-            latency + Self::by_size(pl, size)
+            latency.saturating_add(Self::by_size(pl, size))
         } else {
             latency
         };
@@ -1423,7 +1422,7 @@ impl Noise for NoiseRun {
     fn base_costs(&self, _p: &Params, src: u32, dst: u32, size: u64) -> MsgCosts {
         let pl = self.place(src, dst);
         MsgCosts {
-            latency: pl.base.l + Self::by_size(pl, size),
+            latency: pl.base.l.saturating_add(Self::by_size(pl, size)),
             o: pl.base.o,
             g: pl.base.g,
             gap_bytes: Self::base_gap(pl, size.saturating_sub(1)),
