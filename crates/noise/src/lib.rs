@@ -58,6 +58,7 @@
 //! # Ok::<(), loggops_noise::NoiseError>(())
 //! ```
 
+pub mod config;
 pub mod dist;
 pub mod error;
 pub mod model;
