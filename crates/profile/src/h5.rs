@@ -224,31 +224,22 @@ fn every(p: &Profile) -> impl Iterator<Item = &Placement> {
     )
 }
 
-/// The oldest schema version that holds `p`: 7 with a latency by size; 6 with bandwidth levels; 5 with spot capacity; 4 with an idle table of more
-/// than one level; 3 with a calibration other than the paper's
-/// table, a latency after idle periods, capture days or `mpi_progress`; else 2 when a quantile
-/// table has an exact tail, else 1 (so profiles without them stay readable by older builds).
+/// The oldest schema version that holds `p`: 7 with a latency by size; 6 with bandwidth
+/// levels; 5 with spot capacity; 4 with an idle table of more than one level; 3 with a
+/// calibration other than the paper's table, a latency after idle periods, capture days or
+/// `mpi_progress`; else 2 when a quantile table has an exact tail, else 1 (so profiles
+/// without them stay readable by older builds).
 fn version_needed(p: &Profile) -> i64 {
-    let mut all = std::iter::once(&p.near).chain(p.far.as_ref()).chain(
-        p.days
-            .iter()
-            .flat_map(|d| std::iter::once(&d.near).chain(d.far.as_ref())),
-    );
     if every(p).any(|pl| pl.latency_by_size.is_some()) {
         return schema::SIZE_LATENCY_SCHEMA_VERSION;
     }
-    if all.any(|pl| pl.bandwidth_levels.is_some()) {
+    if every(p).any(|pl| pl.bandwidth_levels.is_some()) {
         return schema::LEVELS_SCHEMA_VERSION;
     }
     if !p.prices.spot.is_empty() {
         return schema::SPOT_SCHEMA_VERSION;
     }
-    let every_placement = std::iter::once(&p.near).chain(p.far.as_ref()).chain(
-        p.days
-            .iter()
-            .flat_map(|d| std::iter::once(&d.near).chain(d.far.as_ref())),
-    );
-    if every_placement
+    if every(p)
         .filter_map(|pl| pl.after_idle.as_ref())
         .any(|a| a.as_step().is_none())
     {
