@@ -250,6 +250,36 @@ fn consecutive_round_trips_spread_as_the_capture_windows() {
     }
 }
 
+/// What a user sees of the latency by size: the fit report's line, `profile show` (text and
+/// JSON), with the table anchored at 0 at the captures' own message sizes.
+#[test]
+fn latency_by_size_is_reported_and_shown() {
+    let shared = crate::shared_or_skip!();
+    let dir = tempfile::tempdir().unwrap();
+    let (out, report) = calibrate_set(&shared, dir.path(), "daint-2022-05-13", "4KiB", "1");
+    let p = out.to_str().unwrap();
+    let report = report.to_string();
+    assert!(
+        report.contains("latency by size: PRTT(1,0,s)/2 of the LogGP run"),
+        "{report}"
+    );
+    let text = crate::util::stdout(&crate::util::run(&["profile", "show", p]));
+    assert!(
+        text.contains("latency by size (one way, on top of L and G"),
+        "{text}"
+    );
+    let o = crate::util::run(&["profile", "show", p, "--format", "json"]);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let t = &j["near"]["latency_by_size"];
+    let sizes = t["size_bytes"].as_array().unwrap();
+    let extra = t["extra_ps"].as_array().unwrap();
+    assert_eq!(sizes.len(), extra.len());
+    assert_eq!(sizes[0], 1);
+    assert_eq!(sizes[sizes.len() - 1], 16 << 20);
+    assert_eq!(extra[0], 0.0);
+    assert_eq!(extra[extra.len() - 1], 0.0);
+}
+
 /// What a user sees of bandwidth levels: `profile show` lists them (text and JSON), the fit
 /// report's time-correlation warning says the profile keeps them, and a run records who shared
 /// them when `--bandwidth-levels` is given.

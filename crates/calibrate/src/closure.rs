@@ -500,17 +500,10 @@ fn latency_by_size(
         .zip(&before)
         .map(|(&(_, c), &m)| c - m)
         .collect();
-    let mut extra = Vec::with_capacity(raw.len());
-    for (i, &(size, _)) in rows.iter().enumerate() {
-        let side = |j: usize| (rows[j].0 > s) == (size > s);
-        let half = BY_SIZE_SMOOTH / 2;
-        let mut w: Vec<f64> = (i.saturating_sub(half)..(i + half + 1).min(rows.len()))
-            .filter(|&j| side(j))
-            .map(|j| raw[j])
-            .collect();
-        w.sort_by(f64::total_cmp);
-        extra.push(w[w.len() / 2].max(0.0));
-    }
+    // Smoothed within each side of S: an eager size never borrows a rendezvous one's extra.
+    let extra: Vec<f64> = (0..rows.len())
+        .map(|i| window_median(&raw, i, |j| (rows[j].0 > s) == (rows[i].0 > s)).max(0.0))
+        .collect();
     let mut sizes_bytes = vec![latency_size];
     let mut extra_ps = vec![0.0];
     for (&(size, _), &e) in rows.iter().zip(&extra) {
@@ -596,19 +589,26 @@ fn latency_by_size(
 /// How far a run's values lie from their running median over [`BY_SIZE_SMOOTH`] neighbours
 /// (the median of `|v − running median| / v`): the closest a smooth latency by size can come.
 pub fn scatter(values: &[f64]) -> f64 {
-    let half = BY_SIZE_SMOOTH / 2;
     let mut e: Vec<f64> = (0..values.len())
-        .map(|i| {
-            let mut w = values[i.saturating_sub(half)..(i + half + 1).min(values.len())].to_vec();
-            w.sort_by(f64::total_cmp);
-            (values[i] - w[w.len() / 2]).abs() / values[i]
-        })
+        .map(|i| (values[i] - window_median(values, i, |_| true)).abs() / values[i])
         .collect();
     if e.is_empty() {
         return 0.0;
     }
     e.sort_by(f64::total_cmp);
     e[e.len() / 2]
+}
+
+/// The median of `values` over the [`BY_SIZE_SMOOTH`] indices around `i` that `keep` accepts
+/// (`keep(i)` must hold, so the window is never empty).
+fn window_median(values: &[f64], i: usize, keep: impl Fn(usize) -> bool) -> f64 {
+    let half = BY_SIZE_SMOOTH / 2;
+    let mut w: Vec<f64> = (i.saturating_sub(half)..(i + half + 1).min(values.len()))
+        .filter(|&j| keep(j))
+        .map(|j| values[j])
+        .collect();
+    w.sort_by(f64::total_cmp);
+    w[w.len() / 2]
 }
 
 /// The LogGP run's ping-pong at each of its sizes strictly between `latency_size` and

@@ -2,7 +2,7 @@
 
 use loggops_engine::{MsgCosts, Noise, Params};
 use loggops_noise::rng::{unit_f64, CounterRng, DOMAIN_MSG};
-use loggops_noise::{NoiseConfig, NoiseMode, NoiseModel, OsReplay, Sampler, Scaling};
+use loggops_noise::{NoiseConfig, NoiseMode, NoiseModel, NoiseRun, OsReplay, Sampler, Scaling};
 use loggops_profile::*;
 
 const MIB: u64 = 1 << 20;
@@ -1117,6 +1117,13 @@ fn latency_by_size_adds_its_extra_once_per_message() {
                 let lb = b.send_costs(&P, src, dst, 9, size).latency;
                 let per_latency = if size > 4096 { extra / shares } else { extra };
                 assert_eq!(lb - la, per_latency, "{mode:?} {src}->{dst} {size} B");
+                // Part of the placement's base costs: the critical path counts it as latency.
+                let base = |r: &NoiseRun| r.base_costs(&P, src, dst, size).latency;
+                assert_eq!(
+                    base(&b) - base(&a),
+                    per_latency,
+                    "base {src}->{dst} {size} B"
+                );
             }
         }
     }
