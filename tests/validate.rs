@@ -145,6 +145,13 @@ fn unsimulatable_files_are_listed_and_the_rest_runs() {
         stdout(&out).replace(d.to_str().unwrap(), "[tmp]")
     };
     let human = run("human");
+    // The empty ring's simulated median is 0: its spread is undefined, printed as `-`.
+    let ring_line = human
+        .lines()
+        .find(|l| l.starts_with("pipelinedring_32_16 "))
+        .expect("the 0-byte ring's row");
+    assert!(!human.contains("NaN"), "{human}");
+    assert!(ring_line.contains("1.00/-"), "{ring_line}");
     let listing: String = human
         .lines()
         .skip_while(|l| !l.starts_with("note:") && !l.starts_with("not simulated"))

@@ -1098,8 +1098,14 @@ fn latency_by_size_adds_its_extra_once_per_message() {
         sizes_bytes: vec![1, 1025, 4097, 16 * MIB],
         extra_ps: vec![0.0, 1_024_000.0, 3_000_000.0, 0.0],
     };
+    // The far placement's own table: twice the near one's extras.
+    let far_table = SizeLatency {
+        extra_ps: table.extra_ps.iter().map(|e| 2.0 * e).collect(),
+        ..table.clone()
+    };
     let mut with = profile();
     with.near.latency_by_size = Some(table.clone());
+    with.far.as_mut().expect("a far placement").latency_by_size = Some(far_table);
     for mode in [NoiseMode::Net, NoiseMode::None] {
         let cfg = NoiseConfig {
             mode,
@@ -1109,21 +1115,26 @@ fn latency_by_size_adds_its_extra_once_per_message() {
         let by_size = NoiseModel::new(&with, &cfg).unwrap();
         assert!(by_size.needs_noise_run(), "{mode:?}");
         let shares = 1 + by_size.engine_params().rndv_extra_latencies as u64;
-        for (src, dst) in [(0, 1), (0, 5)] {
+        // One instance asked about sizes and placements in turn, each twice: what it keeps of
+        // earlier answers never leaks into another size or placement.
+        let mut a = plain.instance(5, 3, 8);
+        let mut b = by_size.instance(5, 3, 8);
+        for _ in 0..2 {
             for (size, extra) in [(1, 0), (513, 512_000), (4096, 1_024_000), (4097, 3_000_000)] {
-                let mut a = plain.instance(5, 3, 8);
-                let mut b = by_size.instance(5, 3, 8);
-                let la = a.send_costs(&P, src, dst, 9, size).latency;
-                let lb = b.send_costs(&P, src, dst, 9, size).latency;
-                let per_latency = if size > 4096 { extra / shares } else { extra };
-                assert_eq!(lb - la, per_latency, "{mode:?} {src}->{dst} {size} B");
-                // Part of the placement's base costs: the critical path counts it as latency.
-                let base = |r: &NoiseRun| r.base_costs(&P, src, dst, size).latency;
-                assert_eq!(
-                    base(&b) - base(&a),
-                    per_latency,
-                    "base {src}->{dst} {size} B"
-                );
+                for (src, dst, factor) in [(0, 1, 1), (0, 5, 2), (1, 0, 1)] {
+                    let la = a.send_costs(&P, src, dst, 9, size).latency;
+                    let lb = b.send_costs(&P, src, dst, 9, size).latency;
+                    let extra = factor * extra;
+                    let per_latency = if size > 4096 { extra / shares } else { extra };
+                    assert_eq!(lb - la, per_latency, "{mode:?} {src}->{dst} {size} B");
+                    // Part of the placement's base costs: the critical path counts it as latency.
+                    let base = |r: &NoiseRun| r.base_costs(&P, src, dst, size).latency;
+                    assert_eq!(
+                        base(&b) - base(&a),
+                        per_latency,
+                        "base {src}->{dst} {size} B"
+                    );
+                }
             }
         }
     }

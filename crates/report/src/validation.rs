@@ -355,8 +355,16 @@ pub fn render_validation_table(rows: &[Comparison]) -> String {
         }));
     }
     columns.push(col("p95/p50 meas/sim", Right, &|c| {
+        // An undefined spread (a median of 0, as an empty timed region's) prints as `-`.
+        let f = |x: f64| {
+            if x.is_finite() {
+                format!("{x:.2}")
+            } else {
+                "-".into()
+            }
+        };
         let (m, s) = c.spreads();
-        format!("{m:.2}/{s:.2}")
+        format!("{}/{}", f(m), f(s))
     }));
     columns.push(col("mean error", Right, &signed_pct));
     if rows.iter().any(|c| c.outside_profile().is_some()) {
