@@ -114,6 +114,7 @@ impl<'a, P: Program, N: Noise, const FULL: bool, const QUEUED: bool> Win<'a, P, 
             late,
             next_send: Vec::new(),
             parked: Default::default(),
+            parked_min: Vec::new(),
             last_active: if noise_uses_idle {
                 vec![crate::noise::NEVER_COMMUNICATED; n]
             } else {
@@ -290,7 +291,7 @@ impl<'a, P: Program, N: Noise, const FULL: bool, const QUEUED: bool> Win<'a, P, 
                 let Some(d) = self.flush_freed() else { break };
                 if QUEUED && d.op.kind == OpKind::Send && self.send_waits(d.id) {
                     // Queued model: a lower-numbered send has not started; this one waits.
-                    self.parked.insert((self.host, d.id));
+                    self.park(d.id);
                     continue;
                 }
                 self.now = d.time;

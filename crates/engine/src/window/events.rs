@@ -38,7 +38,7 @@ impl<'a, P: Program, N: Noise, const FULL: bool, const QUEUED: bool> Win<'a, P, 
         if QUEUED && op.kind == OpKind::Send && self.send_waits(id) {
             // A lower-numbered send has not started: this one waits for it.
             self.has_next = false;
-            self.parked.insert((host, id));
+            self.park(id);
             return Ok(());
         }
         let r = &self.me;
@@ -173,6 +173,7 @@ impl<'a, P: Program, N: Noise, const FULL: bool, const QUEUED: bool> Win<'a, P, 
         let h = self.host as usize;
         if self.next_send.is_empty() {
             self.next_send.resize(self.ranks as usize, NOT_YET);
+            self.parked_min.resize(self.ranks as usize, NOT_YET);
         }
         if self.next_send[h] == NOT_YET {
             self.next_send[h] = self.send_from(0);
@@ -190,7 +191,14 @@ impl<'a, P: Program, N: Noise, const FULL: bool, const QUEUED: bool> Win<'a, P, 
         }
         let next = self.send_from(id + 1);
         self.next_send[h] = next;
-        if self.parked.remove(&(self.host, next)) {
+        // When the rank's lowest parked send is above `next`, `next` is not parked: the set
+        // is searched only when it may hold it, not at every send.
+        if self.parked_min[h] <= next && self.parked.remove(&(self.host, next)) {
+            self.parked_min[h] = self
+                .parked
+                .range((self.host, next)..=(self.host, u32::MAX))
+                .next()
+                .map_or(NOT_YET, |&(_, i)| i);
             // Queued again by this event, as any op it would free (stamps as the global
             // engine's new `ts`).
             let e = self.child(t, self.now.saturating_add(1), self.seq, 0, self.host, next);
@@ -198,6 +206,15 @@ impl<'a, P: Program, N: Noise, const FULL: bool, const QUEUED: bool> Win<'a, P, 
             self.heap.push(Min(e));
             self.heap_changed();
         }
+    }
+
+    /// Queued model: send `id` of the current rank waits for a lower-numbered one
+    /// ([`Self::send_waits`] said so, which also sized `parked_min`).
+    #[inline(always)]
+    pub(super) fn park(&mut self, id: u32) {
+        let h = self.host as usize;
+        self.parked.insert((self.host, id));
+        self.parked_min[h] = self.parked_min[h].min(id);
     }
 
     /// The first send of the current rank with an id of at least `from`.

@@ -349,6 +349,9 @@ struct Win<'a, P: Program, N: Noise, const FULL: bool, const QUEUED: bool> {
     /// and the sends that wait for it (see `events.rs`).
     next_send: Vec<u32>,
     parked: std::collections::BTreeSet<(u32, u32)>,
+    /// Per rank, its lowest parked send (`NOT_YET`: none), sized with `next_send`: a send
+    /// looks the set up only when it may release one.
+    parked_min: Vec<u32>,
     /// Per rank, when it last communicated (started a send or completed a receive;
     /// [`crate::noise::NEVER_COMMUNICATED`] before), kept only when the noise asks for senders'
     /// idle times (empty otherwise).
