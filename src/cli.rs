@@ -457,9 +457,10 @@ pub struct RunArgs {
     /// verdict speaks of (per workload and system, the noise mode with all the sweep's noise at
     /// the largest node count) and of their noiseless runs, for the verdict's "why" and the
     /// report's tables and stacked bars. Those repetitions run on the exact global engine with
-    /// the attribution carried forward (same answers, a few KiB per rank, several times the
-    /// CPU of a windowed repetition); 0 turns it off, --critical-path attributes every
-    /// repetition.
+    /// the attribution carried forward (same answers, a few KiB per rank, 5-16 times the CPU
+    /// of a windowed repetition, more with more ranks: the 512 MiB ring's at 16K nodes took
+    /// 1,550 of the 2,605 CPU seconds of its default 32 repetitions); 0 turns it off,
+    /// --critical-path attributes every repetition.
     #[arg(long, value_name = "N", default_value_t = 2, value_parser = why_reps)]
     pub why_reps: u64,
     /// What one job is, for the extra cost of noise per job ($+/job-od): N runs of the
