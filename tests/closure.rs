@@ -2,7 +2,7 @@
 //! reproduces the capture (RTT/2 p50 within 3 %, p95 and p99 within 10 %), for every shipped
 //! profile of the captures calibration and for `calibrate` on the shared capture sets.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use loggops_calibrate::closure::{closure_of, loggp_closure, scatter, ClosureRow};
 use loggops_calibrate::stats::quantile_sorted;
@@ -122,7 +122,7 @@ fn calibrate_set(
     set: &str,
     s: &str,
     stripes: &str,
-) -> (std::path::PathBuf, serde_json::Value) {
+) -> (PathBuf, serde_json::Value) {
     let out = dir.join(format!("{set}.h5"));
     let report = dir.join(format!("{set}.json"));
     let set_dir = shared.join("captures").join(set);
@@ -250,26 +250,38 @@ fn consecutive_round_trips_spread_as_the_capture_windows() {
     }
 }
 
+/// The 2022-05-13 Daint capture set calibrated into `dir` (`--set-S 4KiB`): its fit report
+/// must contain `in_report` and its `profile show` text `in_show`; the profile and its
+/// `profile show --format json`.
+fn daint_profile_showing(
+    shared: &Path,
+    dir: &Path,
+    in_report: &str,
+    in_show: &str,
+) -> (PathBuf, serde_json::Value) {
+    let (out, report) = calibrate_set(shared, dir, "daint-2022-05-13", "4KiB", "1");
+    let report = report.to_string();
+    assert!(report.contains(in_report), "{report}");
+    let p = out.to_str().unwrap();
+    let text = crate::util::stdout(&crate::util::run(&["profile", "show", p]));
+    assert!(text.contains(in_show), "{text}");
+    let o = crate::util::run(&["profile", "show", p, "--format", "json"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    (out, serde_json::from_slice(&o.stdout).unwrap())
+}
+
 /// What a user sees of the latency by size: the fit report's line, `profile show` (text and
 /// JSON), with the table anchored at 0 at the captures' own message sizes.
 #[test]
 fn latency_by_size_is_reported_and_shown() {
     let shared = crate::shared_or_skip!();
     let dir = tempfile::tempdir().unwrap();
-    let (out, report) = calibrate_set(&shared, dir.path(), "daint-2022-05-13", "4KiB", "1");
-    let p = out.to_str().unwrap();
-    let report = report.to_string();
-    assert!(
-        report.contains("latency by size: PRTT(1,0,s)/2 of the LogGP run"),
-        "{report}"
+    let (_, j) = daint_profile_showing(
+        &shared,
+        dir.path(),
+        "latency by size: PRTT(1,0,s)/2 of the LogGP run",
+        "latency by size (one way, on top of L and G",
     );
-    let text = crate::util::stdout(&crate::util::run(&["profile", "show", p]));
-    assert!(
-        text.contains("latency by size (one way, on top of L and G"),
-        "{text}"
-    );
-    let o = crate::util::run(&["profile", "show", p, "--format", "json"]);
-    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let t = &j["near"]["latency_by_size"];
     let sizes = t["size_bytes"].as_array().unwrap();
     let extra = t["extra_ps"].as_array().unwrap();
@@ -287,20 +299,13 @@ fn latency_by_size_is_reported_and_shown() {
 fn bandwidth_levels_are_shown_and_recorded() {
     let shared = crate::shared_or_skip!();
     let dir = tempfile::tempdir().unwrap();
-    let (out, report) = calibrate_set(&shared, dir.path(), "daint-2022-05-13", "4KiB", "1");
+    let (out, j) = daint_profile_showing(
+        &shared,
+        dir.path(),
+        "the profile keeps the runs' bandwidth levels",
+        "bandwidth levels (a factor on every per-byte time",
+    );
     let p = out.to_str().unwrap();
-    let warnings = report.to_string();
-    assert!(
-        warnings.contains("the profile keeps the runs' bandwidth levels"),
-        "{warnings}"
-    );
-    let text = crate::util::stdout(&crate::util::run(&["profile", "show", p]));
-    assert!(
-        text.contains("bandwidth levels (a factor on every per-byte time"),
-        "{text}"
-    );
-    let o = crate::util::run(&["profile", "show", p, "--format", "json"]);
-    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let p95 = j["near"]["bandwidth_levels"]["quantiles"]["p95"]
         .as_f64()
         .unwrap();
