@@ -98,10 +98,10 @@ impl<'p, P: Program> Carrier<'p, P> {
         if self.carry.len() <= i {
             self.carry.resize(i + 1, [Carry::default(); 2]);
         }
-        let x = self.log.nodes[i];
-        let cpu = self.carry_into(&x, x.pred, x.pred_exit, false);
+        let x = &self.log.nodes[i];
+        let cpu = self.carry_into(x, x.pred, x.pred_exit, false);
         let nic = if x.nic_start > x.start {
-            self.carry_into(&x, x.nic_pred, x.nic_pred_exit, true)
+            self.carry_into(x, x.nic_pred, x.nic_pred_exit, true)
         } else {
             cpu
         };

@@ -301,7 +301,7 @@ struct Collector {
     /// Slots free for reuse.
     free: Vec<u32>,
     /// The push number of the activity in each slot (the latest end at a time is the one
-    /// pushed last).
+    /// pushed last); [`FREE`] for a free slot.
     seq: Vec<u64>,
     /// Collect when the slab would grow beyond this many slots.
     next: usize,
@@ -312,7 +312,13 @@ struct Collector {
     /// Collections run, and the most slots in use after one.
     pub runs: u64,
     pub peak_live: usize,
+    /// A collection's work space, kept between collections (no allocation per collection).
+    live: Vec<bool>,
+    latest: HashMap<Time, (u64, u32)>,
 }
+
+/// The push number of a free slot (pushes are numbered from 1).
+const FREE: u64 = 0;
 
 impl ActivityLog {
     /// A log for a run of `prog`.
@@ -460,6 +466,7 @@ impl ActivityLog {
             // per time `t > 0` not before the current one, the activity pushed last with an
             // end there, and blanks the free slots.
             return (0..self.nodes.len() as u32)
+                .filter(|&n| c.seq[n as usize] != FREE)
                 .filter_map(|n| self.exit_at(n, t).map(|e| (c.seq[n as usize], e)))
                 .max_by_key(|&(seq, _)| seq)
                 .map_or(NO_WRITER, |(_, e)| e);
@@ -559,7 +566,9 @@ impl ActivityLog {
     /// slots for reuse.
     fn collect(&mut self, extra: &[u32]) {
         let n = self.nodes.len();
-        let mut live = vec![false; n];
+        let mut live = std::mem::take(&mut self.streaming.as_mut().expect("a streaming log").live);
+        live.clear();
+        live.resize(n, false);
         let mut mark = |i: u32| {
             if i != NONE && (i as usize) < n {
                 live[i as usize] = true;
@@ -587,36 +596,37 @@ impl ActivityLog {
         for &i in self.inflight.values().chain(self.unexpected.values()) {
             mark(i);
         }
-        let c = self.streaming.as_mut().expect("a streaming log");
+        self.streaming.as_mut().expect("a streaming log").live = live;
         // `ended_at(t)` may still look for an end at a time `t > 0` not before the current
         // one, and finds the activity pushed last with an end there: per such time, that
         // activity is kept (the others can never be found again: later pushes are newer).
         // Keeping every end at or after the current time instead kept, in the queued model,
         // every receive posted at the start of a run (1.07 G on the 16K ring).
-        let mut latest: HashMap<Time, (u64, u32)> = HashMap::default();
+        let c = self.streaming.as_mut().expect("a streaming log");
+        c.latest.clear();
         for (i, a) in self.nodes.iter().enumerate() {
             for &e in exits(a) {
                 let t = a.exit_time(e);
                 if t > 0 && t >= c.now {
                     let s = c.seq[i];
-                    let w = latest.entry(t).or_insert((s, i as u32));
+                    let w = c.latest.entry(t).or_insert((s, i as u32));
                     if s > w.0 {
                         *w = (s, i as u32);
                     }
                 }
             }
         }
-        for &(_, i) in latest.values() {
-            live[i as usize] = true;
+        for &(_, i) in c.latest.values() {
+            c.live[i as usize] = true;
         }
         c.free.clear();
         let mut used = 0;
         for i in (0..n).rev() {
-            if live[i] {
+            if c.live[i] {
                 used += 1;
             } else {
-                // Blanked: a free slot's stale ends must not be found by `ended_at`.
-                self.nodes[i] = Self::blank(Kind::Post, 0, 0, 0);
+                // A free slot's stale ends must not be found by `ended_at`, which skips it.
+                c.seq[i] = FREE;
                 c.free.push(i as u32);
             }
         }
