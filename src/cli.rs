@@ -266,6 +266,15 @@ pub enum FitLevelsArg {
     Off,
 }
 
+/// `calibrate --latency-episodes`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum EpisodesArg {
+    /// Pool every run of the latency capture.
+    Keep,
+    /// Leave the runs that hold the capture's tail out of the profile's latencies.
+    Separate,
+}
+
 /// `--bandwidth-levels`: who shares the bandwidth level of a profile fitted with levels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum LevelsArg {
@@ -703,6 +712,15 @@ pub struct CalibrateArgs {
     /// distribution, and each simulated repetition draws a level); `off` never.
     #[arg(long, value_enum, value_name = "WHEN", default_value = "auto")]
     pub bandwidth_levels: FitLevelsArg,
+    /// Latency episodes: Netgauge runs of the latency capture that hold far more of its tail
+    /// than independent samples would (each run's count above the capture's p99 improbable
+    /// by a binomial test at 0.1 % over all runs, the flagged runs together holding at least
+    /// a quarter of that tail). `keep` pools every run (each message may draw the episodes'
+    /// latencies; the fit report names them); `separate` leaves them out of the profile's
+    /// latencies and of its closure's target: a real run of a collective lasts well under a
+    /// second and mostly falls between such stretches (VALIDATION.md, "Latency episodes").
+    #[arg(long, value_enum, value_name = "HOW", default_value = "keep")]
+    pub latency_episodes: EpisodesArg,
     /// Hoverboard capture (cloud_noise's `hoverboard_reps_1.out`, plain or .xz: `# Hoverboard
     /// test (SIZE 1 SLEEP_NS)` runs of `time(ns),sleep_time(ns),repetitions` rows, a ping-pong
     /// of SIZE bytes after 0 … 1 s of sleep). The profile then stores, per sleep time of the

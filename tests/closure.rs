@@ -160,6 +160,12 @@ fn calibrate_closes_on_the_shared_capture_sets() {
         for r in rows {
             assert_eq!(r["closes"], true, "{set}: {r}");
         }
+        // Only the 2022-05-13 latency capture holds its tail in a few runs (episodes); the
+        // default pools them and says so.
+        let episodes = json
+            .to_string()
+            .contains("the tail comes in episodes: 15 of 287");
+        assert_eq!(episodes, set == "daint-2022-05-13", "{set}: {json}");
         // Runs that keep their own bandwidth: GCP's and 2022-05-13's slow runs (about a tenth
         // of them, 20-25 % slower) become levels.
         let levels = p.near.bandwidth_levels.as_ref().expect("bandwidth levels");
@@ -326,4 +332,58 @@ fn bandwidth_levels_are_shown_and_recorded() {
         "link"
     );
     assert!(noise(&run(&[])).get("bandwidth_levels").is_none());
+}
+
+/// `--latency-episodes separate` leaves the runs that hold the 2022-05-13 latency capture's
+/// tail out of the profile (VALIDATION.md, "Latency episodes"): the fit report names them,
+/// the closure reproduces the other runs, whose p99 is half the pooled one, and the median
+/// stays.
+#[test]
+fn latency_episodes_are_left_out_on_request() {
+    let shared = crate::shared_or_skip!();
+    let dir = tempfile::tempdir().unwrap();
+    let set = "daint-2022-05-13";
+    let set_dir = shared.join("captures").join(set);
+    let out = dir.path().join("separate.h5");
+    let report = dir.path().join("separate.json");
+    crate::util::calibrate_capture_set(
+        &set_dir,
+        set,
+        "4KiB",
+        "1",
+        &[
+            "--latency-episodes",
+            "separate",
+            "--report-json",
+            report.to_str().unwrap(),
+        ],
+        &out,
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let text = json.to_string();
+    assert!(
+        text.contains("episodes left out: 15 of 287 Netgauge runs hold 78 % of the samples"),
+        "{text}"
+    );
+    let rows = json["closure"]["rows"].as_array().expect("closure rows");
+    for r in rows {
+        assert_eq!(r["closes"], true, "{r}");
+    }
+    let (pooled, _) = capture(
+        &crate::util::capture_file(&set_dir, "ng_netnoise_mpi_lat.out"),
+        PingPongKind::Latency,
+    );
+    // Closure rows hold p50, p95, p99 in µs; the pooled samples are in ps.
+    let captured = &rows[0]["captured_us"];
+    let (p50, p99) = (
+        1e6 * captured[0].as_f64().unwrap(),
+        1e6 * captured[2].as_f64().unwrap(),
+    );
+    let (q50, q99) = (
+        quantile_sorted(&pooled, 0.5),
+        quantile_sorted(&pooled, 0.99),
+    );
+    assert!((p50 / q50 - 1.0).abs() < 0.01, "p50 {p50} against {q50}");
+    assert!(p99 < 0.6 * q99, "p99 {p99} against the pooled {q99}");
 }

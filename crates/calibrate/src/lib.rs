@@ -69,6 +69,7 @@
 mod build;
 pub mod closure;
 pub mod deconvolve;
+pub mod episodes;
 mod error;
 mod format;
 pub mod idle;

@@ -168,6 +168,47 @@ impl PingPong {
         self.samples_us.iter().map(|us| us * 1e6 / s).collect()
     }
 
+    /// The samples of each block (Netgauge run), with the block's index, in capture order;
+    /// blocks without kept samples are left out.
+    pub fn runs(&self) -> Vec<(usize, &[u64])> {
+        self.block_ranges()
+            .enumerate()
+            .map(|(i, (a, b))| (i, &self.samples_ps[a..b]))
+            .filter(|(_, r)| !r.is_empty())
+            .collect()
+    }
+
+    /// Each block's range of samples, in block order.
+    fn block_ranges(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let ends = self.block_starts.iter().skip(1).copied();
+        self.block_starts
+            .iter()
+            .copied()
+            .zip(ends.chain([self.samples_ps.len()]))
+    }
+
+    /// The capture without the blocks `drop` (indices of [`PingPong::block_starts`]): their
+    /// samples are gone and the other blocks keep their order. What the file held (rows,
+    /// warm-up, skipped rows) is unchanged.
+    pub fn without_blocks(&self, drop: &[usize]) -> PingPong {
+        let mut out = PingPong {
+            samples_us: Vec::new(),
+            samples_ps: Vec::new(),
+            block_starts: Vec::new(),
+            ..self.clone()
+        };
+        for (i, (a, b)) in self.block_ranges().enumerate() {
+            if drop.contains(&i) {
+                continue;
+            }
+            out.block_starts.push(out.samples_ps.len());
+            out.samples_us.extend_from_slice(&self.samples_us[a..b]);
+            out.samples_ps.extend_from_slice(&self.samples_ps[a..b]);
+        }
+        out.blocks = out.block_starts.len();
+        out
+    }
+
     /// One-way bandwidth per sample, Gbit/s (`size*8 / RTT/2`), as `plot.py` computes it.
     pub fn bandwidth_gbit_s(&self) -> Vec<f64> {
         let bits = self.size_bytes as f64 * 8.0;

@@ -14,7 +14,7 @@ use crate::loggp::LogGpSummary;
 use crate::pingpong::{read_pingpong, PingPong, PingPongKind, PingPongOptions};
 use crate::selfish::{read_quanta, read_selfish, Detours, QuantumOptions};
 use crate::stats::{ks_two_sample, quantile_sorted, sorted, CompressOptions, QuantileTable};
-use crate::units::fmt_bytes;
+use crate::units::{fmt_bytes, fmt_us};
 
 use super::*;
 
@@ -204,6 +204,7 @@ pub(super) fn capture_fit(
         ..inp.pingpong.clone()
     };
     let pp = read_pingpong(path, &opts)?;
+    let (pp, episodes) = latency_episodes(pp, kind, inp.latency_episodes);
     let (quantity, unit) = match kind {
         PingPongKind::Bandwidth => ("bandwidth", "ps/byte"),
         _ => ("latency", "us"),
@@ -245,6 +246,7 @@ pub(super) fn capture_fit(
     let mean = rep_sorted.iter().sum::<f64>() / rep_sorted.len() as f64;
     let time_correlation = crate::stats::TimeCorrelation::of(&samples);
     let mut warnings = warning_strings(&pp.warnings);
+    warnings.extend(episodes);
     if time_correlation.correlated() {
         warnings.push(format!(
             "consecutive samples are correlated in time (lag-1 autocorrelation {:.2}, a sample above the p95 is followed by another {:.0} % of the time instead of 5 %): the simulator draws every message independently, so simulated runs may spread less than real ones",
@@ -284,14 +286,63 @@ pub(super) fn capture_fit(
         report,
         size: pp.size_bytes,
         rtt2_ps: sorted(&pp.samples_ps.iter().map(|&p| p as f64).collect::<Vec<_>>()),
-        runs_ps: pp
-            .block_starts
-            .iter()
-            .zip(pp.block_starts.iter().skip(1).chain([&pp.samples_ps.len()]))
-            .map(|(&a, &b)| pp.samples_ps[a..b].iter().map(|&p| p as f64).collect())
-            .filter(|r: &Vec<f64>| !r.is_empty())
-            .collect(),
+        runs_ps: runs_f64(&pp).into_iter().map(|(_, r)| r).collect(),
     })
+}
+
+/// The capture's non-empty runs as floats, with their block indices.
+fn runs_f64(pp: &PingPong) -> Vec<(usize, Vec<f64>)> {
+    pp.runs()
+        .into_iter()
+        .map(|(i, r)| (i, r.iter().map(|&p| p as f64).collect()))
+        .collect()
+}
+
+/// A latency capture's episodes ([`crate::episodes`]): the capture without them when
+/// `separate` and it is episodic, else as read; and what the fit report says of them.
+fn latency_episodes(
+    pp: PingPong,
+    kind: PingPongKind,
+    separate: bool,
+) -> (PingPong, Option<String>) {
+    if kind == PingPongKind::Bandwidth {
+        return (pp, None);
+    }
+    let runs = runs_f64(&pp);
+    let e = crate::episodes::detect(&runs.iter().map(|(_, r)| r.as_slice()).collect::<Vec<_>>());
+    if !e.episodic() {
+        return (pp, None);
+    }
+    let found = format!(
+        "{} of {} Netgauge runs hold {:.0} % of the samples above the capture's p99 ({}): at \
+         least {} each, where a run of independent samples holds about {:.0} (binomial test, \
+         {} % over all runs; the other runs hold at most {})",
+        e.flagged.len(),
+        e.runs,
+        100.0 * e.tail_share(),
+        fmt_us(e.threshold / 1e6),
+        e.min_flagged.unwrap_or(0),
+        e.expected_per_run(),
+        100.0 * crate::episodes::ALPHA,
+        e.max_unflagged,
+    );
+    if separate {
+        let drop: Vec<usize> = e.flagged.iter().map(|&i| runs[i].0).collect();
+        let note = format!(
+            "episodes left out: {found}; the profile draws the latencies of the other {} runs, \
+             and its closure reproduces them (--latency-episodes keep pools every run)",
+            e.runs - e.flagged.len()
+        );
+        (pp.without_blocks(&drop), Some(note))
+    } else {
+        let note = format!(
+            "the tail comes in episodes: {found}; drawn for every message it reaches every \
+             simulated collective, while a real run of one lasts well under a second and mostly \
+             falls between such stretches (VALIDATION.md, \"Latency episodes\"): \
+             --latency-episodes separate leaves those runs out"
+        );
+        (pp, Some(note))
+    }
 }
 
 /// The bandwidth report, its time-correlation warning saying what the levels model.

@@ -195,6 +195,10 @@ pub struct CalibrateInputs {
     /// Fit bandwidth levels when the bandwidth capture's runs differ by more than their
     /// samples explain ([`crate::closure`], "Bandwidth levels"; default true).
     pub bandwidth_levels: bool,
+    /// Leave a latency capture's episodes out of its distributions: the runs that hold far
+    /// more of its tail than independent samples would ([`crate::episodes`]; default false:
+    /// every run is pooled, and the fit report names the episodes).
+    pub latency_episodes: bool,
     /// How the profile is made: [`Calibration::Captures`] (the default) closes it against the
     /// captures ([`crate::closure`]); [`Calibration::PaperTable`] takes the base parameters from
     /// explicit values, a table row or the LogGP fit and pins the captured distributions'
@@ -264,6 +268,7 @@ impl CalibrateInputs {
             progress: None,
             bandwidth_stripes: 1,
             bandwidth_levels: true,
+            latency_episodes: false,
             calibration: Calibration::PaperTable,
             day: String::new(),
             idle_latency: None,
