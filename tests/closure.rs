@@ -222,10 +222,8 @@ fn consecutive_round_trips_spread_as_the_capture_windows() {
         };
         let pp = read_pingpong(&bw, &opts).unwrap();
         let mut windows: Vec<f64> = Vec::new();
-        let n = pp.samples_ps.len();
-        let ends = pp.block_starts.iter().skip(1).chain([&n]);
-        for (&a, &b) in pp.block_starts.iter().zip(ends) {
-            for w in pp.samples_ps[a..b].chunks_exact(N) {
+        for (_, run) in pp.runs() {
+            for w in run.chunks_exact(N) {
                 windows.push(w.iter().map(|&x| x as f64).sum());
             }
         }

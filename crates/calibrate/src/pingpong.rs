@@ -192,10 +192,14 @@ impl PingPong {
     /// warm-up, skipped rows) is unchanged.
     pub fn without_blocks(&self, drop: &[usize]) -> PingPong {
         let mut out = PingPong {
+            source: self.source.clone(),
             samples_us: Vec::new(),
             samples_ps: Vec::new(),
             block_starts: Vec::new(),
-            ..self.clone()
+            skipped_lines: self.skipped_lines.clone(),
+            other_sizes: self.other_sizes.clone(),
+            warnings: self.warnings.clone(),
+            ..*self
         };
         for (i, (a, b)) in self.block_ranges().enumerate() {
             if drop.contains(&i) {

@@ -575,3 +575,26 @@ fn read_capture_dispatches() {
 fn assert_path_is_tmp(p: &Path, t: &Tmp) {
     assert!(p.starts_with(t.path()));
 }
+
+/// A capture's runs are its blocks in order, with their indices; leaving blocks out keeps the
+/// others whole and in order, and what the file held (rows, warm-up) as it was.
+#[test]
+fn runs_and_blocks_left_out() {
+    let t = Tmp::new();
+    let p = t.file("runs.out", pingpong_text(1, 4, 30).as_bytes());
+    let pp = read_pingpong(&p, &latency()).unwrap();
+    let runs = pp.runs();
+    assert_eq!(runs.len(), 4);
+    assert_eq!(runs.iter().map(|r| r.0).collect::<Vec<_>>(), [0, 1, 2, 3]);
+    assert!(runs.iter().all(|r| r.1.len() == 30 - 21));
+    let kept = pp.without_blocks(&[0, 2]);
+    assert_eq!(kept.blocks, 2);
+    assert_eq!(kept.block_starts, [0, 9]);
+    let want: Vec<u64> = [runs[1].1, runs[3].1].concat();
+    assert_eq!(kept.samples_ps, want);
+    assert_eq!(kept.samples_us.len(), want.len());
+    assert_eq!(
+        (kept.rows, kept.warmup_dropped),
+        (pp.rows, pp.warmup_dropped)
+    );
+}
