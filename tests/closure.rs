@@ -384,4 +384,16 @@ fn latency_episodes_are_left_out_on_request() {
     );
     assert!((p50 / q50 - 1.0).abs() < 0.01, "p50 {p50} against {q50}");
     assert!(p99 < 0.6 * q99, "p99 {p99} against the pooled {q99}");
+    // The profile says so too (`profile show`), as the shipped daint.h5 says it pooled them.
+    let show = |p: &Path| {
+        crate::util::stdout(&crate::util::run(&["profile", "show", p.to_str().unwrap()]))
+    };
+    let text = show(&out);
+    assert!(
+        text.contains("latency episodes: 15 of the latency capture's 287 runs")
+            && text.contains("left out of the latency distributions"),
+        "{text}"
+    );
+    let text = show(&root().join("calibration/daint.h5"));
+    assert!(text.contains("pooled with the other runs"), "{text}");
 }

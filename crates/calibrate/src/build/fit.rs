@@ -178,6 +178,8 @@ pub(super) struct CaptureFit {
     pub(super) rtt2_ps: Vec<f64>,
     /// The same samples by block (Netgauge run), in capture order.
     pub(super) runs_ps: Vec<Vec<f64>>,
+    /// A latency capture's episodes in a line of the profile's notes (`None`: not episodic).
+    pub(super) episodes: Option<String>,
 }
 
 pub(super) fn warning_strings(ws: &[Warning]) -> Vec<String> {
@@ -204,7 +206,7 @@ pub(super) fn capture_fit(
         ..inp.pingpong.clone()
     };
     let pp = read_pingpong(path, &opts)?;
-    let (pp, episodes) = latency_episodes(pp, kind, inp.latency_episodes);
+    let (pp, episodes, episodes_note) = latency_episodes(pp, kind, inp.latency_episodes);
     let (quantity, unit) = match kind {
         PingPongKind::Bandwidth => ("bandwidth", "ps/byte"),
         _ => ("latency", "us"),
@@ -287,6 +289,7 @@ pub(super) fn capture_fit(
         size: pp.size_bytes,
         rtt2_ps: sorted(&pp.samples_ps.iter().map(|&p| p as f64).collect::<Vec<_>>()),
         runs_ps: runs_f64(&pp).into_iter().map(|(_, r)| r).collect(),
+        episodes: episodes_note,
     })
 }
 
@@ -299,20 +302,33 @@ fn runs_f64(pp: &PingPong) -> Vec<(usize, Vec<f64>)> {
 }
 
 /// A latency capture's episodes ([`crate::episodes`]): the capture without them when
-/// `separate` and it is episodic, else as read; and what the fit report says of them.
+/// `separate` and it is episodic, else as read; what the fit report says of them; and the
+/// profile's note.
 fn latency_episodes(
     pp: PingPong,
     kind: PingPongKind,
     separate: bool,
-) -> (PingPong, Option<String>) {
+) -> (PingPong, Option<String>, Option<String>) {
     if kind == PingPongKind::Bandwidth {
-        return (pp, None);
+        return (pp, None, None);
     }
     let runs = runs_f64(&pp);
     let e = crate::episodes::detect(&runs.iter().map(|(_, r)| r.as_slice()).collect::<Vec<_>>());
     if !e.episodic() {
-        return (pp, None);
+        return (pp, None, None);
     }
+    let profile_note = format!(
+        "latency episodes: {} of the latency capture's {} runs hold {:.0} % of its samples \
+         above its p99; {} (calibrate --latency-episodes)",
+        e.flagged.len(),
+        e.runs,
+        100.0 * e.tail_share(),
+        if separate {
+            "left out of the latency distributions"
+        } else {
+            "pooled with the other runs"
+        }
+    );
     let found = format!(
         "{} of {} Netgauge runs hold {:.0} % of the samples above the capture's p99 ({}): at \
          least {} each, where a run of independent samples holds about {:.0} (binomial test, \
@@ -333,7 +349,7 @@ fn latency_episodes(
              and its closure reproduces them (--latency-episodes keep pools every run)",
             e.runs - e.flagged.len()
         );
-        (pp.without_blocks(&drop), Some(note))
+        (pp.without_blocks(&drop), Some(note), Some(profile_note))
     } else {
         let note = format!(
             "the tail comes in episodes: {found}; drawn for every message it reaches every \
@@ -341,7 +357,7 @@ fn latency_episodes(
              falls between such stretches (VALIDATION.md, \"Latency episodes\"): \
              --latency-episodes separate leaves those runs out"
         );
-        (pp, Some(note))
+        (pp, Some(note), Some(profile_note))
     }
 }
 
@@ -707,6 +723,7 @@ pub(super) fn captures_placements(
             let fbw = capture_fit(fb, PingPongKind::Bandwidth, inp.bandwidth_size, inp)?;
             sources.push(flat.report.source.clone());
             sources.push(fbw.report.source.clone());
+            notes.extend(flat.episodes.iter().map(|n| format!("far: {n}")));
             let f = one(&flat, &fbw, "far")?;
             let r = report_of(&f, &flat, &fbw);
             (Some(f), Some(r))

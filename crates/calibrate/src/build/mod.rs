@@ -312,6 +312,7 @@ pub fn build_profile(inp: &CalibrateInputs) -> Result<(Profile, FitReport), Cali
     )?;
     sources.push(near_lat.report.source.clone());
     sources.push(near_bw.report.source.clone());
+    notes.extend(near_lat.episodes.clone());
     let captures = inp.calibration == Calibration::Captures;
     if captures
         && (inp.params.table.is_some()
@@ -445,6 +446,7 @@ pub fn build_profile(inp: &CalibrateInputs) -> Result<(Profile, FitReport), Cali
                     Some(p) => {
                         let f = capture_fit(p, PingPongKind::Latency, inp.latency_size, inp)?;
                         sources.push(f.report.source.clone());
+                        notes.extend(f.episodes.iter().map(|n| format!("far: {n}")));
                         notes.push(format!(
                             "far latency from its own capture {}",
                             f.report.source
