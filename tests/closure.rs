@@ -123,17 +123,24 @@ fn calibrate_set(
     s: &str,
     stripes: &str,
 ) -> (PathBuf, serde_json::Value) {
+    calibrate_set_with(shared, dir, set, s, stripes, &[])
+}
+
+/// [`calibrate_set`] with `extra` flags.
+fn calibrate_set_with(
+    shared: &Path,
+    dir: &Path,
+    set: &str,
+    s: &str,
+    stripes: &str,
+    extra: &[&str],
+) -> (PathBuf, serde_json::Value) {
     let out = dir.join(format!("{set}.h5"));
     let report = dir.join(format!("{set}.json"));
     let set_dir = shared.join("captures").join(set);
-    crate::util::calibrate_capture_set(
-        &set_dir,
-        set,
-        s,
-        stripes,
-        &["--report-json", report.to_str().unwrap()],
-        &out,
-    );
+    let mut args = vec!["--report-json", report.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    crate::util::calibrate_capture_set(&set_dir, set, s, stripes, &args, &out);
     let json = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
     (out, json)
 }
@@ -342,23 +349,8 @@ fn latency_episodes_are_left_out_on_request() {
     let dir = tempfile::tempdir().unwrap();
     let set = "daint-2022-05-13";
     let set_dir = shared.join("captures").join(set);
-    let out = dir.path().join("separate.h5");
-    let report = dir.path().join("separate.json");
-    crate::util::calibrate_capture_set(
-        &set_dir,
-        set,
-        "4KiB",
-        "1",
-        &[
-            "--latency-episodes",
-            "separate",
-            "--report-json",
-            report.to_str().unwrap(),
-        ],
-        &out,
-    );
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let episodes = ["--latency-episodes", "separate"];
+    let (out, json) = calibrate_set_with(&shared, dir.path(), set, "4KiB", "1", &episodes);
     let text = json.to_string();
     assert!(
         text.contains("episodes left out: 15 of 287 Netgauge runs hold 78 % of the samples"),
