@@ -273,6 +273,18 @@ pub enum EpisodesArg {
     Keep,
     /// Leave the runs that hold the capture's tail out of the profile's latencies.
     Separate,
+    /// The other runs make the profile, the episodes' runs a weighted state of their own.
+    State,
+}
+
+impl From<EpisodesArg> for loggops_calibrate::EpisodeMode {
+    fn from(a: EpisodesArg) -> Self {
+        match a {
+            EpisodesArg::Keep => Self::Keep,
+            EpisodesArg::Separate => Self::Separate,
+            EpisodesArg::State => Self::State,
+        }
+    }
 }
 
 /// `--bandwidth-levels`: who shares the bandwidth level of a profile fitted with levels.
@@ -715,12 +727,17 @@ pub struct CalibrateArgs {
     /// Latency episodes: Netgauge runs of the latency capture that hold far more of its tail
     /// than independent samples would (each run's count above the capture's p99 improbable
     /// by a binomial test at 0.1 % over all runs, the flagged runs together holding at least
-    /// a quarter of that tail). `keep` pools every run (each message may draw the episodes'
-    /// latencies; the fit report names them); `separate` leaves them out of the profile's
-    /// latencies and of its closure's target: a real run of a collective lasts well under a
-    /// second and mostly falls between such stretches (VALIDATION.md, "Latency episodes").
-    #[arg(long, value_enum, value_name = "HOW", default_value = "keep")]
-    pub latency_episodes: EpisodesArg,
+    /// a quarter of that tail). `state` (the default with `--calibration captures`): the other
+    /// runs make the profile and the episodes' runs a state of their own, weighted by their
+    /// share of the samples; a simulated repetition runs wholly inside an episode or outside,
+    /// as a real run of a collective (well under a second) does, `validate` compares measured
+    /// runs with the state outside episodes and reports the episodes' mean beside it, and
+    /// the closure table simulates both states against the whole capture (VALIDATION.md,
+    /// "Latency episodes"). `keep` (the default with `--calibration paper-table`) pools every
+    /// run: each message may draw the episodes' latencies. `separate` leaves them out of the
+    /// profile and of its closure's target.
+    #[arg(long, value_enum, value_name = "HOW")]
+    pub latency_episodes: Option<EpisodesArg>,
     /// Hoverboard capture (cloud_noise's `hoverboard_reps_1.out`, plain or .xz: `# Hoverboard
     /// test (SIZE 1 SLEEP_NS)` runs of `time(ns),sleep_time(ns),repetitions` rows, a ping-pong
     /// of SIZE bytes after 0 … 1 s of sleep). The profile then stores, per sleep time of the

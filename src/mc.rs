@@ -214,6 +214,7 @@ fn plan(req: &Request) -> Result<(Plan, Vec<System>)> {
                     ..crate::spot::prices_in_force(&st.spot.inputs, &profile.prices.spot)
                 },
                 mpi_progress: polled_name(model.mpi_progress()),
+                latency_episodes: profile.has_episodes().then(|| profile.episode_weight()),
             };
             systems.push(System {
                 info,
@@ -239,6 +240,7 @@ fn plan(req: &Request) -> Result<(Plan, Vec<System>)> {
                     &loggops_profile::SpotPrices::default(),
                 ),
                 mpi_progress: polled_name(st.mpi_progress.map(Into::into).unwrap_or_default()),
+                latency_episodes: None,
             },
             profile: None,
             base_cfg,

@@ -334,12 +334,33 @@ pub fn render(p: &Profile, path: &str, sha256: &str, size: u64) -> String {
         );
     }
     if !p.days.is_empty() {
-        let labels: Vec<&str> = p.days.iter().map(|d| d.label.as_str()).collect();
+        let w = p.state_weights();
+        let weighted = p.days.iter().any(|d| d.weight.is_some());
+        let labels: Vec<String> = p
+            .days
+            .iter()
+            .zip(&w[1..])
+            .map(|(d, w)| match (d.episode, weighted) {
+                (true, _) => format!("{} (latency episode, {:.1} %)", d.label, 100.0 * w),
+                (false, true) => format!("{} ({:.1} %)", d.label, 100.0 * w),
+                (false, false) => d.label.clone(),
+            })
+            .collect();
+        let (what, noun) = if p.has_episodes() {
+            ("states", "states")
+        } else {
+            ("capture days", "days")
+        };
         let _ = writeln!(
             out,
-            "  further capture days: {} (each repetition runs on one of the {} days)",
+            "  further {what}: {} (each repetition runs on one of the {} {noun}{})",
             labels.join(", "),
-            labels.len() + 1
+            labels.len() + 1,
+            if weighted {
+                format!(", the profile's own {:.1} %", 100.0 * w[0])
+            } else {
+                String::new()
+            }
         );
     }
     if let Some(m) = p.mpi_progress {
@@ -640,16 +661,37 @@ pub fn combine(args: &crate::cli::ProfileCombineArgs) -> Result<ExitCode> {
                 out.calibration.as_str()
             );
         }
-        out.days.push(loggops_profile::Day {
-            label: label(p, f),
-            near: p.near.clone(),
-            far: p.far.clone(),
-            os_noise: p.os_noise.clone(),
-        });
-        out.days.extend(p.days.iter().cloned());
+        out.days.push(loggops_profile::Day::new(
+            label(p, f),
+            p.near.clone(),
+            p.far.clone(),
+            p.os_noise.clone(),
+        ));
+        // Another file's latency episodes keep that file's OS noise.
+        out.days.extend(p.days.iter().map(|d| loggops_profile::Day {
+            os_noise: p.os_noise_of(d).clone(),
+            ..d.clone()
+        }));
         out.provenance
             .sources
             .extend(p.provenance.sources.iter().cloned());
+    }
+    // Weighted states (latency episodes): each file keeps its share 1/n, split among its own
+    // states as it was; then every day carries its weight (the first file's own day takes
+    // what remains).
+    if profiles
+        .iter()
+        .any(|p| p.days.iter().any(|d| d.weight.is_some()))
+    {
+        let n = profiles.len() as f64;
+        let shares: Vec<f64> = profiles
+            .iter()
+            .flat_map(|p| p.state_weights())
+            .map(|w| w / n)
+            .collect();
+        for (d, w) in out.days.iter_mut().zip(&shares[1..]) {
+            d.weight = Some(*w);
+        }
     }
     out.provenance.command = crate::inputs::command_line();
     out.provenance

@@ -360,7 +360,7 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
     }
     inp.bandwidth_stripes = a.bandwidth_stripes;
     inp.bandwidth_levels = a.bandwidth_levels == crate::cli::FitLevelsArg::Auto;
-    inp.latency_episodes = a.latency_episodes == crate::cli::EpisodesArg::Separate;
+    inp.latency_episodes = a.latency_episodes.map(Into::into);
     inp.day = a.day.clone();
     inp.idle_latency = a.idle_latency.clone();
     inp.calibration = match a.calibration {

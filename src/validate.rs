@@ -247,6 +247,10 @@ pub(crate) fn compare(args: &ValidateArgs) -> Result<Compared> {
         bandwidth_levels: args.bandwidth_levels.map_or(Default::default(), Into::into),
         ..NoiseConfig::default()
     };
+    // A measured run lies inside a latency episode or, far more likely, outside: the
+    // prediction is the state outside, the episodes are simulated beside it.
+    let episode_weight = profile.episode_weight();
+    let (profile, episode_profile) = profile.split_episodes();
     let model = NoiseModel::new(
         &profile,
         &NoiseConfig {
@@ -254,6 +258,19 @@ pub(crate) fn compare(args: &ValidateArgs) -> Result<Compared> {
             ..base.clone()
         },
     )?;
+    let episodes = match &episode_profile {
+        Some(p) if mode.net() => Some((
+            episode_weight,
+            NoiseModel::new(
+                p,
+                &NoiseConfig {
+                    mode,
+                    ..base.clone()
+                },
+            )?,
+        )),
+        _ => None,
+    };
     let quiet_model = NoiseModel::new(
         &profile,
         &NoiseConfig {
@@ -265,7 +282,8 @@ pub(crate) fn compare(args: &ValidateArgs) -> Result<Compared> {
     let bar = if args.quiet || !std::io::stderr().is_terminal() {
         ProgressBar::hidden()
     } else {
-        let b = ProgressBar::new(jobs.len() as u64 * args.reps as u64);
+        let states = 1 + episodes.is_some() as u64;
+        let b = ProgressBar::new(jobs.len() as u64 * args.reps as u64 * states);
         b.set_style(
             ProgressStyle::with_template(
                 "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} reps (eta {eta}) {msg}",
@@ -278,7 +296,24 @@ pub(crate) fn compare(args: &ValidateArgs) -> Result<Compared> {
     let mut rows = Vec::with_capacity(jobs.len());
     for (m, b) in &jobs {
         bar.set_message(m.name.to_string());
-        let simulated = (|| -> Result<(u64, Vec<u64>)> {
+        let reps_of = |model: &NoiseModel| {
+            let odds = WindowOdds::default();
+            pool.install(|| {
+                (0..args.reps as u64)
+                    .into_par_iter()
+                    .map(|rep| {
+                        // A library front end's Ctrl-C (the CLI's ends the process).
+                        if crate::mc::interrupted() {
+                            anyhow::bail!("interrupted (Ctrl-C)");
+                        }
+                        let t = iteration_time(b, model, args.seed, rep, &odds, engine);
+                        bar.inc(1);
+                        t
+                    })
+                    .collect::<Result<Vec<u64>>>()
+            })
+        };
+        let simulated = (|| -> Result<(u64, Vec<u64>, Option<Vec<u64>>)> {
             let noiseless = iteration_time(
                 b,
                 &quiet_model,
@@ -287,24 +322,11 @@ pub(crate) fn compare(args: &ValidateArgs) -> Result<Compared> {
                 &WindowOdds::default(),
                 engine,
             )?;
-            let odds = WindowOdds::default();
-            let samples = pool.install(|| {
-                (0..args.reps as u64)
-                    .into_par_iter()
-                    .map(|rep| {
-                        // A library front end's Ctrl-C (the CLI's ends the process).
-                        if crate::mc::interrupted() {
-                            anyhow::bail!("interrupted (Ctrl-C)");
-                        }
-                        let t = iteration_time(b, &model, args.seed, rep, &odds, engine);
-                        bar.inc(1);
-                        t
-                    })
-                    .collect::<Result<Vec<u64>>>()
-            })?;
-            Ok((noiseless, samples))
+            let samples = reps_of(&model)?;
+            let in_episodes = episodes.as_ref().map(|(_, m)| reps_of(m)).transpose()?;
+            Ok((noiseless, samples, in_episodes))
         })();
-        let (noiseless, samples) = match simulated {
+        let (noiseless, samples, in_episodes) = match simulated {
             Ok(s) => s,
             Err(e) => {
                 // A benchmark whose simulation fails is listed; the others run.
@@ -326,6 +348,9 @@ pub(crate) fn compare(args: &ValidateArgs) -> Result<Compared> {
         c.noiseless_ps = Some(noiseless);
         c.mpi_progress = Some(progress.name().into());
         c.note = b.note.clone();
+        if let (Some((w, _)), Some(e)) = (&episodes, &in_episodes) {
+            c.episodes = Some((*w, loggops_report::stats::Summary::try_from_samples(e)?));
+        }
         rows.push(c);
     }
     bar.finish_and_clear();
@@ -341,8 +366,16 @@ pub(crate) fn compare(args: &ValidateArgs) -> Result<Compared> {
         (None, Some(_)) => "the profile's",
         (None, None) => "the default: the profile has none",
     };
+    let episodes_said = match &episodes {
+        Some((w, _)) => format!(
+            "; the profile's latency episodes ({:.1} % of its capture's samples) simulated apart \
+             (episode_mean_ps), the prediction being the state outside them",
+            100.0 * w
+        ),
+        None => String::new(),
+    };
     let header = format!(
-        "{} model, noise mode {}, MPI progress {} ({origin}), {}, {} repetitions per benchmark, seed {}",
+        "{} model, noise mode {}, MPI progress {} ({origin}), {}, {} repetitions per benchmark, seed {}{episodes_said}",
         crate::run::model_name(engine),
         args.noise_mode,
         progress.name(),

@@ -100,7 +100,7 @@ fn every_shipped_profile_closes_against_its_captures() {
         let src = &p.provenance.sources;
         let lat = capture(&root().join(&src[0]), PingPongKind::Latency);
         let bw = capture(&root().join(&src[1]), PingPongKind::Bandwidth);
-        let rows = closure_of(&p.near, (&lat.0, lat.1), (&bw.0, bw.1)).unwrap();
+        let rows = closure_of(&p, (&lat.0, lat.1), (&bw.0, bw.1)).unwrap();
         assert_closes(&path.display().to_string(), &rows);
         let loggp = read_loggp(root().join(&src[2])).unwrap();
         let stripes = (bw.1 / p.near.bandwidth_block_bytes.max(1)).max(1);
@@ -168,11 +168,27 @@ fn calibrate_closes_on_the_shared_capture_sets() {
             assert_eq!(r["closes"], true, "{set}: {r}");
         }
         // Only the 2022-05-13 latency capture holds its tail in a few runs (episodes); the
-        // default pools them and says so.
+        // default makes them a state of their own, weighted by their share of the samples
+        // (the closure rows above simulate both states against the whole capture).
         let episodes = json
             .to_string()
             .contains("the tail comes in episodes: 15 of 287");
         assert_eq!(episodes, set == "daint-2022-05-13", "{set}: {json}");
+        assert_eq!(json["states"].is_null(), !episodes, "{set}");
+        assert_eq!(p.has_episodes(), episodes, "{set}");
+        if episodes {
+            let w = p.episode_weight();
+            assert!((0.04..0.07).contains(&w), "{set}: episode weight {w}");
+            assert_eq!(json["states"]["episode_runs"], 15);
+            // The state outside episodes keeps the capture's median and halves its p99.
+            let quiet = &json["states"]["quiet_closure"][0]["captured_us"];
+            let all = &rows[0]["captured_us"];
+            let r = |i: usize| quiet[i].as_f64().unwrap() / all[i].as_f64().unwrap();
+            assert!(
+                (r(0) - 1.0).abs() < 0.01 && r(2) < 0.6,
+                "{quiet} against {all}"
+            );
+        }
         // Runs that keep their own bandwidth: GCP's and 2022-05-13's slow runs (about a tenth
         // of them, 20-25 % slower) become levels.
         let levels = p.near.bandwidth_levels.as_ref().expect("bandwidth levels");
@@ -342,9 +358,9 @@ fn bandwidth_levels_are_shown_and_recorded() {
 /// `--latency-episodes separate` leaves the runs that hold the 2022-05-13 latency capture's
 /// tail out of the profile (VALIDATION.md, "Latency episodes"): the fit report names them,
 /// the closure reproduces the other runs, whose p99 is half the pooled one, and the median
-/// stays.
+/// stays. The default holds them as a state of their own, which `validate` simulates apart.
 #[test]
-fn latency_episodes_are_left_out_on_request() {
+fn latency_episodes_are_left_out_on_request_or_a_state() {
     let shared = crate::shared_or_skip!();
     let dir = tempfile::tempdir().unwrap();
     let set = "daint-2022-05-13";
@@ -387,5 +403,109 @@ fn latency_episodes_are_left_out_on_request() {
         "{text}"
     );
     let text = show(&root().join("calibration/daint.h5"));
-    assert!(text.contains("pooled with the other runs"), "{text}");
+    assert!(
+        text.contains("a state of their own")
+            && text.contains("2022-05-19 latency episodes (latency episode, 7.8 %)"),
+        "{text}"
+    );
+
+    // The default holds the episodes as a state of their own: `validate` predicts from the
+    // state outside them, to the picosecond what the profile without them predicts, and
+    // reports the episodes' mean beside it.
+    let default_dir = dir.path().join("default");
+    std::fs::create_dir(&default_dir).unwrap();
+    let (state, _) = calibrate_set(&shared, &default_dir, set, "4KiB", "1");
+    let measured = dir.path().join("measured");
+    std::fs::create_dir(&measured).unwrap();
+    for f in ["nwaydissemination_8_16384.csv", "pipelinedring_8_16.csv"] {
+        let from = shared.join("measured/daint_2022_05_06_19_04_02").join(f);
+        std::fs::copy(from, measured.join(f)).unwrap();
+    }
+    let validate = |p: &Path| -> serde_json::Value {
+        let o = crate::util::run(&[
+            "validate",
+            measured.to_str().unwrap(),
+            "--noise",
+            p.to_str().unwrap(),
+            "--reps",
+            "40",
+            "--seed",
+            "1",
+            "--format",
+            "json",
+            "-q",
+        ]);
+        assert!(o.status.success(), "{}", crate::util::stderr(&o));
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    let (with, without) = (validate(&state), validate(&out));
+    let rows = |v: &serde_json::Value| v["benchmarks"].as_array().unwrap().clone();
+    for (a, b) in rows(&with).iter().zip(&rows(&without)) {
+        assert_eq!(a["simulated_mean_ps"], b["simulated_mean_ps"], "{a}");
+        assert_eq!(a["simulated_p95_ps"], b["simulated_p95_ps"], "{a}");
+        assert!(b["episode_mean_ps"].is_null(), "{b}");
+        let w = a["episode_weight"].as_f64().unwrap();
+        assert!((0.04..0.07).contains(&w), "{a}");
+        assert!(a["episode_mean_ps"].as_f64().unwrap() > 0.0, "{a}");
+    }
+    // The 16 KiB dissemination is several times slower inside an episode.
+    let d = &rows(&with)[0];
+    assert!(
+        d["episode_mean_ps"].as_f64().unwrap() > 3.0 * d["simulated_mean_ps"].as_f64().unwrap(),
+        "{d}"
+    );
+}
+
+/// `profile combine` of two profiles with latency episodes: each file keeps half of the
+/// repetitions, split between its states as before, and its episodes keep its OS noise; a
+/// sweep runs on the result and says how many repetitions lie inside an episode.
+#[test]
+fn combined_profiles_keep_each_files_states() {
+    let dir = tempfile::tempdir().unwrap();
+    let daint = root().join("calibration/daint.h5");
+    let p = read_profile(&daint).unwrap();
+    let w = p.episode_weight();
+    assert!(w > 0.0, "the shipped daint.h5 holds latency episodes");
+    let (a, b, ab) = (
+        dir.path().join("a.h5"),
+        dir.path().join("b.h5"),
+        dir.path().join("ab.h5"),
+    );
+    std::fs::copy(&daint, &a).unwrap();
+    std::fs::copy(&daint, &b).unwrap();
+    let path = |p: &Path| p.to_str().unwrap().to_string();
+    let o = crate::util::run(&["profile", "combine", &path(&a), &path(&b), "-o", &path(&ab)]);
+    assert!(o.status.success(), "{}", crate::util::stderr(&o));
+    let c = read_profile(&ab).unwrap();
+    let weights = c.state_weights();
+    let want = [(1.0 - w) / 2.0, w / 2.0, (1.0 - w) / 2.0, w / 2.0];
+    assert_eq!(weights.len(), 4, "{weights:?}");
+    for (got, want) in weights.iter().zip(want) {
+        assert!((got - want).abs() < 1e-12, "{weights:?} against {want}");
+    }
+    assert_eq!(
+        c.days.iter().map(|d| d.episode).collect::<Vec<_>>(),
+        [true, false, true]
+    );
+    assert_eq!(c.os_noise_of(&c.days[2]), &p.os_noise);
+    let goal = root().join("goal/dissemination_16B.goal");
+    let o = crate::util::run(&[
+        "--goal",
+        goal.to_str().unwrap(),
+        "--nodes",
+        "8",
+        "--noise",
+        &path(&ab),
+        "--reps",
+        "20",
+    ]);
+    assert!(o.status.success(), "{}", crate::util::stderr(&o));
+    let text = crate::util::stdout(&o);
+    assert!(
+        text.contains(&format!(
+            "{:.1} % of repetitions inside a latency episode",
+            100.0 * w
+        )),
+        "{text}"
+    );
 }

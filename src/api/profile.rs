@@ -12,7 +12,9 @@ use crate::profile_show::{describe_kind, quantile, TraceStats, PROBS};
 ///
 /// Keys: `schema` (`"loggops-sim/profile-show/1"`), `path`, `system`, `description`,
 /// `size_bytes`, `sha256`, `calibration` (`"captures"` or `"paper-table"`), `day`, `days` (the
-/// labels of further days, `profile combine`), `mpi_progress` (`"async"`, `"polled"` or `null`:
+/// labels of further days or states, `profile combine`), `state_weights` (the share of
+/// repetitions of the profile's own day, then of each further one), `episodes` (the labels of
+/// the states that are latency episodes), `mpi_progress` (`"async"`, `"polled"` or `null`:
 /// not recorded), `nodes_per_switch`, `near` and `far` (`null`: same as near), each with
 /// `params` (`L_ps`, `o_ps`, `g_ps`, `G_ps_per_byte`, `O_ps_per_byte`, `S_bytes`), the
 /// distributions `latency_ps`, `G_ps_per_byte`, `o_ps`, `g_ps` (in `far`, each also says
@@ -39,6 +41,8 @@ pub fn describe(p: &Profile, path: &str, sha256: &str, size: u64) -> Value {
         "calibration": p.calibration.as_str(),
         "day": p.day,
         "days": p.days.iter().map(|d| d.label.as_str()).collect::<Vec<_>>(),
+        "state_weights": p.state_weights(),
+        "episodes": p.days.iter().filter(|d| d.episode).map(|d| d.label.as_str()).collect::<Vec<_>>(),
         "mpi_progress": p.mpi_progress.map(|m| m.name()),
         "nodes_per_switch": p.nodes_per_switch,
         "near": placement(&p.near, None),

@@ -805,16 +805,17 @@ fn us(ps: f64) -> String {
 /// The closure table of a profile made by `calibrate` against its captures: `latency_ps` and
 /// `bandwidth_ps` are the captures' RTT/2 samples (sorted, ps, warm-up dropped as calibrate
 /// does). The stripes of the bandwidth capture are the capture's message size over the
-/// profile's bandwidth block.
+/// profile's bandwidth block. A profile with latency episodes or days simulates each
+/// repetition in one of its states, by their weights ([`closure_states_model`]).
 pub fn closure_of(
-    placement: &Placement,
+    profile: &Profile,
     latency: (&[f64], u64),
     bandwidth: (&[f64], u64),
 ) -> Result<Vec<ClosureRow>, String> {
-    let block = placement.bandwidth_block_bytes.max(1);
+    let block = profile.near.bandwidth_block_bytes.max(1);
     let stripes = (bandwidth.1 / block).max(1) as u32;
-    closure_table(
-        placement,
+    closure_rows(
+        &closure_states_model(profile)?,
         &ClosureInputs {
             latency_ps: latency.0,
             latency_size: latency.1,
@@ -835,7 +836,11 @@ pub fn closure_table(
     placement: &Placement,
     inp: &ClosureInputs,
 ) -> Result<Vec<ClosureRow>, String> {
-    let model = closure_model(placement)?;
+    closure_rows(&closure_model(placement)?, inp)
+}
+
+/// [`closure_table`] with the noise model of the ping-pongs.
+pub fn closure_rows(model: &NoiseModel, inp: &ClosureInputs) -> Result<Vec<ClosureRow>, String> {
     let mut rows = Vec::new();
     for (name, size, stripes, captured) in [
         (
@@ -851,7 +856,7 @@ pub fn closure_table(
             inp.bandwidth_ps,
         ),
     ] {
-        let sim = simulate_pingpong(&model, size, stripes, CLOSURE_REPS)?;
+        let sim = simulate_pingpong(model, size, stripes, CLOSURE_REPS)?;
         let q = |s: &[f64]| [0.5, 0.95, 0.99].map(|p| quantile_sorted(s, p) / 1e6);
         let (c, s) = (q(captured), q(&sim));
         let error = [0, 1, 2].map(|i| s[i] / c[i] - 1.0);
@@ -877,7 +882,35 @@ pub fn closure_table(
 
 /// The noise model (mode `net`) of a profile of one placement.
 pub(crate) fn closure_model(placement: &Placement) -> Result<NoiseModel, String> {
-    let profile = Profile {
+    closure_states_model(&placement_profile(placement))
+}
+
+/// The noise model (mode `net`) of the ping-pongs of `profile`'s near placements: its own and
+/// those of its days or states, each repetition in one of them by their weights; no OS noise.
+pub fn closure_states_model(profile: &Profile) -> Result<NoiseModel, String> {
+    let mut p = placement_profile(&profile.near);
+    p.days = profile
+        .days
+        .iter()
+        .map(|d| loggops_profile::Day {
+            far: None,
+            os_noise: Default::default(),
+            ..d.clone()
+        })
+        .collect();
+    NoiseModel::new(
+        &p,
+        &NoiseConfig {
+            mode: NoiseMode::Net,
+            ..NoiseConfig::default()
+        },
+    )
+    .map_err(|e| e.to_string())
+}
+
+/// A profile of one placement, without OS noise.
+fn placement_profile(placement: &Placement) -> Profile {
+    Profile {
         system: "closure".into(),
         description: String::new(),
         near: placement.clone(),
@@ -896,15 +929,7 @@ pub(crate) fn closure_model(placement: &Placement) -> Result<NoiseModel, String>
         day: String::new(),
         days: Vec::new(),
         mpi_progress: None,
-    };
-    NoiseModel::new(
-        &profile,
-        &NoiseConfig {
-            mode: NoiseMode::Net,
-            ..NoiseConfig::default()
-        },
-    )
-    .map_err(|e| e.to_string())
+    }
 }
 
 /// The ping-pong of one Netgauge sample: rank 0 sends `size` bytes to rank 1 as `stripes`

@@ -88,11 +88,11 @@ use std::path::Path;
 pub use build::{
     build_profile, iso8601_utc, monte_carlo_ks, read_params_table,
     read_params_table_placement_pair, read_prices_table, relative_to_cwd, uniform, CalibrateInputs,
-    DistReport, Dropped, FitReport, LogGpReport, OsNoiseReport, OtherSize, ParamOverrides,
-    ParamSource, ParamSources, ParamsReport, ParamsTableRow, PlacementReport, PricesReport,
-    PricesTableRow, ProcessReport, Quantiles, SpotReport, StepHook, DEFAULT_MAX_TRACE_DETOURS,
-    DEFAULT_MIN_SAMPLES, DIFFERENT_RACKS, MC_DRAWS, MC_SEED, OS_LONG_DETOUR_US, OS_LONG_SHARE_WARN,
-    OS_OVERHEAD_WARN_PCT, SAME_RACK,
+    DistReport, Dropped, EpisodeMode, FitReport, LogGpReport, OsNoiseReport, OtherSize,
+    ParamOverrides, ParamSource, ParamSources, ParamsReport, ParamsTableRow, PlacementReport,
+    PricesReport, PricesTableRow, ProcessReport, Quantiles, SpotReport, StatesReport, StepHook,
+    DEFAULT_MAX_TRACE_DETOURS, DEFAULT_MIN_SAMPLES, DIFFERENT_RACKS, MC_DRAWS, MC_SEED,
+    OS_LONG_DETOUR_US, OS_LONG_SHARE_WARN, OS_OVERHEAD_WARN_PCT, SAME_RACK,
 };
 pub use error::{dkw, CalibError, SizeCount, Warning, WarningKind};
 pub use format::{detect, detect_reader, Format, UnknownFormatName, SNIFF_LINES};

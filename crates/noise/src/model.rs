@@ -111,6 +111,11 @@ struct Inner {
     cfg: NoiseConfig,
     /// The profile's own day, then its further days; a repetition runs on one.
     days: Vec<DayNoise>,
+    /// With weighted days: the upper bound (a fraction of 2^64) of each day's share of the
+    /// uniform that chooses it, cumulative; the last is 2^64.
+    day_bounds: Option<Vec<u128>>,
+    /// Which days are latency episodes of the profile's own capture.
+    episode: Vec<bool>,
     nps: u32,
     net: bool,
     og: bool,
@@ -408,6 +413,25 @@ fn day_noise(
     })
 }
 
+/// The cumulative bounds of weighted days ([`Inner::day_bounds`]); `None` without weights.
+fn day_bounds(profile: &Profile) -> Option<Vec<u128>> {
+    if profile.days.iter().all(|d| d.weight.is_none()) {
+        return None;
+    }
+    let w = profile.state_weights();
+    let full = 1u128 << 64;
+    let mut cum = 0.0;
+    let mut b: Vec<u128> = w[..w.len() - 1]
+        .iter()
+        .map(|&x| {
+            cum += x;
+            ((cum.clamp(0.0, 1.0) * full as f64) as u128).min(full)
+        })
+        .collect();
+    b.push(full);
+    Some(b)
+}
+
 impl NoiseModel {
     /// Validates the profile's parts that `cfg` uses and prepares samplers and traces.
     pub fn new(profile: &Profile, cfg: &NoiseConfig) -> Result<NoiseModel, NoiseError> {
@@ -429,7 +453,7 @@ impl NoiseModel {
                 &d.label,
                 &d.near,
                 d.far.as_ref(),
-                &d.os_noise,
+                profile.os_noise_of(d),
                 &profile.system,
                 cfg,
             )?;
@@ -496,6 +520,10 @@ impl NoiseModel {
                 system: profile.system.clone(),
                 cfg: cfg.clone(),
                 days,
+                day_bounds: day_bounds(profile),
+                episode: std::iter::once(false)
+                    .chain(profile.days.iter().map(|d| d.episode))
+                    .collect(),
                 nps,
                 net,
                 og,
@@ -524,7 +552,16 @@ impl NoiseModel {
             return 0;
         }
         let x = CounterRng::new(seed, rep).at(0, DOMAIN_DAY << 56) as u128;
-        ((x * n) >> 64) as usize
+        match &self.inner.day_bounds {
+            Some(b) => b.iter().position(|&b| x < b).unwrap_or(b.len() - 1),
+            None => ((x * n) >> 64) as usize,
+        }
+    }
+
+    /// Whether day `d` (see [`Self::day_of`]) is a latency episode of the profile's own
+    /// capture rather than another day.
+    pub fn day_is_episode(&self, d: usize) -> bool {
+        self.inner.episode[d]
     }
 
     /// The label of day `d` (see [`Self::day_of`]).
@@ -732,7 +769,13 @@ impl NoiseModel {
             None => "constant".into(),
         };
         let d0 = &i.days[0];
-        if i.days.len() > 1 {
+        let episodes = i.episode.iter().filter(|&&e| e).count();
+        if episodes > 0 {
+            s += &format!(
+                ", {} capture day(s) and {episodes} latency episode state(s) (one per repetition)",
+                i.days.len() - episodes
+            );
+        } else if i.days.len() > 1 {
             s += &format!(", {} capture days (one per repetition)", i.days.len());
         }
         if i.net {

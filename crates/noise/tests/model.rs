@@ -1139,3 +1139,76 @@ fn latency_by_size_adds_its_extra_once_per_message() {
         }
     }
 }
+
+/// Weighted days (latency episodes among them): each repetition runs on a day with its
+/// weight's probability (binomial, 4 sigma over 20,000 repetitions); an episode runs with the
+/// profile's own OS noise (its own is empty); unweighted days stay uniform.
+#[test]
+fn weighted_days_are_chosen_by_their_weights() {
+    let episode = Day {
+        weight: Some(0.1),
+        episode: true,
+        ..Day::new(
+            "episodes".into(),
+            placement(5_000_000.0, 86.3),
+            None,
+            OsNoise::default(),
+        )
+    };
+    let other = Day {
+        weight: Some(0.3),
+        ..Day::new(
+            "other".into(),
+            placement(1_300_000.0, 86.3),
+            None,
+            profile().os_noise,
+        )
+    };
+    let p = Profile {
+        days: vec![other, episode],
+        ..profile()
+    };
+    let cfg = NoiseConfig {
+        mode: NoiseMode::OsNet,
+        ..NoiseConfig::default()
+    };
+    let m = NoiseModel::new(&p, &cfg).unwrap();
+    assert!(!m.day_is_episode(1) && m.day_is_episode(2));
+    let n = 20_000u64;
+    let mut count = [0u64; 3];
+    for rep in 0..n {
+        count[m.day_of(5, rep)] += 1;
+    }
+    for (d, w) in [0.6, 0.3, 0.1].iter().enumerate() {
+        let sigma = (n as f64 * w * (1.0 - w)).sqrt();
+        let off = (count[d] as f64 - n as f64 * w).abs();
+        assert!(
+            off < 4.0 * sigma,
+            "day {d}: {} of {n}, weight {w}",
+            count[d]
+        );
+    }
+    // The episode's OS noise is the profile's: a repetition on it sees the periodic detours.
+    let rep = (0..n).find(|&r| m.day_of(5, r) == 2).unwrap();
+    let mut run = m.instance(5, rep, 1);
+    assert!(
+        run.os_detour(0, 0, 2_000_000) > 0,
+        "no OS noise on the episode day"
+    );
+    // Unweighted days: uniform.
+    let uniform = Profile {
+        days: vec![Day::new(
+            "b".into(),
+            placement(1_300_000.0, 86.3),
+            None,
+            profile().os_noise,
+        )],
+        ..profile()
+    };
+    let m = NoiseModel::new(&uniform, &cfg).unwrap();
+    let ones = (0..n).filter(|&r| m.day_of(5, r) == 1).count() as f64;
+    assert!(
+        (ones - n as f64 / 2.0).abs() < 4.0 * (n as f64 / 4.0).sqrt(),
+        "{ones}"
+    );
+}

@@ -144,6 +144,12 @@ fn encode(p: &Profile) -> Result<Vec<u8>, hdf5_pure::Error> {
         for (k, d) in p.days.iter().enumerate() {
             let mut g = days.create_group(&format!("{}{k}", schema::DAY_PREFIX));
             g.set_attr(schema::ATTR_LABEL, vlen(&d.label));
+            if let Some(w) = d.weight {
+                g.set_attr(schema::ATTR_WEIGHT, AttrValue::F64(w));
+            }
+            if d.episode {
+                g.set_attr(schema::ATTR_KIND, vlen(schema::KIND_EPISODE));
+            }
             let near = placement_group(g.create_group("near"), &d.near);
             g.add_group(near);
             if let Some(far) = &d.far {
@@ -224,12 +230,16 @@ fn every(p: &Profile) -> impl Iterator<Item = &Placement> {
     )
 }
 
-/// The oldest schema version that holds `p`: 7 with a latency by size; 6 with bandwidth
+/// The oldest schema version that holds `p`: 8 with weighted days or latency episodes; 7 with
+/// a latency by size; 6 with bandwidth
 /// levels; 5 with spot capacity; 4 with an idle table of more than one level; 3 with a
 /// calibration other than the paper's table, a latency after idle periods, capture days or
 /// `mpi_progress`; else 2 when a quantile table has an exact tail, else 1 (so profiles
 /// without them stay readable by older builds).
 fn version_needed(p: &Profile) -> i64 {
+    if p.days.iter().any(|d| d.weight.is_some() || d.episode) {
+        return schema::STATES_SCHEMA_VERSION;
+    }
     if every(p).any(|pl| pl.latency_by_size.is_some()) {
         return schema::SIZE_LATENCY_SCHEMA_VERSION;
     }
@@ -656,11 +666,37 @@ impl Reader<'_> {
                 None => None,
             };
             let os_noise = self.os_noise(&dpath)?;
+            let weight = self.opt_f64(&a, &dpath, schema::ATTR_WEIGHT)?;
+            if weight.is_some() {
+                self.need_version(
+                    &schema::attr_object(&dpath, schema::ATTR_WEIGHT),
+                    schema::STATES_SCHEMA_VERSION,
+                )?;
+            }
+            let kind = self.opt_str(&a, &dpath, schema::ATTR_KIND)?;
+            let episode = match kind.as_deref() {
+                None => false,
+                Some(schema::KIND_EPISODE) => {
+                    self.need_version(
+                        &schema::attr_object(&dpath, schema::ATTR_KIND),
+                        schema::STATES_SCHEMA_VERSION,
+                    )?;
+                    true
+                }
+                Some(other) => {
+                    return Err(self.invalid(
+                        schema::attr_object(&dpath, schema::ATTR_KIND),
+                        format!("is `{other}`, expected `{}`", schema::KIND_EPISODE),
+                    ))
+                }
+            };
             days.push(Day {
                 label,
                 near,
                 far,
                 os_noise,
+                weight,
+                episode,
             });
         }
         Ok(days)

@@ -241,8 +241,8 @@ impl Calibration {
     }
 }
 
-/// The network and OS noise of one capture day (schema version 3): a profile holding several
-/// days runs each repetition on one of them, chosen uniformly.
+/// The network and OS noise of one capture day or state (schema version 3): a profile holding
+/// several runs each repetition on one of them, chosen uniformly or by their weights.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Day {
     /// What distinguishes the day, e.g. its capture date `2022-05-13`.
@@ -250,6 +250,30 @@ pub struct Day {
     pub near: Placement,
     pub far: Option<Placement>,
     pub os_noise: OsNoise,
+    /// The share of repetitions that run on this day (schema version 8). Either every day of
+    /// a profile has one or none has; the profile's own day takes what remains
+    /// ([`Profile::state_weights`]).
+    pub weight: Option<f64>,
+    /// A latency episode of the profile's own capture (schema version 8): the Netgauge runs
+    /// whose latency tail was far heavier than the others' (`calibrate --latency-episodes
+    /// state`), rather than another day. Its `os_noise` is empty when the profile's applies
+    /// ([`Profile::os_noise_of`]). `validate` compares a measured run with the other
+    /// states and reports this one beside them.
+    pub episode: bool,
+}
+
+impl Day {
+    /// A further capture day (no weight, not an episode).
+    pub fn new(label: String, near: Placement, far: Option<Placement>, os_noise: OsNoise) -> Day {
+        Day {
+            label,
+            near,
+            far,
+            os_noise,
+            weight: None,
+            episode: false,
+        }
+    }
 }
 
 /// One selfish-detour run: detours as (start, duration) pairs relative to the run's start.
@@ -374,10 +398,95 @@ pub struct Profile {
     pub calibration: Calibration,
     /// Label of the day `near`, `far` and `os_noise` were captured (empty: not recorded).
     pub day: String,
-    /// Further capture days (schema version 3): with any, each repetition runs on one day of
-    /// `[this profile's own, days...]`, chosen uniformly.
+    /// Further capture days or states (schema version 3): with any, each repetition runs on
+    /// one of `[this profile's own, days...]`, chosen uniformly or by their weights
+    /// ([`Profile::state_weights`]).
     pub days: Vec<Day>,
     /// Whether rendezvous messages progress during computation; `None` (profiles made before
     /// it existed, or that do not know): the simulator's default, asynchronous progress.
     pub mpi_progress: Option<MpiProgress>,
+}
+
+impl Profile {
+    /// The share of repetitions of each of `[this profile's own day, days...]`: uniform when no
+    /// day has a weight, else each day's weight and what remains for the profile's own.
+    pub fn state_weights(&self) -> Vec<f64> {
+        let n = self.days.len() + 1;
+        if self.days.iter().all(|d| d.weight.is_none()) {
+            return vec![1.0 / n as f64; n];
+        }
+        let days: Vec<f64> = self.days.iter().map(|d| d.weight.unwrap_or(0.0)).collect();
+        let own = 1.0 - days.iter().sum::<f64>();
+        std::iter::once(own).chain(days).collect()
+    }
+
+    /// The OS noise of day `d`: its own, or the profile's for a latency episode without OS
+    /// noise of its own (an episode is a state of the profile's own captures, stored with an
+    /// empty `os_noise`; `profile combine` fills in the OS noise of another file's episode).
+    pub fn os_noise_of<'a>(&'a self, d: &'a Day) -> &'a OsNoise {
+        if d.episode && d.os_noise == OsNoise::default() {
+            &self.os_noise
+        } else {
+            &d.os_noise
+        }
+    }
+
+    /// Whether a day is a latency episode of the profile's own capture.
+    pub fn has_episodes(&self) -> bool {
+        self.days.iter().any(|d| d.episode)
+    }
+
+    /// The share of repetitions in latency episodes (0 without).
+    pub fn episode_weight(&self) -> f64 {
+        let w = self.state_weights();
+        self.days
+            .iter()
+            .zip(&w[1..])
+            .filter(|(d, _)| d.episode)
+            .map(|(_, w)| w)
+            .sum()
+    }
+
+    /// The profile without its latency episodes, and (when it has any) the episodes as a
+    /// profile of their own; weights rescaled so that each side's shares add up to 1.
+    pub fn split_episodes(&self) -> (Profile, Option<Profile>) {
+        let w = self.state_weights();
+        let (mut quiet, mut episodes) = (Vec::new(), Vec::new());
+        for (d, &wd) in self.days.iter().zip(&w[1..]) {
+            if d.episode {
+                episodes.push((d, wd));
+            } else {
+                quiet.push((d, wd));
+            }
+        }
+        let weighted = self.days.iter().any(|d| d.weight.is_some());
+        let with = |days: &[(&Day, f64)], total: f64| -> Vec<Day> {
+            days.iter()
+                .map(|&(d, wd)| Day {
+                    weight: weighted.then(|| wd / total),
+                    episode: false,
+                    os_noise: self.os_noise_of(d).clone(),
+                    ..d.clone()
+                })
+                .collect()
+        };
+        let quiet_total = w[0] + quiet.iter().map(|q| q.1).sum::<f64>();
+        let q = Profile {
+            days: with(&quiet, quiet_total),
+            ..self.clone()
+        };
+        let Some((&(first, _), rest)) = episodes.split_first() else {
+            return (q, None);
+        };
+        let ep_total = episodes.iter().map(|e| e.1).sum::<f64>();
+        let e = Profile {
+            day: first.label.clone(),
+            near: first.near.clone(),
+            far: first.far.clone(),
+            os_noise: self.os_noise.clone(),
+            days: with(rest, ep_total),
+            ..self.clone()
+        };
+        (q, Some(e))
+    }
 }

@@ -30,6 +30,40 @@ fn max_of(unit: Unit) -> f64 {
     }
 }
 
+/// The days' weights: every day has one or none has; each lies in (0, 1) and together they
+/// leave the profile's own day a positive share.
+fn weights(profile: &Profile) -> Result<(), Invalid> {
+    let weighted = profile.days.iter().filter(|d| d.weight.is_some()).count();
+    if weighted == 0 {
+        return Ok(());
+    }
+    let object = |k: usize| schema::attr_object(&schema::day_group(k), schema::ATTR_WEIGHT);
+    if let Some(k) = profile.days.iter().position(|d| d.weight.is_none()) {
+        return Err(Invalid::new(
+            object(k),
+            "is missing: either every day has a weight or none has",
+        ));
+    }
+    let mut sum = 0.0;
+    for (k, d) in profile.days.iter().enumerate() {
+        let w = d.weight.expect("checked");
+        if !(w > 0.0 && w < 1.0) {
+            return Err(Invalid::new(
+                object(k),
+                format!("is {w}, expected a share in (0, 1)"),
+            ));
+        }
+        sum += w;
+    }
+    if sum >= 1.0 - 1e-9 {
+        return Err(Invalid::new(
+            schema::DAYS,
+            format!("the days' weights add up to {sum}, leaving the profile's own day no share"),
+        ));
+    }
+    Ok(())
+}
+
 /// Checks every rule of the schema on an in-memory profile. The first broken rule is reported.
 pub fn validate(profile: &Profile) -> Result<(), Invalid> {
     if profile.nodes_per_switch == 0 {
@@ -51,6 +85,7 @@ pub fn validate(profile: &Profile) -> Result<(), Invalid> {
         }
         os_noise(&base, &d.os_noise)?;
     }
+    weights(profile)?;
     for (attr, v) in [
         (
             schema::ATTR_ON_DEMAND,

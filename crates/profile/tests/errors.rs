@@ -49,6 +49,25 @@ fn after_progress_edit(edit: impl FnOnce(&File) -> Result<(), hdf5_pure::Error>)
     edit_profile(&p, edit)
 }
 
+/// Applies `edit` to a fresh full profile with a latency-episode state (schema version 8) and
+/// returns the read error.
+fn after_states_edit(edit: impl FnOnce(&File) -> Result<(), hdf5_pure::Error>) -> String {
+    let p = Profile {
+        days: vec![Day {
+            weight: Some(0.05),
+            episode: true,
+            ..Day::new(
+                "episodes".into(),
+                full_profile().near,
+                None,
+                OsNoise::default(),
+            )
+        }],
+        ..full_profile()
+    };
+    edit_profile(&p, edit)
+}
+
 fn edit_profile(p: &Profile, edit: impl FnOnce(&File) -> Result<(), hdf5_pure::Error>) -> String {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("p.h5");
@@ -106,8 +125,20 @@ fn incomplete_and_invalid_profiles() {
     let nan = f64::NAN;
     let cases: Vec<(&str, String)> = vec![
         (
-            "schema_version 8",
-            after_edit(set_attr("/", "schema_version", AttrValue::I64(8))),
+            "schema_version 9",
+            after_edit(set_attr("/", "schema_version", AttrValue::I64(9))),
+        ),
+        (
+            "a day's weight in a schema_version 7 file",
+            after_states_edit(set_attr("/", "schema_version", AttrValue::I64(7))),
+        ),
+        (
+            "a day of an unknown kind",
+            after_states_edit(set_attr(
+                "/days/day_0",
+                "kind",
+                AttrValue::VarLenString("holiday".into()),
+            )),
         ),
         (
             "mpi_progress in a schema_version 2 file",

@@ -273,3 +273,96 @@ fn latency_by_size_interpolates_within_each_side_of_s() {
     };
     assert_eq!(eager_only.extra_at(8192, s), 0.0);
 }
+
+/// Weighted days and latency episodes (schema version 8): they round-trip, need version 8,
+/// an episode takes the profile's OS noise, and `split_episodes` rescales the shares.
+#[test]
+fn states_round_trip_as_version_8_and_split() {
+    let base = full_profile();
+    let state = |label: &str, weight: f64, episode: bool| Day {
+        weight: Some(weight),
+        episode,
+        ..Day::new(
+            label.into(),
+            minimal_profile().near,
+            None,
+            if episode {
+                OsNoise::default()
+            } else {
+                base.os_noise.clone()
+            },
+        )
+    };
+    let p = Profile {
+        day: "2022-05-13".into(),
+        days: vec![state("other day", 0.4, false), state("episodes", 0.1, true)],
+        ..base.clone()
+    };
+    assert_eq!(round_trip(&p), p);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("p.h5");
+    write_profile(&path, &p).unwrap();
+    let f = hdf5_pure::File::from_bytes(std::fs::read(&path).unwrap()).unwrap();
+    assert_eq!(
+        f.root().attrs().unwrap()["schema_version"].as_i64(),
+        Some(8)
+    );
+    let w = p.state_weights();
+    assert!(
+        (w[0] - 0.5).abs() < 1e-12 && w[1] == 0.4 && w[2] == 0.1,
+        "{w:?}"
+    );
+    assert!((p.episode_weight() - 0.1).abs() < 1e-12);
+    assert_eq!(p.os_noise_of(&p.days[1]), &p.os_noise);
+    let (quiet, episodes) = p.split_episodes();
+    assert_eq!(quiet.days.len(), 1);
+    assert!((quiet.days[0].weight.unwrap() - 0.4 / 0.9).abs() < 1e-12);
+    assert!(!quiet.has_episodes());
+    let e = episodes.expect("the episodes as a profile");
+    assert_eq!((e.day.as_str(), e.days.len()), ("episodes", 0));
+    assert_eq!(e.near, minimal_profile().near);
+    assert_eq!(e.os_noise, p.os_noise);
+    // Without weights the days share the repetitions equally, and nothing needs version 8.
+    let unweighted = Profile {
+        days: vec![Day::new(
+            "b".into(),
+            minimal_profile().near,
+            None,
+            OsNoise::default(),
+        )],
+        ..base.clone()
+    };
+    assert_eq!(unweighted.state_weights(), vec![0.5, 0.5]);
+    assert_eq!(round_trip(&unweighted), unweighted);
+    assert!(unweighted.split_episodes().1.is_none());
+}
+
+/// The days' weights: every day has one or none has, each in (0, 1), their sum below 1.
+#[test]
+fn state_weights_are_checked() {
+    let day = |w: Option<f64>| Day {
+        weight: w,
+        ..Day::new("d".into(), minimal_profile().near, None, OsNoise::default())
+    };
+    let with = |days: Vec<Day>| Profile {
+        days,
+        ..minimal_profile()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("p.h5");
+    for (days, what) in [
+        (
+            vec![day(Some(0.2)), day(None)],
+            "either every day has a weight",
+        ),
+        (vec![day(Some(1.5))], "expected a share in (0, 1)"),
+        (
+            vec![day(Some(0.6)), day(Some(0.5))],
+            "leaving the profile's own day no share",
+        ),
+    ] {
+        let e = write_profile(&path, &with(days)).unwrap_err().to_string();
+        assert!(e.contains(what), "{e}");
+    }
+    write_profile(&path, &with(vec![day(Some(0.3)), day(Some(0.3))])).unwrap();
+}

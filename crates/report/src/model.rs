@@ -121,6 +121,10 @@ pub struct SystemInfo {
     /// the profile's `mpi_progress`); absent with asynchronous progress, the default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mpi_progress: Option<String>,
+    /// The share of repetitions run inside the profile's latency episodes (a state of their
+    /// own, `calibrate --latency-episodes state`); absent without.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_episodes: Option<f64>,
 }
 
 impl SystemInfo {
@@ -683,6 +687,7 @@ mod tests {
             nodes_per_switch: None,
             prices: Prices::default(),
             mpi_progress: None,
+            latency_episodes: None,
         };
         let workload = |name: &str| WorkloadInfo {
             name: name.into(),

@@ -275,6 +275,13 @@ pub fn describe_system(s: &SystemInfo) -> String {
     if let Some(m) = &s.mpi_progress {
         let _ = write!(out, "; MPI progress {m}");
     }
+    if let Some(w) = s.latency_episodes {
+        let _ = write!(
+            out,
+            "; {:.1} % of repetitions inside a latency episode",
+            100.0 * w
+        );
+    }
     let price = |p: Option<f64>| p.map(|v| format!("{}/node-hour", fmt_usd(v)));
     match (
         price(s.prices.on_demand_usd_per_node_hour),

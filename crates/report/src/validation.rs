@@ -29,6 +29,11 @@
 //!   `summary.not_simulated`, their count), in CSV as rows with only `benchmark` (and what the
 //!   file name says) and `note` = `not simulated: <reason>` filled in
 //!   ([`render_validation_table_with`], [`validation_json_with`], [`validation_csv_with`]).
+//! * A profile with latency episodes (a state of their own): the simulated side is the state
+//!   outside episodes, where a measured run (well under a second) most likely lay; the
+//!   episodes' share and their simulated mean and median are `episode_weight`,
+//!   `episode_mean_ps` and `episode_p50_ps` (`null` without), and a measurement lies outside
+//!   the profile only when it lies outside both states.
 
 use std::fmt::Write as _;
 
@@ -109,6 +114,10 @@ pub struct Comparison {
     pub mpi_progress: Option<String>,
     /// A remark on how the benchmark was simulated.
     pub note: Option<String>,
+    /// The profile's latency episodes (a state of their own, `calibrate --latency-episodes
+    /// state`): their share of the repetitions and the repetitions simulated in them (ps).
+    /// `simulated` is then the state outside episodes, where a measured run most likely lay.
+    pub episodes: Option<(f64, Summary)>,
 }
 
 /// A benchmark `validate` could not simulate, and why.
@@ -152,6 +161,7 @@ impl Comparison {
             noiseless_ps: None,
             mpi_progress: None,
             note: None,
+            episodes: None,
         })
     }
 
@@ -178,7 +188,11 @@ impl Comparison {
     /// on a shared network): such rows say so instead of only printing a ratio.
     pub fn outside_profile(&self) -> Option<Outside> {
         let m = self.measured.median;
-        let (lo, hi) = (self.simulated.min as f64, self.simulated.max as f64);
+        let (mut lo, mut hi) = (self.simulated.min as f64, self.simulated.max as f64);
+        if let Some((_, e)) = &self.episodes {
+            lo = lo.min(e.min as f64);
+            hi = hi.max(e.max as f64);
+        }
         if m > hi && hi > 0.0 {
             Some(Outside::Above(m / hi))
         } else if m < lo && lo > 0.0 {
@@ -399,7 +413,7 @@ pub fn render_validation_table_with(rows: &[Comparison], skipped: &[NotSimulated
 }
 
 /// The CSV columns of [`validation_csv`].
-pub const VALIDATION_COLUMNS: [&str; 31] = [
+pub const VALIDATION_COLUMNS: [&str; 34] = [
     "benchmark",
     "pattern",
     "nodes",
@@ -430,6 +444,9 @@ pub const VALIDATION_COLUMNS: [&str; 31] = [
     "outside_profile",
     "outside_factor",
     "mpi_progress",
+    "episode_weight",
+    "episode_mean_ps",
+    "episode_p50_ps",
     "note",
 ];
 
@@ -466,6 +483,9 @@ fn row_values(c: &Comparison) -> Vec<Value> {
     v.push(json!(out.map(|o| o.side())));
     v.push(json!(out.map(|o| o.factor())));
     v.push(json!(c.mpi_progress));
+    v.push(json!(c.episodes.as_ref().map(|e| e.0)));
+    v.push(json!(c.episodes.as_ref().map(|e| ps(e.1.mean))));
+    v.push(json!(c.episodes.as_ref().map(|e| ps(e.1.median))));
     v.push(json!(c.note));
     v
 }

@@ -128,6 +128,7 @@ fn run() -> RunResult {
                 ..Prices::default()
             },
             mpi_progress: None,
+            latency_episodes: None,
         }],
         nodes: vec![64],
         noise_modes: vec!["os".into(), "os+net".into()],

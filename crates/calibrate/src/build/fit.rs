@@ -180,6 +180,10 @@ pub(super) struct CaptureFit {
     pub(super) runs_ps: Vec<Vec<f64>>,
     /// A latency capture's episodes in a line of the profile's notes (`None`: not episodic).
     pub(super) episodes: Option<String>,
+    /// Every run's RTT/2 samples, ps, sorted (the capture as read, episodes included).
+    pub(super) all_rtt2_ps: Vec<f64>,
+    /// The episodes found: (runs flagged, runs); `None`: not episodic.
+    pub(super) episode_runs: Option<(usize, usize)>,
 }
 
 pub(super) fn warning_strings(ws: &[Warning]) -> Vec<String> {
@@ -191,6 +195,7 @@ pub(super) fn capture_fit(
     kind: PingPongKind,
     size: Option<u64>,
     inp: &CalibrateInputs,
+    runs: Runs,
 ) -> Result<CaptureFit, CalibError> {
     inp.step(&format!(
         "reading and fitting the {} capture {}",
@@ -206,7 +211,14 @@ pub(super) fn capture_fit(
         ..inp.pingpong.clone()
     };
     let pp = read_pingpong(path, &opts)?;
-    let (pp, episodes, episodes_note) = latency_episodes(pp, kind, inp.latency_episodes);
+    let all_rtt2_ps = sorted(&pp.samples_ps.iter().map(|&p| p as f64).collect::<Vec<_>>());
+    let mode = match runs {
+        Runs::All => EpisodeMode::Keep,
+        Runs::Quiet if inp.episode_mode() == EpisodeMode::State => EpisodeMode::State,
+        Runs::Quiet => EpisodeMode::Separate,
+        Runs::Episodes => EpisodeMode::State,
+    };
+    let (pp, episodes, episodes_note, episode_runs) = latency_episodes(pp, kind, runs, mode);
     let (quantity, unit) = match kind {
         PingPongKind::Bandwidth => ("bandwidth", "ps/byte"),
         _ => ("latency", "us"),
@@ -290,6 +302,8 @@ pub(super) fn capture_fit(
         rtt2_ps: sorted(&pp.samples_ps.iter().map(|&p| p as f64).collect::<Vec<_>>()),
         runs_ps: runs_f64(&pp).into_iter().map(|(_, r)| r).collect(),
         episodes: episodes_note,
+        all_rtt2_ps,
+        episode_runs,
     })
 }
 
@@ -301,21 +315,37 @@ fn runs_f64(pp: &PingPong) -> Vec<(usize, Vec<f64>)> {
         .collect()
 }
 
-/// A latency capture's episodes ([`crate::episodes`]): the capture without them when
-/// `separate` and it is episodic, else as read; what the fit report says of them; and the
-/// profile's note.
+/// A latency capture's episodes ([`crate::episodes`]): the capture's `runs` (all of them when
+/// it is not episodic, except that [`Runs::Episodes`] then keeps none), what the fit report
+/// says of them under `mode`, the profile's note, and (flagged runs, runs).
+#[allow(clippy::type_complexity)]
 fn latency_episodes(
     pp: PingPong,
     kind: PingPongKind,
-    separate: bool,
-) -> (PingPong, Option<String>, Option<String>) {
+    runs: Runs,
+    mode: EpisodeMode,
+) -> (
+    PingPong,
+    Option<String>,
+    Option<String>,
+    Option<(usize, usize)>,
+) {
     if kind == PingPongKind::Bandwidth {
-        return (pp, None, None);
+        return (pp, None, None, None);
     }
-    let runs = runs_f64(&pp);
-    let e = crate::episodes::detect(&runs.iter().map(|(_, r)| r.as_slice()).collect::<Vec<_>>());
+    let found_runs = runs_f64(&pp);
+    let e = crate::episodes::detect(
+        &found_runs
+            .iter()
+            .map(|(_, r)| r.as_slice())
+            .collect::<Vec<_>>(),
+    );
     if !e.episodic() {
-        return (pp, None, None);
+        let pp = match runs {
+            Runs::Episodes => pp.without_blocks(&(0..pp.blocks).collect::<Vec<_>>()),
+            Runs::All | Runs::Quiet => pp,
+        };
+        return (pp, None, None, None);
     }
     let profile_note = format!(
         "latency episodes: {} of the latency capture's {} runs hold {:.0} % of its samples \
@@ -323,10 +353,12 @@ fn latency_episodes(
         e.flagged.len(),
         e.runs,
         100.0 * e.tail_share(),
-        if separate {
-            "left out of the latency distributions"
-        } else {
-            "pooled with the other runs"
+        match mode {
+            EpisodeMode::Separate => "left out of the latency distributions",
+            EpisodeMode::Keep => "pooled with the other runs",
+            EpisodeMode::State =>
+                "a state of their own: a repetition runs inside an episode (their share of the \
+                 samples) or outside",
         }
     );
     let found = format!(
@@ -342,23 +374,38 @@ fn latency_episodes(
         100.0 * crate::episodes::ALPHA,
         e.max_unflagged,
     );
-    if separate {
-        let drop: Vec<usize> = e.flagged.iter().map(|&i| runs[i].0).collect();
-        let note = format!(
+    let flagged: Vec<usize> = e.flagged.iter().map(|&i| found_runs[i].0).collect();
+    let counts = Some((e.flagged.len(), e.runs));
+    let note = match mode {
+        EpisodeMode::Separate => format!(
             "episodes left out: {found}; the profile draws the latencies of the other {} runs, \
-             and its closure reproduces them (--latency-episodes keep pools every run)",
+             and its closure reproduces them (--latency-episodes keep pools every run, state \
+             holds them as a state of their own)",
             e.runs - e.flagged.len()
-        );
-        (pp.without_blocks(&drop), Some(note), Some(profile_note))
-    } else {
-        let note = format!(
+        ),
+        EpisodeMode::State => format!(
+            "the tail comes in episodes: {found}; they are a state of their own (a repetition \
+             runs wholly inside an episode, with their share of the samples, or outside), \
+             since a real run of a collective lasts well under a second and mostly falls \
+             between such stretches (VALIDATION.md, \"Latency episodes\"); the closure table \
+             simulates both states together against the whole capture"
+        ),
+        EpisodeMode::Keep => format!(
             "the tail comes in episodes: {found}; drawn for every message it reaches every \
              simulated collective, while a real run of one lasts well under a second and mostly \
              falls between such stretches (VALIDATION.md, \"Latency episodes\"): \
-             --latency-episodes separate leaves those runs out"
-        );
-        (pp, Some(note), Some(profile_note))
-    }
+             --latency-episodes state holds those runs as a state of their own"
+        ),
+    };
+    let pp = match runs {
+        Runs::All => pp,
+        Runs::Quiet => pp.without_blocks(&flagged),
+        Runs::Episodes => {
+            let drop: Vec<usize> = (0..pp.blocks).filter(|b| !flagged.contains(b)).collect();
+            pp.without_blocks(&drop)
+        }
+    };
+    (pp, Some(note), Some(profile_note), counts)
 }
 
 /// The bandwidth report, its time-correlation warning saying what the levels model.
@@ -719,8 +766,20 @@ pub(super) fn captures_placements(
     let near_report = report_of(&near, lat, bw);
     let (far, far_report) = match (&inp.far_latency, &inp.far_bandwidth) {
         (Some(fl), Some(fb)) => {
-            let flat = capture_fit(fl, PingPongKind::Latency, inp.latency_size, inp)?;
-            let fbw = capture_fit(fb, PingPongKind::Bandwidth, inp.bandwidth_size, inp)?;
+            let flat = capture_fit(
+                fl,
+                PingPongKind::Latency,
+                inp.latency_size,
+                inp,
+                inp.far_runs(),
+            )?;
+            let fbw = capture_fit(
+                fb,
+                PingPongKind::Bandwidth,
+                inp.bandwidth_size,
+                inp,
+                Runs::All,
+            )?;
             sources.push(flat.report.source.clone());
             sources.push(fbw.report.source.clone());
             notes.extend(flat.episodes.iter().map(|n| format!("far: {n}")));

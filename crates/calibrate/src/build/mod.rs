@@ -37,6 +37,7 @@ use crate::stats::CompressOptions;
 
 mod fit;
 mod report;
+mod states;
 mod tables;
 
 pub use fit::*;
@@ -195,10 +196,11 @@ pub struct CalibrateInputs {
     /// Fit bandwidth levels when the bandwidth capture's runs differ by more than their
     /// samples explain ([`crate::closure`], "Bandwidth levels"; default true).
     pub bandwidth_levels: bool,
-    /// Leave a latency capture's episodes out of its distributions: the runs that hold far
-    /// more of its tail than independent samples would ([`crate::episodes`]; default false:
-    /// every run is pooled, and the fit report names the episodes).
-    pub latency_episodes: bool,
+    /// What to do with a latency capture's episodes: the runs that hold far more of its tail
+    /// than independent samples would ([`crate::episodes`]); `None`: [`EpisodeMode::State`]
+    /// with [`Calibration::Captures`], [`EpisodeMode::Keep`] with the paper's table
+    /// ([`CalibrateInputs::episode_mode`]).
+    pub latency_episodes: Option<EpisodeMode>,
     /// How the profile is made: [`Calibration::Captures`] (the default) closes it against the
     /// captures ([`crate::closure`]); [`Calibration::PaperTable`] takes the base parameters from
     /// explicit values, a table row or the LogGP fit and pins the captured distributions'
@@ -209,6 +211,30 @@ pub struct CalibrateInputs {
     /// Hoverboard capture (1 MiB ping-pongs after 0 … 1 s of sleep): the profile's idle table
     /// ([`crate::idle`]); `None`: none beyond the latency capture's 10 µs step.
     pub idle_latency: Option<PathBuf>,
+}
+
+/// What `calibrate` does with a latency capture's episodes ([`crate::episodes`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EpisodeMode {
+    /// Pool every run: each message may draw the episodes' latencies.
+    Keep,
+    /// Leave the episodes' runs out.
+    Separate,
+    /// The other runs make the profile; the episodes' runs make a state of their own (a
+    /// weighted day marked as an episode, their share of the samples), so that a repetition
+    /// runs wholly inside an episode or outside, and the states together reproduce the whole
+    /// capture.
+    State,
+}
+
+/// Which runs of the near latency capture a build uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Runs {
+    All,
+    /// Without the episodes (all of them when the capture is not episodic).
+    Quiet,
+    /// Only the episodes.
+    Episodes,
 }
 
 /// A callback told about each step of [`build_profile`] (see [`CalibrateInputs::progress`]).
@@ -229,6 +255,22 @@ impl std::fmt::Debug for StepHook {
 }
 
 impl CalibrateInputs {
+    /// What is done with a latency capture's episodes (see [`Self::latency_episodes`]).
+    pub fn episode_mode(&self) -> EpisodeMode {
+        self.latency_episodes.unwrap_or(match self.calibration {
+            Calibration::Captures => EpisodeMode::State,
+            Calibration::PaperTable => EpisodeMode::Keep,
+        })
+    }
+
+    /// The runs of a far latency capture (a state of its own only for the near one).
+    pub(super) fn far_runs(&self) -> Runs {
+        match self.episode_mode() {
+            EpisodeMode::Separate => Runs::Quiet,
+            EpisodeMode::Keep | EpisodeMode::State => Runs::All,
+        }
+    }
+
     fn step(&self, what: &str) {
         if let Some(h) = self.progress {
             (h.0)(what);
@@ -268,7 +310,7 @@ impl CalibrateInputs {
             progress: None,
             bandwidth_stripes: 1,
             bandwidth_levels: true,
-            latency_episodes: false,
+            latency_episodes: None,
             calibration: Calibration::PaperTable,
             day: String::new(),
             idle_latency: None,
@@ -279,6 +321,31 @@ impl CalibrateInputs {
 /// Builds a noise profile and its fit report from captures and parameters (see the module
 /// documentation). Nothing is written; store the profile with `loggops_profile::write_profile`.
 pub fn build_profile(inp: &CalibrateInputs) -> Result<(Profile, FitReport), CalibError> {
+    match inp.episode_mode() {
+        EpisodeMode::Keep => build_with(inp, Runs::All).map(|(p, r, _)| (p, r)),
+        EpisodeMode::Separate => build_with(inp, Runs::Quiet).map(|(p, r, _)| (p, r)),
+        EpisodeMode::State => states::build_states(inp),
+    }
+}
+
+/// What [`build_with`] read besides the profile: what the latency states need.
+pub(super) struct Captured {
+    /// The near latency capture's episodes: (runs flagged, runs); `None`: not episodic.
+    episode_runs: Option<(usize, usize)>,
+    /// Its RTT/2 samples: every run's and the ones used, ps, sorted; its message size.
+    latency_all_ps: Vec<f64>,
+    latency_used: usize,
+    latency_size: u64,
+    /// The bandwidth capture's RTT/2 samples, ps, sorted, and its message size.
+    bandwidth_ps: Vec<f64>,
+    bandwidth_size: u64,
+}
+
+/// [`build_profile`] from the near latency capture's `runs`.
+pub(super) fn build_with(
+    inp: &CalibrateInputs,
+    runs: Runs,
+) -> Result<(Profile, FitReport, Captured), CalibError> {
     let mut notes: Vec<String> = inp.notes.clone();
     let mut sources: Vec<String> = Vec::new();
 
@@ -303,12 +370,19 @@ pub fn build_profile(inp: &CalibrateInputs) -> Result<(Profile, FitReport), Cali
         .map(|f| f.to_string_lossy().into_owned())
         .unwrap_or_default();
     // Measured distributions.
-    let near_lat = capture_fit(&inp.latency, PingPongKind::Latency, inp.latency_size, inp)?;
+    let near_lat = capture_fit(
+        &inp.latency,
+        PingPongKind::Latency,
+        inp.latency_size,
+        inp,
+        runs,
+    )?;
     let near_bw = capture_fit(
         &inp.bandwidth,
         PingPongKind::Bandwidth,
         inp.bandwidth_size,
         inp,
+        Runs::All,
     )?;
     sources.push(near_lat.report.source.clone());
     sources.push(near_bw.report.source.clone());
@@ -444,7 +518,13 @@ pub fn build_profile(inp: &CalibrateInputs) -> Result<(Profile, FitReport), Cali
                 };
                 let lat = match &inp.far_latency {
                     Some(p) => {
-                        let f = capture_fit(p, PingPongKind::Latency, inp.latency_size, inp)?;
+                        let f = capture_fit(
+                            p,
+                            PingPongKind::Latency,
+                            inp.latency_size,
+                            inp,
+                            inp.far_runs(),
+                        )?;
                         sources.push(f.report.source.clone());
                         notes.extend(f.episodes.iter().map(|n| format!("far: {n}")));
                         notes.push(format!(
@@ -460,7 +540,13 @@ pub fn build_profile(inp: &CalibrateInputs) -> Result<(Profile, FitReport), Cali
                 };
                 let bw = match &inp.far_bandwidth {
                     Some(p) => {
-                        let f = capture_fit(p, PingPongKind::Bandwidth, inp.bandwidth_size, inp)?;
+                        let f = capture_fit(
+                            p,
+                            PingPongKind::Bandwidth,
+                            inp.bandwidth_size,
+                            inp,
+                            Runs::All,
+                        )?;
                         sources.push(f.report.source.clone());
                         notes.push(format!(
                             "far bandwidth from its own capture {}",
@@ -710,8 +796,17 @@ pub fn build_profile(inp: &CalibrateInputs) -> Result<(Profile, FitReport), Cali
         calibration: profile.calibration.as_str().into(),
         closure,
         idle: idle_report,
+        states: None,
     };
-    Ok((profile, report))
+    let captured = Captured {
+        episode_runs: near_lat.episode_runs,
+        latency_all_ps: near_lat.all_rtt2_ps,
+        latency_used: near_lat.rtt2_ps.len(),
+        latency_size: near_lat.size,
+        bandwidth_ps: near_bw.rtt2_ps,
+        bandwidth_size: near_bw.size,
+    };
+    Ok((profile, report, captured))
 }
 
 #[cfg(test)]

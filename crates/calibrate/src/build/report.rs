@@ -268,6 +268,25 @@ pub struct FitReport {
     pub closure: Option<crate::closure::ClosureReport>,
     /// The idle table solved from the hoverboard capture (`--idle-latency`).
     pub idle: Option<crate::idle::IdleReport>,
+    /// The latency capture's episodes as a state of their own (`--latency-episodes state`);
+    /// `closure` then simulates both states against the whole capture.
+    pub states: Option<StatesReport>,
+}
+
+/// The latency states of a profile whose latency capture has episodes.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct StatesReport {
+    /// Netgauge runs of the latency capture flagged as episodes, and all its runs.
+    pub episode_runs: usize,
+    pub runs: usize,
+    /// The share of repetitions in the episode state: the episodes' share of the samples.
+    pub episode_weight: f64,
+    /// Each state's closure against its own runs (and the bandwidth capture).
+    pub quiet_closure: Vec<crate::closure::ClosureRow>,
+    pub episode_closure: Vec<crate::closure::ClosureRow>,
+    /// The episode state's latency parameters and distribution.
+    pub episode_l_us: f64,
+    pub episode_latency: DistReport,
 }
 
 /// A number with about 4 significant digits, no exponent.
@@ -307,6 +326,9 @@ impl FitReport {
         let _ = writeln!(o, "calibration: {}", self.calibration);
         if let Some(c) = &self.closure {
             text_closure(&mut o, c);
+        }
+        if let Some(st) = &self.states {
+            text_states(&mut o, st);
         }
         if let Some(i) = &self.idle {
             text_idle(&mut o, i);
@@ -490,12 +512,48 @@ pub(super) fn text_closure(o: &mut String, c: &crate::closure::ClosureReport) {
         100.0 * P50_TOLERANCE,
         100.0 * TAIL_TOLERANCE
     );
+    text_closure_rows(o, &c.rows);
+    let _ = writeln!(
+        o,
+        "  far tail of the latency capture (above {} x its median, not drawn by back-to-back messages): {:.2} % of the samples",
+        crate::closure::FAR_TAIL_FACTOR,
+        100.0 * c.far_tail_share
+    );
+    let _ = writeln!(o, "  parameters:");
+    for l in &c.sources {
+        let _ = writeln!(o, "    {l}");
+    }
+    for n in &c.notes {
+        let _ = writeln!(o, "  note: {n}");
+    }
+}
+
+pub(super) fn text_states(o: &mut String, st: &StatesReport) {
+    let _ = writeln!(
+        o,
+        "latency states: {} of the latency capture's {} runs are episodes (a heavier tail than independent samples give); a repetition runs in the episode state with their share of the samples, {:.2} %, else in the state of the other runs; the closure above simulates both",
+        st.episode_runs,
+        st.runs,
+        100.0 * st.episode_weight
+    );
+    let _ = writeln!(o, "  the other runs alone, against their own samples:");
+    text_closure_rows(o, &st.quiet_closure);
+    let _ = writeln!(
+        o,
+        "  the episodes alone (L {}us), against their own samples:",
+        sig(st.episode_l_us)
+    );
+    text_closure_rows(o, &st.episode_closure);
+    text_dist(o, "episode", &st.episode_latency);
+}
+
+fn text_closure_rows(o: &mut String, rows: &[crate::closure::ClosureRow]) {
     let _ = writeln!(
         o,
         "  {:<34} {:>27} {:>27} {:>24}  closes",
         "benchmark", "captured RTT/2 p50/p95/p99", "simulated p50/p95/p99", "error p50/p95/p99"
     );
-    for r in &c.rows {
+    for r in rows {
         let f = |v: [f64; 3]| format!("{}/{}/{}us", sig(v[0]), sig(v[1]), sig(v[2]));
         let _ = writeln!(
             o,
@@ -511,19 +569,6 @@ pub(super) fn text_closure(o: &mut String, c: &crate::closure::ClosureReport) {
             ),
             if r.closes { "yes" } else { "NO" }
         );
-    }
-    let _ = writeln!(
-        o,
-        "  far tail of the latency capture (above {} x its median, not drawn by back-to-back messages): {:.2} % of the samples",
-        crate::closure::FAR_TAIL_FACTOR,
-        100.0 * c.far_tail_share
-    );
-    let _ = writeln!(o, "  parameters:");
-    for l in &c.sources {
-        let _ = writeln!(o, "    {l}");
-    }
-    for n in &c.notes {
-        let _ = writeln!(o, "  note: {n}");
     }
 }
 

@@ -13,8 +13,10 @@ version 4) has levels in increasing idle time with positive factors, and spot ca
 /prices (schema version 5) is only in files of version 5 or later, with non-negative numbers
 and string source and date, bandwidth levels (`<placement>/bandwidth_levels`, schema
 version 6) hold positive factors, and a latency by size (`<placement>/latency_by_size`, schema
-version 7) holds strictly increasing sizes and as many finite extra latencies of at least 0. Exits with status 1 and a message on stderr when a check
-fails.
+version 7) holds strictly increasing sizes and as many finite extra latencies of at least 0,
+and the days' weights and kinds (schema version 8) are shares in (0, 1) on every day or none,
+adding up to less than 1, and `episode` or absent. Exits with status 1 and a message on
+stderr when a check fails.
 """
 import json
 import sys
@@ -58,8 +60,21 @@ def main():
         if f.attrs.get("schema") != "loggops-sim noise profile":
             fail(f"root attribute schema is {f.attrs.get('schema')!r}")
         version = f.attrs.get("schema_version")
-        if not isinstance(version, np.integer) or int(version) not in (1, 2, 3, 4, 5, 6, 7):
-            fail(f"root attribute schema_version is {version!r}, expected integer 1 to 7")
+        if not isinstance(version, np.integer) or int(version) not in (1, 2, 3, 4, 5, 6, 7, 8):
+            fail(f"root attribute schema_version is {version!r}, expected integer 1 to 8")
+        if "days" in f:
+            # Schema version 8: weighted days and latency episodes.
+            days = [f["days"][k] for k in sorted(f["days"].keys())]
+            weights = [d.attrs["weight"] for d in days if "weight" in d.attrs]
+            kinds = [d.attrs["kind"] for d in days if "kind" in d.attrs]
+            if (weights or kinds) and int(version) < 8:
+                fail(f"/days has weights or kinds in a schema_version {int(version)} file")
+            if weights and len(weights) != len(days):
+                fail("/days: some days have a weight and some do not")
+            if any(not (0 < float(w) < 1) for w in weights) or sum(map(float, weights)) >= 1:
+                fail(f"/days: weights {weights} are not shares in (0, 1) adding up to less than 1")
+            if any(k != "episode" for k in kinds):
+                fail(f"/days: kinds {kinds}, expected 'episode'")
         if "prices" in f:
             # Schema version 5: spot capacity.
             pa = f["prices"].attrs
