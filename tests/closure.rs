@@ -448,6 +448,15 @@ fn latency_episodes_are_left_out_on_request_or_a_state() {
         assert!((0.04..0.07).contains(&w), "{a}");
         assert!(a["episode_mean_ps"].as_f64().unwrap() > 0.0, "{a}");
     }
+    // Episodes with too few samples for a state of their own are pooled, and the report
+    // says why.
+    let few_dir = dir.path().join("few");
+    std::fs::create_dir(&few_dir).unwrap();
+    let few = ["--min-samples", "20000"];
+    let (pooled, report) = calibrate_set_with(&shared, &few_dir, set, "4KiB", "1", &few);
+    let text = report.to_string();
+    assert!(text.contains("cannot make a state of their own"), "{text}");
+    assert!(!read_profile(&pooled).unwrap().has_episodes());
     // The 16 KiB dissemination is several times slower inside an episode.
     let d = &rows(&with)[0];
     assert!(

@@ -33,7 +33,19 @@ pub(super) fn build_states(inp: &CalibrateInputs) -> Result<(Profile, FitReport)
         progress: None,
         ..inp.clone()
     };
-    let (episodes, ep_report, ep) = build_with(&alone, Runs::Episodes)?;
+    let (episodes, ep_report, ep) = match build_with(&alone, Runs::Episodes) {
+        Ok(b) => b,
+        // Too few samples (or another capture property) to fit the episodes on their own:
+        // every run pooled, and the report says why.
+        Err(e) => {
+            let (profile, mut report, _) = build_with(inp, Runs::All)?;
+            report.warnings.push(format!(
+                "near latency: the episodes' runs cannot make a state of their own ({e}); \
+                 they are pooled with the other runs"
+            ));
+            return Ok((profile, report));
+        }
+    };
     let weight = ep.latency_used as f64 / (ep.latency_used + quiet.latency_used) as f64;
     let label = if profile.day.is_empty() {
         "latency episodes".to_string()
