@@ -231,8 +231,7 @@ fn every(p: &Profile) -> impl Iterator<Item = &Placement> {
 }
 
 /// The oldest schema version that holds `p`: 8 with weighted days or latency episodes; 7 with
-/// a latency by size; 6 with bandwidth
-/// levels; 5 with spot capacity; 4 with an idle table of more than one level; 3 with a
+/// a latency by size; 6 with bandwidth levels; 5 with spot capacity; 4 with an idle table of more than one level; 3 with a
 /// calibration other than the paper's table, a latency after idle periods, capture days or
 /// `mpi_progress`; else 2 when a quantile table has an exact tail, else 1 (so profiles
 /// without them stay readable by older builds).

@@ -483,7 +483,7 @@ impl Profile {
             day: first.label.clone(),
             near: first.near.clone(),
             far: first.far.clone(),
-            os_noise: self.os_noise.clone(),
+            os_noise: self.os_noise_of(first).clone(),
             days: with(rest, ep_total),
             ..self.clone()
         };

@@ -5,6 +5,21 @@ mod common;
 use common::*;
 use loggops_profile::*;
 
+/// Asserts that `p` round-trips and is written as schema `version`; the directory holding
+/// the file (`p.h5`) and the file.
+fn round_trips_as_version(p: &Profile, version: i64) -> (tempfile::TempDir, hdf5_pure::File) {
+    assert_eq!(&round_trip(p), p);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("p.h5");
+    write_profile(&path, p).unwrap();
+    let f = hdf5_pure::File::from_bytes(std::fs::read(&path).unwrap()).unwrap();
+    assert_eq!(
+        f.root().attrs().unwrap()["schema_version"].as_i64(),
+        Some(version)
+    );
+    (dir, f)
+}
+
 fn round_trip(p: &Profile) -> Profile {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("p.h5");
@@ -230,15 +245,8 @@ fn latency_by_size_round_trips_as_version_7() {
         sizes_bytes: vec![1, 1025, 4097, 16385, 16_777_216],
         extra_ps: vec![0.0, 1.5e6, 2.0e5, 1.6e6, 0.0],
     });
-    assert_eq!(round_trip(&p), p);
-    let dir = tempfile::tempdir().unwrap();
+    let (dir, f) = round_trips_as_version(&p, 7);
     let path = dir.path().join("p.h5");
-    write_profile(&path, &p).unwrap();
-    let f = hdf5_pure::File::from_bytes(std::fs::read(&path).unwrap()).unwrap();
-    assert_eq!(
-        f.root().attrs().unwrap()["schema_version"].as_i64(),
-        Some(7)
-    );
     assert!(f.group("/near/latency_by_size").is_ok());
     let bad = with(SizeLatency {
         sizes_bytes: vec![1, 4097, 1025],
@@ -298,15 +306,7 @@ fn states_round_trip_as_version_8_and_split() {
         days: vec![state("other day", 0.4, false), state("episodes", 0.1, true)],
         ..base.clone()
     };
-    assert_eq!(round_trip(&p), p);
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("p.h5");
-    write_profile(&path, &p).unwrap();
-    let f = hdf5_pure::File::from_bytes(std::fs::read(&path).unwrap()).unwrap();
-    assert_eq!(
-        f.root().attrs().unwrap()["schema_version"].as_i64(),
-        Some(8)
-    );
+    round_trips_as_version(&p, 8);
     let w = p.state_weights();
     assert!(
         (w[0] - 0.5).abs() < 1e-12 && w[1] == 0.4 && w[2] == 0.1,
