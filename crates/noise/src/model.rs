@@ -545,16 +545,25 @@ impl NoiseModel {
     }
 
     /// The day repetition `rep` of a run with master seed `seed` runs on (an index into
-    /// `[the profile's own day, its further days...]`; always 0 with one day).
+    /// `[the profile's own day, its further days...]`; always 0 with one day, and 0 for a
+    /// latency episode when the mode has no network noise).
     pub fn day_of(&self, seed: u64, rep: u64) -> usize {
         let n = self.inner.days.len() as u128;
         if n <= 1 {
             return 0;
         }
         let x = CounterRng::new(seed, rep).at(0, DOMAIN_DAY << 56) as u128;
-        match &self.inner.day_bounds {
+        let d = match &self.inner.day_bounds {
             Some(b) => b.iter().position(|&b| x < b).unwrap_or(b.len() - 1),
             None => ((x * n) >> 64) as usize,
+        };
+        // A latency episode differs from the profile's own day only in its network: without
+        // network noise its repetitions run on the profile's own day (so a noiseless run is
+        // always the profile's own).
+        if self.inner.episode[d] && !self.inner.net {
+            0
+        } else {
+            d
         }
     }
 

@@ -1141,8 +1141,9 @@ fn latency_by_size_adds_its_extra_once_per_message() {
 }
 
 /// Weighted days (latency episodes among them): each repetition runs on a day with its
-/// weight's probability (binomial, 4 sigma over 20,000 repetitions); an episode runs with the
-/// profile's own OS noise (its own is empty); unweighted days stay uniform.
+/// weight's probability (binomial, 4 sigma over 20,000 repetitions), an episode only with
+/// network noise; an episode runs with the profile's own OS noise (its own is empty);
+/// unweighted days stay uniform.
 #[test]
 fn weighted_days_are_chosen_by_their_weights() {
     let episode = Day {
@@ -1187,6 +1188,21 @@ fn weighted_days_are_chosen_by_their_weights() {
             "day {d}: {} of {n}, weight {w}",
             count[d]
         );
+    }
+    // Without network noise an episode is the profile's own day (the other day stays).
+    for mode in [NoiseMode::None, NoiseMode::Os] {
+        let quiet = NoiseModel::new(
+            &p,
+            &NoiseConfig {
+                mode,
+                ..NoiseConfig::default()
+            },
+        )
+        .unwrap();
+        let days: Vec<usize> = (0..n).map(|r| quiet.day_of(5, r)).collect();
+        assert!(!days.contains(&2), "{mode:?}");
+        let own = days.iter().filter(|&&d| d == 0).count() as f64;
+        assert!((own - 0.7 * n as f64).abs() < 4.0 * (n as f64 * 0.21).sqrt());
     }
     // The episode's OS noise is the profile's: a repetition on it sees the periodic detours.
     let rep = (0..n).find(|&r| m.day_of(5, r) == 2).unwrap();
