@@ -497,6 +497,18 @@ fn combined_profiles_keep_each_files_states() {
         [true, false, true]
     );
     assert_eq!(c.os_noise_of(&c.days[2]), &p.os_noise);
+    // `profile show` names the states and their shares (text and JSON).
+    let o = crate::util::run(&["profile", "show", &path(&ab)]);
+    let text = crate::util::stdout(&o);
+    assert!(
+        text.contains("further states:") && text.contains("(latency episode, "),
+        "{text}"
+    );
+    let o = crate::util::run(&["profile", "show", &path(&ab), "--format", "json"]);
+    assert!(o.status.success(), "{}", crate::util::stderr(&o));
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j["state_weights"].as_array().unwrap().len(), 4, "{j}");
+    assert_eq!(j["episodes"].as_array().unwrap().len(), 2, "{j}");
     let goal = root().join("goal/dissemination_16B.goal");
     let o = crate::util::run(&[
         "--goal",
