@@ -742,8 +742,14 @@ impl NoiseModel {
     /// (mode `none` without a distinct far placement): the engine can then use `NoNoise`.
     pub fn needs_noise_run(&self) -> bool {
         let i = &self.inner;
+        // Without network noise an episode state is never chosen (see `day_of`).
+        let chosen = if i.net {
+            i.days.len()
+        } else {
+            i.episode.iter().filter(|&&e| !e).count()
+        };
         i.cfg.mode != NoiseMode::None
-            || i.days.len() > 1
+            || chosen > 1
             || i.days
                 .iter()
                 .any(|d| d.near.by_size.is_some() || d.far.by_size.is_some())
@@ -1320,10 +1326,8 @@ impl Noise for NoiseRun {
     }
 
     fn fixed_recv_overheads(&self) -> Option<(Time, Time)> {
-        // As `recv_costs_known_gap`: the placement's base o and g unless o and g are drawn.
-        if self.m.days.len() > 1 {
-            return None;
-        }
+        // As `recv_costs_known_gap`: the placement's base o and g of the repetition's day
+        // (an instance runs on one day) unless o and g are drawn.
         let (near, far) = (&self.dn().near.base, &self.dn().far.base);
         let alike = !self.far_differs || (near.o, near.g) == (far.o, far.g);
         (!self.og && alike).then_some((near.o, near.g))

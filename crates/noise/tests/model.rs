@@ -434,12 +434,12 @@ fn untracked_sends_cost_the_same_and_keep_receives_exact() {
 /// and far alike, and nothing drawn at the receiver; otherwise it is not given.
 #[test]
 fn fixed_receive_overheads_are_those_of_every_message() {
-    let check = |p: &Profile, mode: NoiseMode, want_fixed: bool| {
+    let check_rep = |p: &Profile, mode: NoiseMode, want_fixed: bool, rep: u64| {
         let cfg = NoiseConfig {
             mode,
             ..NoiseConfig::default()
         };
-        let mut run = NoiseModel::new(p, &cfg).unwrap().instance(3, 1, 16);
+        let mut run = NoiseModel::new(p, &cfg).unwrap().instance(3, rep, 16);
         let fixed = run.fixed_recv_overheads();
         assert_eq!(fixed.is_some(), want_fixed, "{mode:?}");
         for i in 0..64u32 {
@@ -450,6 +450,10 @@ fn fixed_receive_overheads_are_those_of_every_message() {
                 assert_eq!((r.o, r.g), (o, g), "message {i}");
             }
         }
+        fixed
+    };
+    let check = |p: &Profile, mode: NoiseMode, want_fixed: bool| {
+        check_rep(p, mode, want_fixed, 1);
     };
     // Near and far differ in L and G only.
     for mode in [
@@ -468,6 +472,24 @@ fn fixed_receive_overheads_are_those_of_every_message() {
     let mut drawn = profile();
     drawn.near.overhead = Some(Distribution::Samples(vec![100_000.0, 150_000.0, 200_000.0]));
     check(&drawn, NoiseMode::OsNet, false);
+    // A further day with an o of its own: each repetition gives its own day's (o, g).
+    let mut other = placement(1_300_000.0, 86.3);
+    other.params.o_ps = 300_000.0;
+    let mut other_far = placement(2_000_000.0, 140.7);
+    other_far.params.o_ps = 300_000.0;
+    let two_days = Profile {
+        days: vec![Day::new(
+            "other".into(),
+            other,
+            Some(other_far),
+            profile().os_noise,
+        )],
+        ..profile()
+    };
+    let seen: std::collections::BTreeSet<u64> = (0..16)
+        .map(|rep| check_rep(&two_days, NoiseMode::OsNet, true, rep).unwrap().0)
+        .collect();
+    assert_eq!(seen.len(), 2, "both days' o among 16 repetitions: {seen:?}");
 }
 
 #[test]
@@ -1203,6 +1225,25 @@ fn weighted_days_are_chosen_by_their_weights() {
         assert!(!days.contains(&2), "{mode:?}");
         let own = days.iter().filter(|&&d| d == 0).count() as f64;
         assert!((own - 0.7 * n as f64).abs() < 4.0 * (n as f64 * 0.21).sqrt());
+    }
+    // A profile whose only further state is an episode runs noiseless without a noise run
+    // (the episode is never chosen), and needs one with any noise.
+    let lone = Profile {
+        far: None,
+        days: vec![p.days[1].clone()],
+        ..profile()
+    };
+    for (mode, needs) in [
+        (NoiseMode::None, false),
+        (NoiseMode::Os, true),
+        (NoiseMode::Net, true),
+    ] {
+        let cfg = NoiseConfig {
+            mode,
+            ..NoiseConfig::default()
+        };
+        let m = NoiseModel::new(&lone, &cfg).unwrap();
+        assert_eq!(m.needs_noise_run(), needs, "{mode:?}");
     }
     // The episode's OS noise is the profile's: a repetition on it sees the periodic detours.
     let rep = (0..n).find(|&r| m.day_of(5, r) == 2).unwrap();

@@ -239,8 +239,8 @@ impl Outside {
     /// In words, for the table.
     pub fn describe(self) -> String {
         match self {
-            Outside::Above(f) => format!("meas p50 {}x sim max", fmt_ratio(f)),
-            Outside::Below(f) => format!("meas p50 {}x sim min", fmt_ratio(f)),
+            Outside::Above(f) => format!("meas p50 {} sim max", fmt_ratio(f)),
+            Outside::Below(f) => format!("meas p50 {} sim min", fmt_ratio(f)),
         }
     }
 }
@@ -381,6 +381,15 @@ pub fn render_validation_table(rows: &[Comparison]) -> String {
         format!("{}/{}", f(m), f(s))
     }));
     columns.push(col("mean error", Right, &signed_pct));
+    if rows.iter().any(|c| c.episodes.is_some()) {
+        // The latency episodes' state, simulated apart (the prediction is the state outside).
+        columns.push(col("mean sim, episodes", Right, &|c| {
+            c.episodes
+                .as_ref()
+                .map(|(_, e)| t(e.mean))
+                .unwrap_or_else(|| "-".into())
+        }));
+    }
     if rows.iter().any(|c| c.outside_profile().is_some()) {
         columns.push(col("outside the profile", Left, &|c| {
             c.outside_profile()
@@ -644,9 +653,23 @@ mod tests {
         assert_eq!((t.paper_cells_16, t.paper_within_16), (1, 1));
         assert!((t.median_mean_error - 0.09).abs() < 1e-12);
         assert!(t.line().starts_with("3 benchmarks: mean within 10%: 2/3"));
-        let table = render_validation_table(&[a]);
+        let table = render_validation_table(std::slice::from_ref(&a));
         assert!(table.contains("1.05x"), "{table}");
         assert!(table.contains("+5.0%"), "{table}");
+        assert!(!table.contains("episodes"), "{table}");
+        // A profile with latency episodes: their simulated mean in a column of its own.
+        let mut e = a.clone();
+        e.episodes = Some((
+            0.08,
+            Summary::try_from_samples(&[400_000, 600_000]).unwrap(),
+        ));
+        let table = render_validation_table(&[e, a]);
+        let lines: Vec<&str> = table.lines().collect();
+        assert!(lines[0].contains("mean sim, episodes"), "{table}");
+        assert!(lines[2].contains(" 500ns "), "{table}");
+        assert!(lines[3].contains(" - "), "{table}");
+        // How far outside, in words (one `x`).
+        assert!(lines[2].ends_with("meas p50 0.95x sim min"), "{table}");
     }
 
     #[test]
