@@ -792,6 +792,10 @@ time (--measure collective). Rendezvous messages progress during computation or 
 profile's `mpi_progress` says (--mpi-progress overrides; async without one). Ratios are
 simulated / measured; the mean error is the paper's metric, |mean sim - mean meas| / mean
 meas; a `*` marks a mean or p50 off by more than 10 % or a p95 off by more than 20 %. The
+column `outside the profile` flags a measured median beyond every simulated repetition
+(slower: another machine state than the captures', such as other jobs' load; faster: the
+model is too slow there), judged from 100 repetitions on. A profile with latency episodes
+predicts from the state outside them and shows the episodes' mean beside it. The
 summary line counts them; VALIDATION.md explains the misses on the shipped measurements.")]
 pub struct ValidateArgs {
     /// Measured CSV files, or directories of them (their *.csv files).

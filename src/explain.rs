@@ -301,10 +301,11 @@ fn recorded<P: Program, N: Noise>(
     noise: &mut N,
     keep_posts: bool,
 ) -> Result<(Outcome, Option<ActivityLog>, Option<CriticalPath>)> {
-    if cfg.mpi_progress == loggops_engine::MpiProgress::Polled {
+    if crate::mc::polled_rendezvous(prog, cfg.mpi_progress, cfg.params.s) {
         bail!(
             "--critical-path, --sensitivity and --timeline cannot explain runs with polled MPI \
-             progress yet (the time a rendezvous message waits for a calc is not attributed); \
+             progress and rendezvous messages (above S) yet (the time a rendezvous message \
+             waits for a calc is not attributed); \
              add --mpi-progress async to explain the run with asynchronous progress"
         );
     }

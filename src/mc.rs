@@ -354,15 +354,26 @@ fn one_run<P: Program>(
     }
     // Issue 42 hook: the verdict's repetitions carry their critical path's attribution
     // forward (global engine, same answer).
-    // Not with polled MPI progress: the attribution does not follow a rendezvous message's
-    // wait for a calc yet (the verdict says so).
-    if why.wants(rep) && model.mpi_progress() == loggops_engine::MpiProgress::Async {
+    // Not with polled MPI progress and rendezvous messages: the attribution does not follow
+    // a rendezvous message's wait for a calc yet (the verdict says so); without rendezvous
+    // messages polled progress is asynchronous progress.
+    if why.wants(rep) && !polled_rendezvous(prog, model.mpi_progress(), model.engine_params().s) {
         return why.run(prog, model, engine_model, seed, rep).map(Some);
     }
     match outcome(prog, model, seed, rep, odds, engine_model, threads, hook)? {
         Some(out) => Ok(Some(out.max().0)),
         None => Ok(None),
     }
+}
+
+/// Whether a run has polled MPI progress that can matter: a message above the eager
+/// threshold `s` (the only kind whose progress polling decides).
+pub(crate) fn polled_rendezvous<P: Program>(
+    prog: &P,
+    progress: loggops_engine::MpiProgress,
+    s: u64,
+) -> bool {
+    progress == loggops_engine::MpiProgress::Polled && prog.any_send_above(s)
 }
 
 /// One simulated repetition's outcome (every rank's finishing time), or an error naming what

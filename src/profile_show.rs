@@ -640,6 +640,27 @@ pub fn combine(args: &crate::cli::ProfileCombineArgs) -> Result<ExitCode> {
             p.day.clone()
         }
     };
+    // Each capture day once: a file named twice, or a combined file with one of its own days,
+    // would weigh that day twice.
+    let mut seen: Vec<(String, &std::path::Path)> = Vec::new();
+    for (p, f) in profiles.iter().zip(&args.files) {
+        let days = std::iter::once(label(p, f)).chain(
+            p.days
+                .iter()
+                .filter(|d| !d.episode)
+                .map(|d| d.label.clone()),
+        );
+        for day in days {
+            if let Some((_, g)) = seen.iter().find(|(d, _)| *d == day) {
+                anyhow::bail!(
+                    "{}: capture day `{day}` is already in {}: each day once (a day given twice would run twice as often)",
+                    f.display(),
+                    g.display()
+                );
+            }
+            seen.push((day, f));
+        }
+    }
     let mut out = profiles[0].clone();
     out.day = label(&profiles[0], &args.files[0]);
     for (p, f) in profiles.iter().zip(&args.files).skip(1) {

@@ -376,18 +376,22 @@ pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {
         b.finish_and_clear();
     }
     let (profile, report) = built?;
-    loggops_profile::write_profile(&a.output, &profile)?;
+    // The fit reports first: a report that cannot be written leaves no profile behind, and a
+    // profile that cannot be written still leaves its fit report.
     let text = report.to_text();
-    match &a.report {
-        Some(p) => loggops_output::write_atomic(p, |w| w.write_all(text.as_bytes()))
-            .with_context(|| format!("cannot write {}", p.display()))?,
-        None => crate::out::err_text(&text),
+    if let Some(p) = &a.report {
+        loggops_output::write_atomic(p, |w| w.write_all(text.as_bytes()))
+            .with_context(|| format!("cannot write {}", p.display()))?;
     }
     if let Some(p) = &a.report_json {
         let json = report.to_json();
         loggops_output::write_atomic(p, |w| w.write_all(json.as_bytes()))
             .with_context(|| format!("cannot write {}", p.display()))?;
     }
+    if a.report.is_none() {
+        crate::out::err_text(&text);
+    }
+    loggops_profile::write_profile(&a.output, &profile)?;
     match std::fs::metadata(&a.output) {
         Ok(m) if m.is_file() => {
             crate::out::errln!("wrote {} ({})", a.output.display(), fmt_bytes(m.len()))

@@ -14,7 +14,7 @@ use loggops_calibrate::{BenchmarkName, MeasuredPattern};
 use loggops_engine::WindowOdds;
 use loggops_noise::{NoiseConfig, NoiseMode, NoiseModel};
 use loggops_report::validation::{
-    render_validation_table_with, validation_csv_with, validation_json_with, BenchmarkId,
+    render_validation_table_with, validation_csv_with, validation_json_settings, BenchmarkId,
     Comparison, NotSimulated,
 };
 use rayon::prelude::*;
@@ -152,13 +152,14 @@ pub fn validate(args: ValidateArgs) -> Result<ExitCode> {
         rows,
         skipped,
         header,
+        settings,
     } = compare(&args)?;
     let text = match args.format {
         FormatArg::Human => format!(
             "{header}\n{}",
             render_validation_table_with(&rows, &skipped)
         ),
-        FormatArg::Json => validation_json_with(&rows, &skipped),
+        FormatArg::Json => validation_json_settings(&rows, &skipped, settings),
         FormatArg::Csv => validation_csv_with(&rows, &skipped),
     };
     crate::run::emit(args.output.as_deref(), &text)?;
@@ -171,6 +172,8 @@ pub(crate) struct Compared {
     pub rows: Vec<Comparison>,
     pub skipped: Vec<NotSimulated>,
     pub header: String,
+    /// How the comparison was made, for the JSON output (`settings`).
+    pub settings: serde_json::Value,
 }
 
 /// The comparison of every measured benchmark, in file order, writing nothing (`validate` and
@@ -369,13 +372,36 @@ pub(crate) fn compare(args: &ValidateArgs) -> Result<Compared> {
     let episodes_said = match &episodes {
         Some((w, _)) => format!(
             "; the profile's latency episodes ({:.1} % of its capture's samples) simulated apart \
-             (episode_mean_ps), the prediction being the state outside them",
+             (column `mean sim, episodes`), the prediction being the state outside them",
             100.0 * w
         ),
         None => String::new(),
     };
+    let overrides: Vec<String> = [
+        ("-L", &args.l),
+        ("-o", &args.o),
+        ("-g", &args.g),
+        ("-G", &args.big_g),
+        ("-O", &args.big_o),
+        ("-S", &args.s),
+    ]
+    .into_iter()
+    .filter_map(|(flag, v)| v.as_ref().map(|v| format!("{flag} {v}")))
+    .collect();
+    let overrides_said = if overrides.is_empty() {
+        String::new()
+    } else {
+        format!(
+            ", the profile's parameters overridden by {}",
+            overrides.join(" ")
+        )
+    };
+    let measured_said = match args.measure {
+        MeasureArg::Barrier => "each rank timed from its barrier exit (--measure barrier)",
+        MeasureArg::Collective => "the collective alone (--measure collective)",
+    };
     let header = format!(
-        "{} model, noise mode {}, MPI progress {} ({origin}), {}, {} repetitions per benchmark, seed {}{episodes_said}",
+        "{} model, noise mode {}, MPI progress {} ({origin}), {}, {measured_said}, {} repetitions per benchmark, seed {}{overrides_said}{episodes_said}",
         crate::run::model_name(engine),
         args.noise_mode,
         progress.name(),
@@ -387,10 +413,25 @@ pub(crate) fn compare(args: &ValidateArgs) -> Result<Compared> {
         args.reps,
         args.seed,
     );
+    let settings = serde_json::json!({
+        "line": header,
+        "profile": args.noise.display().to_string(),
+        "profile_sha256": crate::inputs::sha256_file(&args.noise)?,
+        "seed": args.seed,
+        "reps": args.reps,
+        "noise_mode": args.noise_mode,
+        "model": crate::run::model_name(engine),
+        "mpi_progress": progress.name(),
+        "simulate": if it.program { "program" } else { "schedule" },
+        "measure": if it.barrier { "barrier" } else { "collective" },
+        "overrides": overrides,
+        "version": env!("CARGO_PKG_VERSION"),
+    });
     Ok(Compared {
         rows,
         skipped,
         header,
+        settings,
     })
 }
 

@@ -467,7 +467,8 @@ fn latency_episodes_are_left_out_on_request_or_a_state() {
 
 /// `profile combine` of two profiles with latency episodes: each file keeps half of the
 /// repetitions, split between its states as before, and its episodes keep its OS noise; a
-/// sweep runs on the result and says how many repetitions lie inside an episode.
+/// sweep runs on the result and says how likely a repetition lies inside an episode; a day
+/// given twice is refused.
 #[test]
 fn combined_profiles_keep_each_files_states() {
     let dir = tempfile::tempdir().unwrap();
@@ -497,6 +498,23 @@ fn combined_profiles_keep_each_files_states() {
         [true, false, true]
     );
     assert_eq!(c.os_noise_of(&c.days[2]), &p.os_noise);
+    // A day given twice (here through the combined file) is refused, and nothing is written.
+    let twice = dir.path().join("twice.h5");
+    let o = crate::util::run(&[
+        "profile",
+        "combine",
+        &path(&ab),
+        &path(&a),
+        "-o",
+        &path(&twice),
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        crate::util::stderr(&o).contains("capture day `a` is already in"),
+        "{}",
+        crate::util::stderr(&o)
+    );
+    assert!(!twice.exists());
     // `profile show` names the states and their shares (text and JSON).
     let o = crate::util::run(&["profile", "show", &path(&ab)]);
     let text = crate::util::stdout(&o);
@@ -524,7 +542,7 @@ fn combined_profiles_keep_each_files_states() {
     let text = crate::util::stdout(&o);
     assert!(
         text.contains(&format!(
-            "{:.1} % of repetitions inside a latency episode",
+            "a repetition runs inside a latency episode with probability {:.1} %",
             100.0 * w
         )),
         "{text}"

@@ -125,7 +125,8 @@ pub struct ClosureReport {
     pub sources: Vec<String>,
     /// Adjustments and the parameter or distribution at fault when a row does not close.
     pub notes: Vec<String>,
-    /// Share of the latency samples in the far tail (above [`FAR_TAIL_FACTOR`] × median).
+    /// Share of the latency samples in the far tail: above [`FAR_TAIL_FACTOR`] × median, or
+    /// above the back-to-back part whose median is the LogGP ping-pong's (see `L` in `sources`).
     pub far_tail_share: f64,
     pub rows: Vec<ClosureRow>,
 }
@@ -134,6 +135,24 @@ impl ClosureReport {
     /// Whether every row closes.
     pub fn closes(&self) -> bool {
         self.rows.iter().all(|r| r.closes)
+    }
+
+    /// The rows that do not close with their errors, e.g. `1 B ping-pong p50 -4.1 %`.
+    pub fn misses(&self) -> String {
+        self.rows
+            .iter()
+            .filter(|r| !r.closes)
+            .map(|r| {
+                format!(
+                    "{} p50/p95/p99 {:+.1}/{:+.1}/{:+.1} %",
+                    r.benchmark,
+                    100.0 * r.error[0],
+                    100.0 * r.error[1],
+                    100.0 * r.error[2]
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
     }
 }
 
@@ -302,22 +321,52 @@ fn close_as(inp: &ClosureInputs) -> Result<Closed, String> {
     let median = quantile_sorted(lat, 0.5);
     let cut = FAR_TAIL_FACTOR * median;
     let body_len = lat.partition_point(|&v| v <= cut);
-    let far_tail_share = 1.0 - body_len as f64 / lat.len() as f64;
+    // Netgauge's LogGP ping-pong times round trips without sleeping between them: its
+    // PRTT(1,0,1)/2 is the median RTT/2 of back-to-back messages. When it lies below the
+    // capture's median, the sleep before every captured sample slowed the capture's body too,
+    // and the back-to-back latency is the fastest part of the capture whose median is the
+    // LogGP run's (the samples up to twice its rank). Within the closure's tolerance of the
+    // median the two agree and the capture's body stands; so it does when the LogGP run's
+    // RTT/2 leaves no latency beyond 2o (it lies at the capture's fastest samples, which o
+    // was taken from).
+    let b2b_len = match &summary {
+        Some(sm)
+            if inp.latency_size == 1
+                && sm.l_ps > 2.0 * o * (1.0 + P50_TOLERANCE)
+                && sm.l_ps < (1.0 - P50_TOLERANCE) * median =>
+        {
+            let twice_rank =
+                lat.partition_point(|&v| v < sm.l_ps) + lat.partition_point(|&v| v <= sm.l_ps);
+            twice_rank.clamp(1, body_len)
+        }
+        _ => body_len,
+    };
+    let far_tail_share = 1.0 - b2b_len as f64 / lat.len() as f64;
     let shift = |s: &[f64]| {
         s.iter()
             .map(|&v| (v - 2.0 * o).max(0.0))
             .collect::<Vec<_>>()
     };
     // Back to back: the capture without its far tail, as a round trip of two such messages.
-    let b2b_l = mean_deconvolve(&shift(&lat[..body_len.max(1)]), 2);
+    let b2b_l = mean_deconvolve(&shift(&lat[..b2b_len.max(1)]), 2);
     // After idle: the client's ping, answered back to back by the server.
     let idle_l = mean_deconvolve_with(&shift(lat), &b2b_l);
     let l_med = quantile_sorted(&b2b_l, 0.5);
-    sources.push(format!(
-        "L = {} (median of the back-to-back latency: the captured RTT/2 up to {} × its median, less 2o, for a round trip of two such messages)",
-        us(l_med),
-        FAR_TAIL_FACTOR
-    ));
+    sources.push(match &summary {
+        Some(sm) if b2b_len < body_len => format!(
+            "L = {} (median of the back-to-back latency: the captured RTT/2 up to its {:.1}th percentile ({}), whose median is the LogGP ping-pong's back-to-back PRTT(1,0,1)/2 = {} (line {}), less 2o, for a round trip of two such messages)",
+            us(l_med),
+            100.0 * b2b_len as f64 / lat.len() as f64,
+            us(lat[b2b_len - 1]),
+            us(sm.l_ps),
+            sm.o_line
+        ),
+        _ => format!(
+            "L = {} (median of the back-to-back latency: the captured RTT/2 up to {} × its median, less 2o, for a round trip of two such messages)",
+            us(l_med),
+            FAR_TAIL_FACTOR
+        ),
+    });
 
     // Per-byte time.
     let k = inp.stripes.max(1) as u64;

@@ -167,8 +167,20 @@ pub fn dkw(n: u64) -> f64 {
     ((2.0f64 / 0.05).ln() / (2.0 * n.max(1) as f64)).sqrt()
 }
 
+/// Where `calibrate` takes a file of the kind found.
 fn wrong_format_hint(actual: Format) -> String {
-    format!(" (read it as `--format {}`)", actual.name())
+    match actual {
+        Format::PingPong => " (`calibrate` takes it as `--latency` or `--bandwidth`)".into(),
+        Format::Selfish | Format::Fwq | Format::Ftq => {
+            " (`calibrate` takes it as `--os-noise`)".into()
+        }
+        Format::LogGp => " (`calibrate` takes it as `--loggp`)".into(),
+        Format::Summary | Format::SysjitterRaw | Format::DistRtt => format!(
+            " (`calibrate` does not take {} {}: it needs per-sample captures)",
+            actual.article(),
+            actual.description()
+        ),
+    }
 }
 
 fn fmt_ns_exact(ns: f64) -> String {

@@ -261,7 +261,8 @@ impl MeasuredCollective {
 }
 
 /// Expands the given paths: a file is taken as it is, a directory stands for its `*.csv` and
-/// `*.csv.xz` files (sorted by name). A directory without any is an error.
+/// `*.csv.xz` files (sorted by name). A directory without any is an error; a file reached
+/// twice is kept once, where it first appears.
 pub fn measured_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, MeasuredError> {
     let mut out = Vec::new();
     for p in paths {
@@ -293,6 +294,9 @@ pub fn measured_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, MeasuredError> 
         found.sort();
         out.extend(found);
     }
+    // A file named twice (directly and through its directory, say) is one measurement.
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|p| seen.insert(std::fs::canonicalize(p).unwrap_or_else(|_| p.clone())));
     Ok(out)
 }
 

@@ -195,6 +195,16 @@ pub trait Program: Sync {
     fn min_send_size(&self) -> u64 {
         0
     }
+    /// Whether some send carries more than `s` bytes (a rendezvous message under eager
+    /// threshold `s`): every op is read until the first such send.
+    fn any_send_above(&self, s: u64) -> bool {
+        (0..self.num_ranks()).any(|r| {
+            (0..self.num_ops(r)).any(|i| {
+                let op = self.op(r, i);
+                op.kind == OpKind::Send && op.size > s
+            })
+        })
+    }
 }
 
 /// Every rank's ops as one table ([`Program::op_table`]): op `i` of rank `r` is `ops[i]`, a

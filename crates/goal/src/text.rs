@@ -1142,6 +1142,18 @@ impl<'o, R: BufRead, S: Sink> Parser<'o, R, S> {
                 .map(|v| (v, end))
                 .map_err(|e| self.unit_error(line, p, end, e, target.plural()));
         }
+        // A word right after the number is a unit this reader does not know (`2.5parsec`).
+        if u == q && u < line.len() && line[u].is_ascii_alphabetic() {
+            let e = ident_end(line, u);
+            return Err(GoalError::Unit {
+                loc: self.loc(line, u),
+                source: UnitError::UnknownUnit {
+                    unit: String::from_utf8_lossy(&line[u..e]).into_owned(),
+                    text: String::from_utf8_lossy(&line[p..e]).into_owned(),
+                    what: Quantity::Duration,
+                },
+            });
+        }
         let time = match d.scale(1, 0).exact() {
             Ok(ticks) => self.opts.ticks_to_time(ticks),
             Err(ScaleError::NotWhole) => {

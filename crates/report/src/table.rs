@@ -11,7 +11,7 @@ use crate::cell::Cell;
 use crate::fmt::{
     fmt_pct, fmt_per_byte, fmt_ratio, fmt_time_ps, fmt_time_ps_f64, fmt_usd, signed_usd,
 };
-use crate::model::{EngineParams, RunResult, Status, SystemInfo};
+use crate::model::{EngineParams, RepsRule, RunResult, Status, SystemInfo};
 use crate::verdict::Facts;
 use loggops_units::format_size;
 use std::fmt::Write as _;
@@ -278,7 +278,7 @@ pub fn describe_system(s: &SystemInfo) -> String {
     if let Some(w) = s.latency_episodes {
         let _ = write!(
             out,
-            "; {:.1} % of repetitions inside a latency episode",
+            "; a repetition runs inside a latency episode with probability {:.1} %",
             100.0 * w
         );
     }
@@ -326,6 +326,22 @@ pub fn render_footer(run: &RunResult) -> String {
         st.reps.describe(),
         st.model
     );
+    if let RepsRule::Auto { max, precision, .. } = st.reps {
+        // Cells the rule stopped at its cap without the precision it aims at.
+        let short = run
+            .cells
+            .iter()
+            .filter(|c| {
+                c.samples_ps.len() as u64 >= max && !crate::stats::precise(&c.samples_ps, precision)
+            })
+            .count();
+        if short > 0 {
+            let _ = write!(
+                out,
+                " (NOT reached by {short} cell(s) at {max} repetitions: their CIs are wider;                  give --reps N for more)"
+            );
+        }
+    }
     if let Some(n) = &st.noise {
         let _ = write!(
             out,

@@ -187,6 +187,11 @@ impl Comparison {
     /// two-node capture does not see what a collective on a busy day meets (other jobs' traffic
     /// on a shared network): such rows say so instead of only printing a ratio.
     pub fn outside_profile(&self) -> Option<Outside> {
+        // The simulated range of a few repetitions says nothing about what the profile can
+        // produce.
+        if (self.simulated.n as u64) < OUTSIDE_MIN_REPS {
+            return None;
+        }
         let m = self.measured.median;
         let (mut lo, mut hi) = (self.simulated.min as f64, self.simulated.max as f64);
         if let Some((_, e)) = &self.episodes {
@@ -210,6 +215,9 @@ impl Comparison {
         )
     }
 }
+
+/// The simulated repetitions from which [`Comparison::outside_profile`] judges.
+pub const OUTSIDE_MIN_REPS: u64 = 100;
 
 /// A measurement outside the simulated range ([`Comparison::outside_profile`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -238,9 +246,17 @@ impl Outside {
 
     /// In words, for the table.
     pub fn describe(self) -> String {
+        // Near 1 three decimals, so that a flag never reads "1.00x".
+        let f = |r: f64| {
+            if (0.99..1.01).contains(&r) {
+                format!("{r:.3}x")
+            } else {
+                fmt_ratio(r)
+            }
+        };
         match self {
-            Outside::Above(f) => format!("meas p50 {} sim max", fmt_ratio(f)),
-            Outside::Below(f) => format!("meas p50 {} sim min", fmt_ratio(f)),
+            Outside::Above(r) => format!("meas p50 {} sim max", f(r)),
+            Outside::Below(r) => format!("meas p50 {} sim min", f(r)),
         }
     }
 }
@@ -294,7 +310,8 @@ impl Tally {
     pub fn line(&self) -> String {
         let n = self.benchmarks;
         let mut s = format!(
-            "{n} benchmarks: mean within 10%: {}/{n}, p50 within 10%: {}/{n}, p95 within 20%: {}/{n}; median error of the means {:.1}%",
+            "{n} benchmark{}: mean within 10%: {}/{n}, p50 within 10%: {}/{n}, p95 within 20%: {}/{n}; median error of the means {:.1}%",
+            if n == 1 { "" } else { "s" },
             self.mean_within,
             self.p50_within,
             self.p95_within,
@@ -303,7 +320,7 @@ impl Tally {
         if self.outside_profile > 0 {
             let _ = write!(
                 s,
-                "; {}/{n} measured outside anything the profile produced (their medians beyond every simulated iteration: another machine state than the captures')",
+                "; {}/{n} measured outside anything the profile produced (their medians beyond every simulated iteration: slower, another machine state than the captures'; faster, a model too slow there)",
                 self.outside_profile
             );
         }
@@ -522,6 +539,16 @@ pub fn validation_json(rows: &[Comparison]) -> String {
 
 /// [`validation_json`] with the benchmarks that could not be simulated (`not_simulated`).
 pub fn validation_json_with(rows: &[Comparison], skipped: &[NotSimulated]) -> String {
+    validation_json_settings(rows, skipped, Value::Null)
+}
+
+/// [`validation_json_with`] with how the comparison was made (`settings`: the seed, the
+/// repetitions, the profile and its SHA-256, the model; `null` when not given).
+pub fn validation_json_settings(
+    rows: &[Comparison],
+    skipped: &[NotSimulated],
+    settings: Value,
+) -> String {
     let items: Vec<Value> = rows
         .iter()
         .map(|c| {
@@ -546,6 +573,7 @@ pub fn validation_json_with(rows: &[Comparison], skipped: &[NotSimulated]) -> St
         .collect();
     let doc = json!({
         "schema": "loggops-report/validation/1",
+        "settings": settings,
         "benchmarks": items,
         "not_simulated": not_simulated,
         "summary": {
@@ -668,8 +696,15 @@ mod tests {
         assert!(lines[0].contains("mean sim, episodes"), "{table}");
         assert!(lines[2].contains(" 500ns "), "{table}");
         assert!(lines[3].contains(" - "), "{table}");
-        // How far outside, in words (one `x`).
-        assert!(lines[2].ends_with("meas p50 0.95x sim min"), "{table}");
+        // Outside the profile: judged from 100 simulated repetitions on, and near 1 with
+        // three decimals (one `x`).
+        assert!(!lines[0].contains("outside"), "{table}");
+        let near = cmp(&[100; 3], &[101; 100]);
+        assert_eq!(near.outside_profile(), Some(Outside::Below(100.0 / 101.0)));
+        let table = render_validation_table(&[near]);
+        let row = table.lines().nth(2).unwrap();
+        assert!(row.ends_with("meas p50 0.990x sim min"), "{table}");
+        assert!(table.contains("\n1 benchmark: mean within"), "{table}");
     }
 
     #[test]

@@ -279,7 +279,8 @@ pub fn facts(run: &RunResult, stats: &[Cell]) -> Vec<Facts> {
     out
 }
 
-/// Whether `system` ran with polled MPI progress (its runs are not attributed).
+/// Whether `system` ran with polled MPI progress (its runs with rendezvous messages are not
+/// attributed).
 fn polled(run: &RunResult, system: &str) -> bool {
     run.plan
         .systems

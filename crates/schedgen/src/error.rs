@@ -17,7 +17,7 @@ pub enum GenError {
     ZeroSize { pattern: Collective },
     #[error("{pattern} needs a power-of-two number of ranks, got {p} (nearest: {below} or {above})", below = prev_pow2(*p), above = next_pow2(*p))]
     NotPowerOfTwo { pattern: Collective, p: u32 },
-    #[error("{pattern} root {root} is not a rank of 0..{p}")]
+    #[error("{pattern} root {root} is not a rank: the ranks are 0 to {}", .p.saturating_sub(1))]
     RootOutOfRange {
         pattern: Collective,
         root: u32,

@@ -823,12 +823,18 @@ pub(super) fn captures_placements(
             .notes
             .extend(f.report.notes.iter().map(|n| format!("far: {n}")));
     }
-    notes.push(format!(
-        "captures calibration: simulating the captures' own ping-pongs with this profile reproduces them ({}); messages sent after {} us of idleness draw the captured latency, others the back-to-back one (the capture up to {} x its median)",
-        if closure.closes() { "every row of the closure table closes" } else { "NOT every row closes, see the fit report" },
-        crate::closure::CAPTURE_IDLE_PS / 1e6,
-        crate::closure::FAR_TAIL_FACTOR
-    ));
+    let idle = format!(
+        "messages sent after {} us of idleness draw the captured latency, others the back-to-back one (the fit report's L)",
+        crate::closure::CAPTURE_IDLE_PS / 1e6
+    );
+    notes.push(if closure.closes() {
+        format!("captures calibration: simulating the captures' own ping-pongs with this profile reproduces them (every row of the closure table closes); {idle}")
+    } else {
+        format!(
+            "captures calibration: simulating the captures' own ping-pongs with this profile does NOT reproduce them ({}: see the closure table and its notes); {idle}",
+            closure.misses()
+        )
+    });
     Ok(Placements {
         near: near.placement,
         near_report,

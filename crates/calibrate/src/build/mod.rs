@@ -723,6 +723,15 @@ pub(super) fn build_with(
     if let Some(r) = &os_report {
         add("OS noise", &r.warnings);
     }
+    if let Some(c) = closure.as_ref().filter(|c| !c.closes()) {
+        add(
+            "closure",
+            &[format!(
+                "the profile does not reproduce its own captures ({}); predictions inherit the miss",
+                c.misses()
+            )],
+        );
+    }
     if !warnings.is_empty() {
         notes.push(format!(
             "{} import warning(s), see the fit report",

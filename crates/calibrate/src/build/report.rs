@@ -515,8 +515,7 @@ pub(super) fn text_closure(o: &mut String, c: &crate::closure::ClosureReport) {
     text_closure_rows(o, &c.rows);
     let _ = writeln!(
         o,
-        "  far tail of the latency capture (above {} x its median, not drawn by back-to-back messages): {:.2} % of the samples",
-        crate::closure::FAR_TAIL_FACTOR,
+        "  far tail of the latency capture (not drawn by back-to-back messages; see L): {:.2} % of the samples",
         100.0 * c.far_tail_share
     );
     let _ = writeln!(o, "  parameters:");
@@ -540,10 +539,10 @@ pub(super) fn text_states(o: &mut String, st: &StatesReport) {
     text_closure_rows(o, &st.quiet_closure);
     let _ = writeln!(
         o,
-        "  the episodes alone (L {}us), against their own samples:",
+        "  the episodes alone (L {}us), against their own latency samples (the bandwidth capture was not taken during them):",
         sig(st.episode_l_us)
     );
-    text_closure_rows(o, &st.episode_closure);
+    text_closure_rows(o, &st.episode_closure[..st.episode_closure.len().min(1)]);
     text_dist(o, "episode", &st.episode_latency);
 }
 

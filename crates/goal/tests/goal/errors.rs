@@ -225,6 +225,7 @@ fn error_messages() {
         ("peer_out_of_range", one_rank("recv 8b from 2")),
         ("recv_from_minus_two", one_rank("recv 8b from -2")),
         ("calc_fraction", one_rank("calc 1.5")),
+        ("calc_unknown_unit", one_rank("calc 2.5parsec")),
         ("calc_overflow", one_rank("calc 99999999999999999999")),
         ("calc_too_long", one_rank("calc 18446745s")),
         ("calc_tag", one_rank("calc 5 tag 1")),

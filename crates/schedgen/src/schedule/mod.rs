@@ -441,7 +441,11 @@ impl Builder<'_> {
                     if r >= self.p as u64 {
                         return Err(self.err(
                             v.span,
-                            format!("root {r} is not a rank of 0..{} (P = {})", self.p, self.p),
+                            format!(
+                                "root {r} is not a rank: the ranks are 0 to {} (P = {})",
+                                self.p.saturating_sub(1),
+                                self.p
+                            ),
                             None,
                         ));
                     }
