@@ -167,6 +167,15 @@ fn calibrate_closes_on_the_shared_capture_sets() {
         for r in rows {
             assert_eq!(r["closes"], true, "{set}: {r}");
         }
+        // Only on 2022-05-13 is the LogGP ping-pong's back-to-back RTT/2 (1.669 us) clearly
+        // below the capture's median (2.146 us): its back-to-back latency is the capture's
+        // fastest part with that median.
+        let sources = json["closure"]["sources"].to_string();
+        assert_eq!(
+            sources.contains("whose median is the LogGP ping-pong's back-to-back PRTT(1,0,1)/2"),
+            set == "daint-2022-05-13",
+            "{set}: {sources}"
+        );
         // Only the 2022-05-13 latency capture holds its tail in a few runs (episodes); the
         // default makes them a state of their own, weighted by their share of the samples
         // (the closure rows above simulate both states against the whole capture).
@@ -481,8 +490,11 @@ fn combined_profiles_keep_each_files_states() {
         dir.path().join("b.h5"),
         dir.path().join("ab.h5"),
     );
+    // Two days: the shipped profile and a copy labelled as another day.
     std::fs::copy(&daint, &a).unwrap();
-    std::fs::copy(&daint, &b).unwrap();
+    let mut other = p.clone();
+    other.day = "2022-05-20".into();
+    loggops_profile::write_profile(&b, &other).unwrap();
     let path = |p: &Path| p.to_str().unwrap().to_string();
     let o = crate::util::run(&["profile", "combine", &path(&a), &path(&b), "-o", &path(&ab)]);
     assert!(o.status.success(), "{}", crate::util::stderr(&o));
@@ -510,7 +522,7 @@ fn combined_profiles_keep_each_files_states() {
     ]);
     assert!(!o.status.success());
     assert!(
-        crate::util::stderr(&o).contains("capture day `a` is already in"),
+        crate::util::stderr(&o).contains("capture day `2022-05-19` is already in"),
         "{}",
         crate::util::stderr(&o)
     );

@@ -148,7 +148,24 @@ fn polled_progress_is_refused_where_it_does_not_apply() {
         "{}",
         stderr(&out)
     );
-    // Without a rendezvous message polled progress is asynchronous progress: explained.
+    // Without a rendezvous message polled progress is asynchronous progress: explained, and
+    // the verdict of a sweep on the (polled) daint profile says why.
     let out = explain("goal/dissemination_16B.goal");
     assert!(out.status.success(), "{}", stderr(&out));
+    let out = run_here(&[
+        "--goal",
+        "goal/dissemination_16B.goal",
+        "--nodes",
+        "64",
+        "--noise",
+        "calibration/daint.h5",
+        "--reps",
+        "4",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("of the extra time is") && !text.contains("not attributed"),
+        "{text}"
+    );
 }

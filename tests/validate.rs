@@ -226,6 +226,26 @@ fn noiseless_validation_is_the_closed_form() {
     // A per-call overhead adds to every rank's start.
     let v = noiseless(&["--call-overhead", "2us"]);
     assert_eq!(v["benchmarks"][0]["simulated_mean_ps"], want + 2_000_000);
+    // The JSON says how it was made.
+    let st = &v["settings"];
+    assert_eq!(
+        (st["seed"].as_u64(), st["reps"].as_u64()),
+        (Some(1), Some(3)),
+        "{st}"
+    );
+    assert_eq!(st["profile"], "calibration/paper/azure.h5");
+    assert_eq!(
+        st["profile_sha256"].as_str().map(str::len),
+        Some(64),
+        "{st}"
+    );
+    assert_eq!(
+        (&st["noise_mode"], &st["measure"]),
+        (&"none".into(), &"barrier".into())
+    );
+    // A file named twice (directly and through its directory) is one benchmark.
+    let v = noiseless(&[f.to_str().unwrap(), dir.path().to_str().unwrap()]);
+    assert_eq!(v["summary"]["benchmarks"], 1, "{}", v["summary"]);
 }
 
 #[test]
@@ -238,6 +258,11 @@ fn validation_does_not_depend_on_the_thread_count() {
         dir.path(),
         "pipelinedring_2_16384.csv",
         &format!("{HEADER2}{rows}"),
+    );
+    write(
+        dir.path(),
+        "pipelinedring_2_32768.csv",
+        &format!("{HEADER2}{}", rows.replace("16384 ", "32768 ")),
     );
     let args = |t: &'static str, fmt: &'static str| {
         let mut a = vec![
@@ -272,7 +297,7 @@ fn validation_does_not_depend_on_the_thread_count() {
     };
     let one = go("1", "json");
     assert_eq!(one, go("2", "json"));
-    // The file given directly and through its directory: two rows.
+    // A file given directly and through its directory counts once: two files, two rows.
     let v: serde_json::Value = serde_json::from_str(&one).unwrap();
     assert_eq!(v["benchmarks"].as_array().unwrap().len(), 2);
     assert_eq!(v["summary"]["benchmarks"], 2);

@@ -45,10 +45,12 @@
 //! capture without its far tail (the samples above twice the median, [`FAR_TAIL_FACTOR`]),
 //! whose delays are interruptions of an end point (the client's wake-up after its sleep, an
 //! OS detour during the round trip) rather than the network path: the OS detours are added by
-//! the simulator's OS noise, and ranks busy in MPI do not sleep. The back-to-back latency is
-//! solved as a round trip of two back-to-back messages (what Netgauge's LogGP ping-pong,
-//! PRTT(1,0,1), measures without sleeping), the latency after idle as the ping of a round
-//! trip whose pong is back to back. VALIDATION.md gives the evidence (Piz Daint's 8–10 µs mode
+//! the simulator's OS noise, and ranks busy in MPI do not sleep. When Netgauge's LogGP
+//! ping-pong, which times the same round trip without sleeping (PRTT(1,0,1)/2, its `L`), is
+//! clearly faster than the capture's median, the sleep slowed the capture's body too: the
+//! back-to-back latency is then the capture's fastest part with that median. The back-to-back
+//! latency is solved as a round trip of two back-to-back messages, the latency after idle as
+//! the ping of a round trip whose pong is back to back. VALIDATION.md gives the evidence (Piz Daint's 8–10 µs mode
 //! holds 10 % of the samples and is absent from the measured collectives).
 
 use loggops_engine::testing::VecProgram;

@@ -624,6 +624,40 @@ impl Report {
             "(noiseless runs with {}, LogGOPSim's rules; comm. only: every computation removed)",
             self.params
         );
+        // A traced size the schedule was fitted to and does not reproduce: say so, and why.
+        for r in self.rows.iter().filter(|r| r.input) {
+            let Some(c) = &r.schedule else { continue };
+            let off = |a: Option<u64>, b: Option<u64>| match (a, b) {
+                (Some(a), Some(b)) if a > 0 => Some((b as f64 - a as f64) / a as f64),
+                _ => None,
+            };
+            let Some(e) = off(r.trace.time, c.time).filter(|e| e.abs() > 0.10) else {
+                continue;
+            };
+            let compute_off = r.trace.compute > 0.0
+                && ((c.compute - r.trace.compute) / r.trace.compute).abs() > 0.10;
+            let cause = match off(r.trace.comm_time, c.comm_time) {
+                Some(ce) if ce.abs() <= 0.10 && compute_off => format!(
+                    "communication alone matches ({:+.1} %); the computation fit (--compute {}) misses the trace's mean computation per rank by {}",
+                    100.0 * ce,
+                    self.compute_mode,
+                    pct(r.trace.compute, c.compute)
+                ),
+                Some(ce) if ce.abs() <= 0.10 => format!(
+                    "communication alone ({:+.1} %) and the mean computation per rank ({}) match: the computation fit (--compute {}) gives each call one value for all ranks, while the trace's critical path follows the ranks that compute most",
+                    100.0 * ce,
+                    pct(r.trace.compute, c.compute),
+                    self.compute_mode
+                ),
+                _ => "communication alone differs too".to_string(),
+            };
+            let _ = writeln!(
+                s,
+                "warning: at the traced size P = {} the schedule's noiseless time is {:+.1} % off the trace's; {cause}",
+                r.p,
+                100.0 * e
+            );
+        }
         if let Some((n, msgs, bytes, compute)) = self.target {
             let _ = writeln!(
                 s,

@@ -1142,8 +1142,13 @@ impl<'o, R: BufRead, S: Sink> Parser<'o, R, S> {
                 .map(|v| (v, end))
                 .map_err(|e| self.unit_error(line, p, end, e, target.plural()));
         }
-        // A word right after the number is a unit this reader does not know (`2.5parsec`).
-        if u == q && u < line.len() && line[u].is_ascii_alphabetic() {
+        // A word right after the number is a unit this reader does not know (`2.5parsec`),
+        // unless it is the calc's next keyword, which may touch the number (`calc5cpu1`, as
+        // txt2bin reads it).
+        let keyword = [&b"cpu"[..], b"nic"]
+            .iter()
+            .any(|k| line[u..].starts_with(k));
+        if u == q && u < line.len() && line[u].is_ascii_alphabetic() && !keyword {
             let e = ident_end(line, u);
             return Err(GoalError::Unit {
                 loc: self.loc(line, u),
