@@ -213,6 +213,34 @@ fn monte_carlo_results_do_not_depend_on_the_thread_count() {
     }
 }
 
+/// `--reps auto` says when a cell stopped at its cap short of the precision it aims at (the
+/// 16-rank GCP dissemination needs more than 1000 repetitions for ±0.5 %, the 16-rank Azure
+/// ring 32).
+#[test]
+fn reps_auto_says_when_its_cap_was_not_enough() {
+    let run = |goal: &str, noise: &str| {
+        let out = run_here(&[
+            "--goal",
+            goal,
+            "--nodes",
+            "64",
+            "--noise",
+            noise,
+            "--why-reps",
+            "0",
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        stdout(&out)
+    };
+    let short = run("goal/dissemination_16B.goal", "calibration/gcp.h5");
+    assert!(
+        short.contains("--reps auto did NOT reach its precision in 1 cell(s) by 1000 repetitions"),
+        "{short}"
+    );
+    let precise = run("goal/ring_512MiB.goal", "calibration/azure.h5");
+    assert!(!precise.contains("did NOT reach"), "{precise}");
+}
+
 fn thread_count_independent(reps: &'static str) {
     let args = |t: &'static str| {
         vec![

@@ -338,7 +338,8 @@ pub fn render_footer(run: &RunResult) -> String {
         if short > 0 {
             let _ = write!(
                 out,
-                " (NOT reached by {short} cell(s) at {max} repetitions: their CIs are wider;                  give --reps N for more)"
+                "; --reps auto did NOT reach its precision in {short} cell(s) by {max} repetitions \
+                 (their CIs are wider; give --reps N for more)"
             );
         }
     }
