@@ -1100,14 +1100,7 @@ impl<'o, R: BufRead, S: Sink> Parser<'o, R, S> {
             if u < line.len() && line[u].is_ascii_alphabetic() {
                 let e = ident_end(line, u);
                 if matches!(line[e - 1], b'b' | b'B') && e - u <= 3 {
-                    return Err(GoalError::Unit {
-                        loc: self.loc(line, u),
-                        source: UnitError::UnknownUnit {
-                            unit: String::from_utf8_lossy(&line[u..e]).into_owned(),
-                            text: String::from_utf8_lossy(&line[p..e]).into_owned(),
-                            what: Quantity::Size,
-                        },
-                    });
+                    return Err(self.unknown_unit(line, p, u, e, Quantity::Size));
                 }
             }
             return Err(self.expected(
@@ -1150,14 +1143,7 @@ impl<'o, R: BufRead, S: Sink> Parser<'o, R, S> {
             .any(|k| line[u..].starts_with(k));
         if u == q && u < line.len() && line[u].is_ascii_alphabetic() && !keyword {
             let e = ident_end(line, u);
-            return Err(GoalError::Unit {
-                loc: self.loc(line, u),
-                source: UnitError::UnknownUnit {
-                    unit: String::from_utf8_lossy(&line[u..e]).into_owned(),
-                    text: String::from_utf8_lossy(&line[p..e]).into_owned(),
-                    what: Quantity::Duration,
-                },
-            });
+            return Err(self.unknown_unit(line, p, u, e, Quantity::Duration));
         }
         let time = match d.scale(1, 0).exact() {
             Ok(ticks) => self.opts.ticks_to_time(ticks),
@@ -1180,6 +1166,18 @@ impl<'o, R: BufRead, S: Sink> Parser<'o, R, S> {
     }
 
     /// A value at `line[p..end]` that does not scale to a whole `u64` of `target`.
+    /// The unit `line[u..e]` of the number at `p` is not one this reader knows.
+    fn unknown_unit(&self, line: &[u8], p: usize, u: usize, e: usize, what: Quantity) -> GoalError {
+        GoalError::Unit {
+            loc: self.loc(line, u),
+            source: UnitError::UnknownUnit {
+                unit: String::from_utf8_lossy(&line[u..e]).into_owned(),
+                text: String::from_utf8_lossy(&line[p..e]).into_owned(),
+                what,
+            },
+        }
+    }
+
     fn unit_error(
         &self,
         line: &[u8],
