@@ -499,7 +499,7 @@ impl Builder<'_> {
         let prod = dims[0].saturating_mul(dims[1]).saturating_mul(dims[2]);
         if prod != self.p as i64 {
             let shown: Vec<String> = dims[..g.dims.len()].iter().map(|d| d.to_string()).collect();
-            // The nearest rank counts below and above that the grid can use.
+            // The nearest rank counts below and above that the grid can use (within 100,000).
             let exprs: Vec<Expr> = g.dims.iter().filter_map(|d| self.expr(d).ok()).collect();
             let fits = |q: u32| {
                 exprs
@@ -508,8 +508,11 @@ impl Builder<'_> {
                     .try_fold(1i64, |acc, v| v.map(|v| acc.saturating_mul(v)))
                     == Some(q as i64)
             };
-            let below = (1..self.p).rev().find(|&q| fits(q));
-            let above = (self.p + 1..=self.p.saturating_mul(4)).find(|&q| fits(q));
+            const SPAN: u32 = 100_000;
+            let below = (self.p.saturating_sub(SPAN).max(1)..self.p)
+                .rev()
+                .find(|&q| fits(q));
+            let above = (self.p.saturating_add(1)..=self.p.saturating_add(SPAN)).find(|&q| fits(q));
             let nearest = match (below, above) {
                 (Some(b), Some(a)) => format!(" (nearest it can use: {b} and {a})"),
                 (Some(q), None) | (None, Some(q)) => format!(" (nearest it can use: {q})"),
