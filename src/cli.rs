@@ -629,22 +629,24 @@ pub struct CalibrateArgs {
     /// Placement row of the parameter table.
     #[arg(long, default_value = "Different Racks")]
     pub placement: String,
-    /// Latency L (e.g. 28us).
+    /// Latency L (e.g. 28us; a bare number is ns). Implies --calibration paper-table.
     #[arg(long = "set-L", allow_hyphen_values = true, value_name = "TIME")]
     pub l: Option<String>,
-    /// CPU overhead o.
+    /// CPU overhead o (e.g. 1.2us; a bare number is ns).
     #[arg(long = "set-o", allow_hyphen_values = true, value_name = "TIME")]
     pub o: Option<String>,
-    /// NIC gap g.
+    /// NIC gap g (e.g. 3us; a bare number is ns).
     #[arg(long = "set-g", allow_hyphen_values = true, value_name = "TIME")]
     pub g: Option<String>,
-    /// Gap per byte G (e.g. 0.17ns, per byte).
+    /// Gap per byte G (e.g. 0.17ns, per byte; a bare number is ns). Implies --calibration
+    /// paper-table.
     #[arg(long = "set-G", allow_hyphen_values = true, value_name = "TIME/B")]
     pub big_g: Option<String>,
-    /// CPU overhead per byte O.
+    /// CPU overhead per byte O (e.g. 0.05ns, per byte; a bare number is ns).
     #[arg(long = "set-O", allow_hyphen_values = true, value_name = "TIME/B")]
     pub big_o: Option<String>,
-    /// Eager threshold S (e.g. 64KiB).
+    /// Eager threshold S (e.g. 64KiB; a bare number is bytes): larger messages use the
+    /// rendezvous protocol.
     #[arg(long = "set-S", allow_hyphen_values = true, value_name = "SIZE")]
     pub s: Option<String>,
     /// Nodes per switch (ranks r/N share a switch).

@@ -194,6 +194,12 @@ fn placement(out: &mut String, name: &str, pl: &Placement, near: Option<&Placeme
         if let Some(d) = d {
             let _ = writeln!(out, "  {what}: {}", describe_kind(d));
             let _ = writeln!(out, "    {}", quantile_line(d, fmt));
+            if what == "latency (one way)" && quantile(d, 0.0) <= 0.0 {
+                let _ = writeln!(
+                    out,
+                    "    (a message's time beyond o_send + o_recv: 0 where a captured RTT/2 left nothing beyond 2o)"
+                );
+            }
         }
     }
     if let Some(a) = &pl.after_idle {

@@ -212,7 +212,20 @@ fn flag<T, E: std::fmt::Display>(
     parse: impl Fn(&str) -> std::result::Result<T, E>,
 ) -> Result<Option<T>> {
     v.as_deref()
-        .map(|s| parse(s).map_err(|e| anyhow!("{name} {s}: {e}")))
+        .map(|s| {
+            parse(s).map_err(|e| {
+                // `-o FILE` names the output in gen, calibrate and extrapolate, not here.
+                let file = name == "-o"
+                    && (s.contains('/') || s.contains('\\') || s.rsplit_once('.').is_some_and(
+                        |(_, ext)| ext.chars().all(|c| c.is_ascii_alphabetic()) && !ext.is_empty(),
+                    ));
+                if file {
+                    anyhow!("{name} {s}: {e}; -o is the CPU overhead o here: write the result with --output {s}")
+                } else {
+                    anyhow!("{name} {s}: {e}")
+                }
+            })
+        })
         .transpose()
 }
 
@@ -385,6 +398,16 @@ mod tests {
         let bad = Some("2 parsecs".to_string());
         let e = ParamFlags::parse([&None, &bad, &None, &None, &None, &None], None).unwrap_err();
         assert!(e.to_string().starts_with("-o 2 parsecs: "), "{e}");
+        assert!(!e.to_string().contains("--output"), "{e}");
+        // An output file meant with -o (as gen, calibrate and extrapolate take it).
+        let file = Some("out/result.json".to_string());
+        let e = ParamFlags::parse([&None, &file, &None, &None, &None, &None], None).unwrap_err();
+        assert!(
+            e.to_string().ends_with(
+                "-o is the CPU overhead o here: write the result with --output out/result.json"
+            ),
+            "{e}"
+        );
         // LogGOPSim's ticks: S is a uint32_t.
         let (seven, big) = (Some("7".to_string()), Some("4294967297".to_string()));
         let t = ParamFlags::parse_ticks([&seven, &None, &None, &None, &None, &big]).unwrap();
