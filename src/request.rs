@@ -215,11 +215,7 @@ fn flag<T, E: std::fmt::Display>(
         .map(|s| {
             parse(s).map_err(|e| {
                 // `-o FILE` names the output in gen, calibrate and extrapolate, not here.
-                let file = name == "-o"
-                    && (s.contains('/') || s.contains('\\') || s.rsplit_once('.').is_some_and(
-                        |(_, ext)| ext.chars().all(|c| c.is_ascii_alphabetic()) && !ext.is_empty(),
-                    ));
-                if file {
+                if name == "-o" && looks_like_file(s) {
                     anyhow!("{name} {s}: {e}; -o is the CPU overhead o here: write the result with --output {s}")
                 } else {
                     anyhow!("{name} {s}: {e}")
@@ -227,6 +223,12 @@ fn flag<T, E: std::fmt::Display>(
             })
         })
         .transpose()
+}
+
+/// A path (`out/x.json`) or a file name with an extension (`x.json`), not a number (`2.5us`).
+fn looks_like_file(s: &str) -> bool {
+    let ext = s.rsplit_once('.').map_or("", |(_, ext)| ext);
+    s.contains(['/', '\\']) || (!ext.is_empty() && ext.chars().all(|c| c.is_ascii_alphabetic()))
 }
 
 /// The flags as typed, for the record.

@@ -188,7 +188,8 @@ pub(crate) fn compare(args: &ValidateArgs) -> Result<Compared> {
     };
     let mut profile = loggops_profile::read_profile(&args.noise)?;
     let loggops = [&args.l, &args.o, &args.g, &args.big_g, &args.big_o, &args.s];
-    crate::request::ParamFlags::parse(loggops, None)?.apply_to_profile(&mut profile);
+    let flags = crate::request::ParamFlags::parse(loggops, None)?;
+    flags.apply_to_profile(&mut profile);
     let mode: NoiseMode = args
         .noise_mode
         .parse()
@@ -377,17 +378,7 @@ pub(crate) fn compare(args: &ValidateArgs) -> Result<Compared> {
         ),
         None => String::new(),
     };
-    let overrides: Vec<String> = [
-        ("-L", &args.l),
-        ("-o", &args.o),
-        ("-g", &args.g),
-        ("-G", &args.big_g),
-        ("-O", &args.big_o),
-        ("-S", &args.s),
-    ]
-    .into_iter()
-    .filter_map(|(flag, v)| v.as_ref().map(|v| format!("{flag} {v}")))
-    .collect();
+    let overrides = &flags.typed;
     let overrides_said = if overrides.is_empty() {
         String::new()
     } else {

@@ -534,6 +534,10 @@ fn combined_profiles_keep_each_files_states() {
         text.contains("further states:") && text.contains("(latency episode, "),
         "{text}"
     );
+    assert!(
+        text.contains("(a message's time beyond o_send + o_recv: 0 where a captured RTT/2 left nothing beyond 2o)"),
+        "{text}"
+    );
     let o = crate::util::run(&["profile", "show", &path(&ab), "--format", "json"]);
     assert!(o.status.success(), "{}", crate::util::stderr(&o));
     let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -559,4 +563,45 @@ fn combined_profiles_keep_each_files_states() {
         )),
         "{text}"
     );
+}
+
+/// A profile that does not reproduce its captures says so: a warning naming the rows that
+/// miss, and a note that does not claim closure (the loaded VM's 16 MiB capture, whose
+/// time-sliced ping-pongs no per-message distribution closes).
+#[test]
+fn a_closure_that_fails_is_a_warning() {
+    let shared = crate::shared_or_skip!();
+    let dir = tempfile::tempdir().unwrap();
+    let vm = shared.join("captures/vm-under-load");
+    let (out, report) = (dir.path().join("vm.h5"), dir.path().join("vm.json"));
+    let arg = |p: &Path| p.to_str().unwrap().to_string();
+    let o = crate::util::run(&[
+        "calibrate",
+        "--system",
+        "vm",
+        "--latency",
+        &arg(&vm.join("ng_netnoise_mpi_lat.out")),
+        "--bandwidth",
+        &arg(&vm.join("ng_netnoise_mpi_bw_16777216.out")),
+        "--loggp",
+        &arg(&vm.join("ng_loggp.out")),
+        "--set-S",
+        "4KiB",
+        "--report-json",
+        &arg(&report),
+        "-o",
+        &arg(&out),
+    ]);
+    assert!(o.status.success(), "{}", crate::util::stderr(&o));
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let rows = json["closure"]["rows"].as_array().unwrap();
+    assert!(rows.iter().any(|r| r["closes"] == false), "{json}");
+    let warnings = json["warnings"].to_string();
+    assert!(
+        warnings.contains("closure: the profile does not reproduce its own captures"),
+        "{warnings}"
+    );
+    let notes = read_profile(&out).unwrap().provenance.notes.join("\n");
+    assert!(notes.contains("does NOT reproduce them"), "{notes}");
 }

@@ -243,6 +243,11 @@ fn noiseless_validation_is_the_closed_form() {
         (&st["noise_mode"], &st["measure"]),
         (&"none".into(), &"barrier".into())
     );
+    // Parameter overrides are recorded, in JSON and in the header line.
+    let v = noiseless(&["-L", "1us"]);
+    assert_eq!(v["settings"]["overrides"], serde_json::json!(["-L 1us"]));
+    let line = v["settings"]["line"].as_str().unwrap();
+    assert!(line.contains("overridden by -L 1us"), "{line}");
     // A file named twice (directly and through its directory) is one benchmark.
     let v = noiseless(&[f.to_str().unwrap(), dir.path().to_str().unwrap()]);
     assert_eq!(v["summary"]["benchmarks"], 1, "{}", v["summary"]);
