@@ -500,7 +500,12 @@ pub fn flags(cli: &Cli, m: &ArgMatches) -> Result<()> {
         Some(Command::Profile(crate::cli::ProfileCommand::Show(p))) => {
             let outputs: Vec<(&str, Option<PathBuf>)> =
                 p.plot.iter().map(|f| ("--plot", Some(f.clone()))).collect();
-            clashes(&[("FILE.h5", &Some(p.file.clone()))], &refs(&outputs))
+            let inputs: Vec<(&str, Option<PathBuf>)> = p
+                .file
+                .iter()
+                .map(|f| ("FILE.h5", Some(f.clone())))
+                .collect();
+            clashes(&refs(&inputs), &refs(&outputs))
         }
         Some(Command::Profile(crate::cli::ProfileCommand::Combine(c))) => {
             let inputs: Vec<(&str, Option<PathBuf>)> = c

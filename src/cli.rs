@@ -183,11 +183,12 @@ pub struct ProfileCombineArgs {
 
 #[derive(Args, Debug)]
 pub struct ProfileShowArgs {
-    /// The profile (HDF5), e.g. calibration/aws.h5.
-    #[arg(value_name = "FILE.h5")]
-    pub file: PathBuf,
+    /// The profile(s) (HDF5), e.g. calibration/aws.h5 or calibration/*.h5: each shown in turn
+    /// (JSON: one object, or an array of them for several files).
+    #[arg(value_name = "FILE.h5", required = true, num_args = 1..)]
+    pub file: Vec<PathBuf>,
     /// Also draw the distributions (latency, per-byte time, OS detours: each CDF beside its
-    /// tail, 1 - CDF on a log scale) into FILE (.svg or .png; repeatable).
+    /// tail, 1 - CDF on a log scale) into FILE (.svg or .png; repeatable; one profile only).
     #[arg(long, value_name = "FILE.svg|FILE.png")]
     pub plot: Vec<PathBuf>,
     /// Output format: the text for people, or JSON with every number the text shows (times in
@@ -413,9 +414,10 @@ pub struct RunArgs {
     /// ('calibration/*.h5') or a directory (every *.h5 in it, sorted).
     #[arg(long, value_name = "FILE.h5", value_delimiter = ',')]
     pub noise: Vec<PathBuf>,
-    /// Noise variants to run: none, os, net, os+net (comma list sweeps) [default: what each
-    /// profile holds: os+net; net for a profile without OS noise (calibrated without
-    /// --os-noise); os for one without network distributions].
+    /// Noise variants to run: none, os, net, os+net (comma list sweeps) [default: the noise
+    /// every profile holds: os+net; net when a profile has no OS noise (calibrated without
+    /// --os-noise); os when one has no network distributions; systems side by side run the same
+    /// modes, and a note says what that leaves out].
     #[arg(long, value_name = "MODE[,MODE...]", value_delimiter = ',')]
     pub noise_mode: Vec<String>,
     /// Monte-Carlo repetitions per cell: a number, or `auto` (the default): 32 repetitions,
@@ -489,7 +491,9 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", value_parser = job_runs, conflicts_with = "job_node_hours")]
     pub job_runs: Option<u64>,
     /// What one job is: runs worth H node-hours without noise (at each node count, H / (nodes
-    /// x noiseless time) runs).
+    /// x noiseless time) runs). The noiseless time is each system's own, so systems side by
+    /// side run different numbers of runs per job (a faster system more); to compare systems
+    /// on the same work, use --job-runs.
     #[arg(long, value_name = "H", value_parser = node_hours)]
     pub job_node_hours: Option<f64>,
     /// Print the plan (cells, repetitions, engines) with the estimated CPU time and peak

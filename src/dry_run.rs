@@ -67,6 +67,60 @@ fn count(n: f64) -> String {
     }
 }
 
+/// `, and --output, --plot are not written (the plan is printed for people)` for the outputs
+/// the command line names: a dry run is the command about to be run, with `--dry-run` added.
+fn unwritten(o: &crate::request::Outputs) -> String {
+    let mut given = Vec::new();
+    if o.output.is_some() {
+        given.push("--output");
+    }
+    if o.samples.is_some() {
+        given.push("--samples");
+    }
+    if !o.plot.is_empty() {
+        given.push("--plot");
+    }
+    if o.report.is_some() {
+        given.push("--report");
+    }
+    let format = o.format != crate::cli::FormatArg::Human;
+    if given.is_empty() && !format {
+        return String::new();
+    }
+    let mut s = String::new();
+    if !given.is_empty() {
+        s = format!(" and {} not written", given.join(", "));
+    }
+    if format {
+        s.push_str(" (the plan is printed for people, whatever --format)");
+    }
+    s
+}
+
+/// Receives from more peers than this make matching, not events, the cost of a run.
+const FAN_IN_NOTE: usize = 64;
+
+/// The most distinct peers one rank receives from, over up to 64 ranks spread over the
+/// schedule (a dry run stays quick on 16K ranks).
+fn widest_fan_in<P: loggops_engine::Program>(p: &P) -> usize {
+    let n = p.num_ranks();
+    let step = (n / 64).max(1);
+    (0..n)
+        .step_by(step as usize)
+        .map(|r| {
+            let mut peers: Vec<u32> = (0..p.num_ops(r))
+                .map(|i| p.op(r, i))
+                .filter(|op| op.kind == loggops_engine::OpKind::Recv)
+                .map(|op| op.peer)
+                .collect();
+            peers.sort_unstable();
+            peers.dedup();
+            peers.len()
+        })
+        .max()
+        .unwrap_or(0)
+}
+
 /// Prints the plan of the sweep and its estimates.
 pub fn print(req: &Request, plan: &Plan) -> Result<()> {
     let (goals, ov, goal_opts) = (
@@ -91,14 +145,15 @@ pub fn print(req: &Request, plan: &Plan) -> Result<()> {
     let _ = writeln!(
         s,
         "dry run: {} workload(s) x {} system(s) x {} node count(s) x {} noise mode(s) = {} cells; \
-         {}; {} worker thread(s); nothing is run",
+         {}; {} worker thread(s); nothing is run{}",
         plan.workloads.len(),
         plan.systems.len(),
         plan.nodes.len().max(1),
         plan.noise_modes.len(),
         cells.len(),
         plan.settings.reps.describe(),
-        threads as u64
+        threads as u64,
+        unwritten(&req.outputs)
     );
     let _ = writeln!(s);
     let mut rows = vec![[
@@ -115,6 +170,7 @@ pub fn print(req: &Request, plan: &Plan) -> Result<()> {
     ]];
     let (mut cpu_lo, mut cpu_hi) = (0f64, 0f64);
     let mut peak = 0u64;
+    let mut fan_in = 0usize;
     let node_list: Vec<Option<u32>> = if plan.nodes.is_empty() {
         vec![None]
     } else {
@@ -124,6 +180,7 @@ pub fn print(req: &Request, plan: &Plan) -> Result<()> {
         for &n in &node_list {
             let sched = schedule::load(goal, n, ov, goal_opts)?;
             let (ranks, ops) = with_program!(&sched, |p| (p.num_ranks() as u64, p.total_ops()));
+            fan_in = fan_in.max(with_program!(&sched, |p| widest_fan_in(p)));
             let events = ops as f64 * 1.5;
             let budget = crate::budget::plan(req);
             let e = crate::budget::estimate(
@@ -238,6 +295,14 @@ pub fn print(req: &Request, plan: &Plan) -> Result<()> {
         ATTRIBUTED_EVENTS_PER_S.0 / 1e6,
         ATTRIBUTED_EVENTS_PER_S.1 / 1e6,
     );
+    if fan_in > FAN_IN_NOTE {
+        let _ = writeln!(
+            s,
+            "note: ranks receive from up to {fan_in} peers (an all-to-all): a message's match \
+             searches the receiver's queues one entry after the other (LogGOPSim's rule), so \
+             the time and memory above can be 10-300x too low at this size"
+        );
+    }
     // Always on stdout: a plan never replaces a result --output names.
     crate::run::emit(None, &s)
 }

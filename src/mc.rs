@@ -118,6 +118,25 @@ fn modes(raw: &[String], profiles: &[(&std::path::Path, &Profile)]) -> Result<Ve
             let (o, n) = crate::checks::profile_noise(p);
             (os && o, net && n)
         });
+        // Systems side by side run the same modes: the noise every profile holds. Say what
+        // that leaves out of the profiles that hold more.
+        for (kind, common, has) in [("OS", os, 0usize), ("network", net, 1usize)] {
+            if common {
+                continue;
+            }
+            let holds = |p: &Profile| {
+                let (o, n) = crate::checks::profile_noise(p);
+                [o, n][has]
+            };
+            let (with, without): (Vec<_>, Vec<_>) = profiles.iter().partition(|(_, p)| holds(p));
+            if let (Some(_), Some((lacks, _))) = (with.first(), without.first()) {
+                crate::out::errln!(
+                    "note: {} has no {kind} noise, so the {kind} noise of {} is left out (systems side by side run the same noise modes, the noise every profile holds; run a profile alone to see all of its noise)",
+                    lacks.display(),
+                    with.iter().map(|(p, _)| p.display().to_string()).collect::<Vec<_>>().join(", ")
+                );
+            }
+        }
         return Ok(vec![match (os, net) {
             (true, true) => NoiseMode::OsNet,
             (false, true) => NoiseMode::Net,
@@ -129,6 +148,13 @@ fn modes(raw: &[String], profiles: &[(&std::path::Path, &Profile)]) -> Result<Ve
     for (path, p) in profiles {
         modes = crate::checks::noise_modes(raw, p, path)?;
     }
+    // A mode given twice runs once (as a node count or a profile given twice does).
+    let mut seen = Vec::new();
+    modes.retain(|m| {
+        let first = !seen.contains(m);
+        seen.push(*m);
+        first
+    });
     Ok(modes)
 }
 
@@ -1019,13 +1045,15 @@ fn write_outputs(args: &Outputs, run: &RunResult) -> Result<()> {
     if let Some(path) = &args.samples {
         let path = partial_target(path, run);
         loggops_report::write_samples(&path, run)
-            .with_context(|| format!("cannot write {}", path.display()))?;
+            .with_context(|| format!("--samples: cannot write {}", path.display()))?;
     }
     for (kind, path) in &args.plot {
-        loggops_report::plot::write_plot(&partial_target(path, run), run, *kind)?;
+        loggops_report::plot::write_plot(&partial_target(path, run), run, *kind)
+            .with_context(|| format!("--plot {}", path.display()))?;
     }
     if let Some(path) = &args.report {
-        loggops_report::html::write_html(&partial_target(path, run), run)?;
+        loggops_report::html::write_html(&partial_target(path, run), run)
+            .with_context(|| format!("--report {}", path.display()))?;
     }
     let text = if format == Format::Table && run.plan.settings.noise.is_none() {
         noiseless_text(run)
@@ -1045,7 +1073,10 @@ fn write_outputs(args: &Outputs, run: &RunResult) -> Result<()> {
         format.render_to_string(run)
     };
     let output = args.output.as_deref().map(|p| partial_target(p, run));
-    crate::run::emit(output.as_deref(), &text)
+    crate::run::emit(output.as_deref(), &text).with_context(|| match &output {
+        Some(p) => format!("--output {}", p.display()),
+        None => "stdout".into(),
+    })
 }
 
 /// A sweep: plan, execute, write. Exit status 0, 1 for a schedule that did not complete
@@ -1137,6 +1168,7 @@ pub(crate) fn run(req: &Request, hash: Hashing) -> Result<Option<Swept>> {
     if let Some(shard) = st.shard {
         check_shard(req, &plan, shard)?;
     }
+    check_plots(req, &plan)?;
     if st.dry_run {
         crate::dry_run::print(req, &plan)?; // issue 42 hook
         return Ok(None);
@@ -1188,6 +1220,33 @@ pub(crate) fn run(req: &Request, hash: Hashing) -> Result<Option<Swept>> {
         mc_explain,
         system: systems[0].info.name.clone(),
     }))
+}
+
+/// A plot of noisy cells (`cost=`, `ecdf=`) refused before a run that has none, rather than
+/// after the run, with other outputs already written.
+fn check_plots(req: &Request, plan: &Plan) -> Result<()> {
+    use loggops_report::plot::PlotKind;
+    if plan.noise_modes.iter().any(|m| m != "none") {
+        return Ok(());
+    }
+    let why = if plan.settings.noise.is_none() {
+        "this run has no --noise profile"
+    } else {
+        "this run's only noise mode is none"
+    };
+    for (kind, path) in &req.outputs.plot {
+        let what = match kind {
+            PlotKind::Cost => "the cost increase of noisy cells",
+            PlotKind::Ecdf => "the distributions of noisy repetitions",
+            _ => continue,
+        };
+        bail!(
+            "--plot {}: it draws {what}, and {why}; give --noise FILE.h5 and a noisy --noise-mode \
+             (os, net, os+net), or plot runtime= instead",
+            path.display()
+        );
+    }
+    Ok(())
 }
 
 /// What `--shard` needs: the JSON output (everything else is drawn from the merge), and a word

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use loggops_profile::{BaseParams, DetourTrace, Distribution, Placement, Profile};
-use loggops_report::fmt::{fmt_per_byte, fmt_usd};
+use loggops_report::fmt::{fmt_per_byte, fmt_price};
 use loggops_report::plot::{AxisUnit, Curve, CurvePanel};
 use loggops_units::{fmt_time_ps_f64, format_size};
 
@@ -412,7 +412,7 @@ pub fn render(p: &Profile, path: &str, sha256: &str, size: u64) -> String {
     }
     let price = |v: Option<f64>| {
         v.map_or("unknown".to_string(), |x| {
-            format!("{} per node-hour", fmt_usd(x))
+            format!("{} per node-hour", fmt_price(x))
         })
     };
     let _ = writeln!(
@@ -607,26 +607,50 @@ pub(crate) fn load(path: &std::path::Path) -> Result<(Profile, String, u64)> {
 }
 
 pub fn show(args: &ProfileShowArgs) -> Result<ExitCode> {
-    let (profile, sha, size) = load(&args.file)?;
-    let path = args.file.display().to_string();
+    if args.file.len() > 1 && !args.plot.is_empty() {
+        anyhow::bail!(
+            "--plot draws one profile's distributions: give one FILE.h5 (got {})",
+            args.file.len()
+        );
+    }
+    // Every file is read before anything is written.
+    let mut loaded = Vec::with_capacity(args.file.len());
+    for f in &args.file {
+        loaded.push((f, load(f)?));
+    }
     let text = match args.format {
-        crate::cli::ProfileFormat::Human => render(&profile, &path, &sha, size),
+        crate::cli::ProfileFormat::Human => loaded
+            .iter()
+            .map(|(f, (p, sha, size))| render(p, &f.display().to_string(), sha, *size))
+            .collect::<Vec<_>>()
+            .join("\n"),
         crate::cli::ProfileFormat::Json => {
-            let v = crate::api::profile::describe(&profile, &path, &sha, size);
+            let mut v: Vec<serde_json::Value> = loaded
+                .iter()
+                .map(|(f, (p, sha, size))| {
+                    crate::api::profile::describe(p, &f.display().to_string(), sha, *size)
+                })
+                .collect();
+            let v = if v.len() == 1 {
+                v.remove(0)
+            } else {
+                serde_json::Value::Array(v)
+            };
             let mut s = serde_json::to_string_pretty(&v).expect("JSON values serialise");
             s.push('\n');
             s
         }
     };
     for path in &args.plot {
+        let (f, (profile, _, _)) = &loaded[0];
         loggops_report::plot::write_curves(
             Some(path),
             &format!(
                 "Noise profile `{}` ({}): distributions as stored",
                 profile.system,
-                args.file.display()
+                f.display()
             ),
-            panels(&profile),
+            panels(profile),
         )?;
     }
     crate::run::emit(args.output.as_deref(), &text)?;

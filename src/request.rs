@@ -296,7 +296,7 @@ impl Request {
                 args.goal.clone(),
                 Vec::new(),
                 flags,
-                ParseOptions::ticks_as_is(),
+                ParseOptions::loggopsim_ticks(),
             )
         } else {
             let goal_opts = ParseOptions::with_tick(tick_ps(&args.tick)?);
@@ -457,7 +457,7 @@ mod tests {
         // LogGOPSim's integer ticks with --compat.
         let c = resolve(&["--goal", goal, "--compat", "loggopsim", "-L", "3"]).unwrap();
         assert_eq!(c.settings.params.l, Some(3));
-        assert_eq!(c.settings.goal_opts, ParseOptions::ticks_as_is());
+        assert_eq!(c.settings.goal_opts, ParseOptions::loggopsim_ticks());
         let e = resolve(&["--goal", goal, "--param", "x"]).unwrap_err();
         assert_eq!(e.to_string(), "--param x: expected NAME=VALUE");
         let e = resolve(&["--nodes", "4"]).unwrap_err();

@@ -173,7 +173,24 @@ fn compat_run(req: &Request) -> Result<ExitCode> {
         [n] => Some(*n),
         _ => bail!("--compat loggopsim runs one schedule: give at most one --nodes value"),
     };
-    let sched = schedule::load(goal, nodes, &req.inputs.params, &req.settings.goal_opts)?;
+    let sched = match schedule::load(goal, nodes, &req.inputs.params, &req.settings.goal_opts)? {
+        Schedule::Explicit(p) => Schedule::Explicit(p),
+        // LogGOPSim reads GOAL in ticks, and a rank-parametric schedule's durations have
+        // units: it runs as the GOAL `gen` writes at the 1 ns tick (`calc 1us` is 1000 ticks,
+        // as in an explicit file).
+        other => {
+            let tick = loggops_goal::DEFAULT_TICK_PS;
+            with_program!(&other, |p| whole_ticks(p, tick))?;
+            let mut text = Vec::new();
+            with_program!(&other, |p| loggops_goal::write_goal_with(
+                p, &mut text, tick
+            ))?;
+            let name = goal.display().to_string();
+            let parsed =
+                loggops_goal::parse_reader_with(&name, &text[..], &req.settings.goal_opts)?;
+            Schedule::Explicit(parsed.program)
+        }
+    };
     crate::budget::check(
         &sched,
         &crate::budget::what(goal, nodes),

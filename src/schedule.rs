@@ -63,7 +63,8 @@ pub fn load(
             path.display()
         );
     }
-    explicit(path, nodes, loggops_goal::load_with(path, goal)?)
+    let parsed = loggops_goal::load_with(path, goal).map_err(|e| with_hint(path, e))?;
+    explicit(path, nodes, parsed)
 }
 
 /// [`load`], and the file's SHA-256 (lower-case hex). An explicit file is hashed in the same
@@ -91,7 +92,7 @@ pub fn load_hashed(
         }
     } else {
         let buffered = std::io::BufReader::with_capacity(1 << 18, &mut r);
-        loggops_goal::parse_reader_with(&name, buffered, goal)?
+        loggops_goal::parse_reader_with(&name, buffered, goal).map_err(|e| with_hint(path, e))?
     };
     let sha = r.finish().with_context(cannot)?;
     Ok((explicit(path, nodes, parsed)?, sha))
@@ -138,6 +139,39 @@ pub fn is_parametric(path: &Path) -> Result<bool> {
     std::fs::File::open(path)
         .and_then(|f| f.take(64 << 10).read_to_end(&mut head))
         .with_context(|| format!("cannot read schedule {}", path.display()))?;
+    let compressed = [
+        (&b"\xFD7zXZ\x00"[..], "xz", "xz -dk"),
+        (&b"\x1F\x8B"[..], "gzip", "gunzip -k"),
+        (&b"\x28\xB5\x2F\xFD"[..], "zstd", "zstd -d"),
+    ];
+    if let Some((_, kind, tool)) = compressed.iter().find(|(m, _, _)| head.starts_with(m)) {
+        bail!(
+            "{} is {kind}-compressed: decompress it first (`{tool} {}`); --goal reads GOAL text, \
+             LogGOPSim's binary GOAL or a rank-parametric schedule",
+            path.display(),
+            path.display()
+        );
+    }
     let text = String::from_utf8_lossy(&head);
     Ok(loggops_schedgen::sniff(&text) == loggops_schedgen::FileKind::Schedule)
+}
+
+/// An explicit GOAL parse error, with a hint when the file is text that starts with neither
+/// `num_ranks` nor `loggops-schedule` (a rank-parametric schedule without its first line).
+fn with_hint(path: &Path, e: loggops_goal::GoalError) -> anyhow::Error {
+    let mut head = Vec::new();
+    let unknown = std::fs::File::open(path)
+        .and_then(|f| f.take(64 << 10).read_to_end(&mut head))
+        .is_ok()
+        && std::str::from_utf8(&head).is_ok_and(|t| {
+            loggops_schedgen::sniff(t) == loggops_schedgen::FileKind::Unknown && !t.is_empty()
+        });
+    if unknown {
+        anyhow::anyhow!(
+            "{e}\nnote: explicit GOAL starts with `num_ranks N`; a rank-parametric schedule \
+             (goal/README.md) starts with the line `loggops-schedule 1` (after comments)"
+        )
+    } else {
+        e.into()
+    }
 }

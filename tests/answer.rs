@@ -419,6 +419,37 @@ fn dry_run_runs_nothing() {
     assert!(text.contains("peak memory: about "), "{text}");
 }
 
+/// A dry run of an all-to-all says its estimate leaves out the matching queues (an extrapolated
+/// all-to-all of 512 ranks was estimated at 0.1-0.4 s and took 68 s); a ring does not.
+#[test]
+fn dry_runs_of_all_to_all_warn_of_matching() {
+    let dir = tempfile::tempdir().unwrap();
+    let a2a = dir.path().join("a2a.goal");
+    ok(&[
+        "gen",
+        "linear_alltoall",
+        "--nodes",
+        "100",
+        "--size",
+        "4B",
+        "-o",
+        a2a.to_str().unwrap(),
+    ]);
+    let text = ok(&["--goal", a2a.to_str().unwrap(), "--dry-run"]);
+    assert!(
+        text.contains("note: ranks receive from up to 99 peers (an all-to-all)"),
+        "{text}"
+    );
+    let text = ok(&[
+        "--goal",
+        "goal/ring_512MiB.goal",
+        "--nodes",
+        "100",
+        "--dry-run",
+    ]);
+    assert!(!text.contains("all-to-all"), "{text}");
+}
+
 /// The trial's smaller defects.
 #[test]
 fn small_defects_stay_fixed() {
@@ -476,4 +507,129 @@ fn small_defects_stay_fixed() {
     let s = std::fs::read_to_string(&svg).unwrap();
     assert!(s.contains("diamonds"), "title names the diamonds");
     assert!(!s.contains(">flags<"), "the system is not named `flags`");
+}
+
+/// What a user met in a sweep of several systems and modes: a mode given twice runs once; the
+/// cost rank counts only priced systems; a 1-node run is priced as nothing to price; a plot of
+/// noisy cells in a run without any is refused before anything runs; a profile without OS
+/// noise beside one with it says what the shared default leaves out.
+#[test]
+fn sweeps_of_several_systems_say_what_they_compare() {
+    let g = "goal/dissemination_16B.goal";
+    let o = run_here(&[
+        "--goal",
+        g,
+        "--nodes",
+        "4",
+        "--noise",
+        "calibration/aws.h5",
+        "--noise-mode",
+        "os+net,os+net",
+        "--reps",
+        "4",
+        "-q",
+        "--format",
+        "csv",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o).lines().count(),
+        2,
+        "one header and one row: {}",
+        stdout(&o)
+    );
+
+    let text = ok(&[
+        "--goal",
+        g,
+        "--nodes",
+        "4",
+        "--noise",
+        "calibration/alps.h5,calibration/aws.h5",
+        "--reps",
+        "4",
+        "-q",
+    ]);
+    let row = text.lines().find(|l| l.contains(" aws ")).unwrap();
+    assert!(row.trim_end().ends_with("1/1 1.00x"), "{row}");
+    assert!(
+        text.contains("aws: ") && text.contains("the only one with an on-demand price"),
+        "{text}"
+    );
+    assert!(text.contains("committed $1.475/node-hour"), "{text}");
+
+    let text = ok(&[
+        "--goal",
+        g,
+        "--nodes",
+        "1",
+        "--noise",
+        "calibration/aws.h5",
+        "--reps",
+        "3",
+        "-q",
+    ]);
+    assert!(
+        text.contains("1 node, aws: mean 0ps, nothing to price"),
+        "{text}"
+    );
+    assert!(!text.contains("±-"), "{text}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let samples = dir.path().join("s.csv");
+    let o = run_here(&[
+        "--goal",
+        g,
+        "--nodes",
+        "4",
+        "--noise",
+        "calibration/aws.h5",
+        "--noise-mode",
+        "none",
+        "--samples",
+        samples.to_str().unwrap(),
+        "--plot",
+        &format!("cost={}", dir.path().join("c.svg").display()),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("it draws the cost increase of noisy cells"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!samples.exists(), "nothing is written before the refusal");
+
+    // A profile without OS noise (calibrated without --os-noise) beside one with it.
+    let noos = dir.path().join("noos.h5");
+    ok(&[
+        "calibrate",
+        "--system",
+        "ex",
+        "--latency",
+        "calibration/example/lat.txt",
+        "--bandwidth",
+        "calibration/example/bw.txt",
+        "--set-S",
+        "4KiB",
+        "-o",
+        noos.to_str().unwrap(),
+    ]);
+    let o = run_here(&[
+        "--goal",
+        g,
+        "--nodes",
+        "4",
+        "--reps",
+        "3",
+        "-q",
+        "--noise",
+        &format!("calibration/aws.h5,{}", noos.display()),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("has no OS noise, so the OS noise of calibration/aws.h5 is left out"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!stdout(&o).contains("OS noise replayed"), "{}", stdout(&o));
 }

@@ -194,3 +194,24 @@ fn critical_paths_are_the_clis_report() {
     assert_eq!(x.csv, std::fs::read_to_string(&report).unwrap());
     assert_eq!(x.sweep.result.cells.len(), 2);
 }
+
+/// `profile show` takes several files (a glob of profiles): each shown in turn, one JSON
+/// array; `--plot` draws one profile and says so.
+#[test]
+fn profile_show_takes_several_files() {
+    let (a, b) = ("calibration/aws.h5", "calibration/alps.h5");
+    let one = |f: &str| stdout(&run_here(&["profile", "show", f]));
+    let both = run_here(&["profile", "show", a, b]);
+    assert!(both.status.success(), "{}", stderr(&both));
+    assert_eq!(stdout(&both), format!("{}\n{}", one(a), one(b)));
+    let json = stdout(&run_here(&["profile", "show", a, b, "--format", "json"]));
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v.as_array().map(Vec::len), Some(2));
+    let out = run_here(&["profile", "show", a, b, "--plot", "/tmp/never.svg"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("--plot draws one profile"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -182,6 +182,49 @@ fn gen_writes_what_the_simulator_reads_back() {
     );
 }
 
+/// `--compat loggopsim` counts ticks of 1 ns: a duration with a unit is that many ns, in an
+/// explicit file and in a rank-parametric one alike (a microsecond was 1,000,000 ticks), and a
+/// rank-parametric schedule runs as the GOAL `gen` writes.
+#[test]
+fn compat_reads_durations_with_units_as_ns_ticks() {
+    let dir = tempfile::tempdir().unwrap();
+    let explicit = dir.path().join("e.goal");
+    std::fs::write(&explicit, "num_ranks 1\nrank 0 {\nl1: calc 1us\n}\n").unwrap();
+    let parametric = dir.path().join("p.goal");
+    std::fs::write(&parametric, "loggops-schedule 1\ncalc 1us\n").unwrap();
+    for (f, nodes) in [(&explicit, None), (&parametric, Some("1"))] {
+        let mut args = vec!["--compat", "loggopsim", "--goal", f.to_str().unwrap(), "-b"];
+        args.extend(nodes.iter().flat_map(|n| ["--nodes", *n]));
+        let out = run_here(&args);
+        assert!(
+            stdout(&out).contains("Maximum finishing time at host 0: 1000 (1e-06 s)"),
+            "{f:?}: {}{}",
+            stdout(&out),
+            stderr(&out)
+        );
+    }
+    let g = "goal/dgemm128_dissemination_128KiB.goal";
+    let written = dir.path().join("g.goal");
+    let out = run_here(&[
+        "gen",
+        "--goal",
+        g,
+        "--nodes",
+        "4",
+        "-o",
+        written.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let compat = |goal: &str, nodes: &[&str]| {
+        let mut args = vec!["--compat", "loggopsim", "--goal", goal, "-b"];
+        args.extend(nodes);
+        stdout(&run_here(&args))
+    };
+    let direct = compat(g, &["--nodes", "4"]);
+    assert!(direct.contains("host 0: 1602735 ("), "{direct}");
+    assert_eq!(direct, compat(written.to_str().unwrap(), &[]));
+}
+
 #[test]
 fn json_output_has_integer_picoseconds() {
     let out = run_here(&[
@@ -794,7 +837,7 @@ fn the_default_noise_mode_follows_the_profile() {
     let help = stdout(&run_here(&["--help"]));
     let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
-        help.contains("net for a profile without OS noise"),
+        help.contains("net when a profile has no OS noise"),
         "{help}"
     );
 }

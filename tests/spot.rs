@@ -191,7 +191,7 @@ fn interruptions_cost_time_and_do_not_depend_on_threads() {
     let table = ok(&with(&[&args[..], &["-q"]].concat()));
     assert!(table.contains("Spot capacity (noise os+net"), "{table}");
     assert!(
-        table.contains("aws: $0.7/node-hour, 0.02 interruptions per node-hour"),
+        table.contains("aws: $0.70/node-hour, 0.02 interruptions per node-hour"),
         "{table}"
     );
 }

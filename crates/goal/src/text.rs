@@ -92,6 +92,17 @@ impl ParseOptions {
         ParseOptions::with_tick(1)
     }
 
+    /// LogGOPSim's ticks as `--compat loggopsim` runs them: plain numbers as they are, and a
+    /// duration with a unit (an extension LogGOPSim has not) in ns, the tick its users mean
+    /// (`calc 1us` is 1000 ticks; `calc 1.5ns` is not a whole tick and is refused).
+    pub fn loggopsim_ticks() -> ParseOptions {
+        ParseOptions {
+            time_unit: TimeUnit::Ns,
+            tick_ps: DEFAULT_TICK_PS,
+            ..ParseOptions::default()
+        }
+    }
+
     /// `ticks` ticks as a time in [`ParseOptions::time_unit`]: [`ScaleError::Overflow`] beyond
     /// `u64`, [`ScaleError::NotWhole`] if it is not a whole number of that unit.
     pub fn ticks_to_time(&self, ticks: u64) -> Result<u64, ScaleError> {

@@ -36,7 +36,8 @@
 //! `on_demand` and `committed` are `{usd_per_node_hour, extra_usd_per_run,
 //! extra_usd_per_run_ci95: [lo, hi], extra_usd_per_job}` or null without that price; `why` is
 //! `{reps, part, share, extra_ps: {<part>_ps...}, total_extra_ps}` or null; `rank` is `{of,
-//! by_time, time_ratio, fastest, vs_fastest, by_cost, cost_ratio, cheapest}` or null with one
+//! by_time, time_ratio, fastest, vs_fastest, by_cost, priced, cost_ratio, cheapest}` (`priced`:
+//! the systems with an on-demand price, which `by_cost` ranks) or null with one
 //! system, where `vs_fastest` (null for the fastest) is this system's mean minus the fastest's,
 //! paired by repetition ([`crate::paired`]): `{reps, diff_mean_ps, diff_ci95_ps: [lo, hi],
 //! unpaired_ci95_ps: [lo, hi]}`;
@@ -193,6 +194,7 @@ fn verdicts_json(r: &RunResult, stats: &[Cell], facts: &[Facts]) -> serde_json::
                         "unpaired_ci95_ps": p.unpaired_ci95_ps.map(ps_pair),
                     })),
                     "by_cost": k.by_cost,
+                    "priced": k.priced,
                     "cost_ratio": k.cost_ratio,
                     "cheapest": k.cheapest,
                 })),

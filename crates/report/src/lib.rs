@@ -109,7 +109,9 @@ pub use csv::{
     run_samples_to_csv_string, run_to_csv_string, write_run_csv, write_run_samples_csv,
     SAMPLE_COLUMNS,
 };
-pub use fmt::{fmt_bytes, fmt_pct, fmt_per_byte, fmt_ratio, fmt_time_ps, fmt_time_ps_f64, fmt_usd};
+pub use fmt::{
+    fmt_bytes, fmt_pct, fmt_per_byte, fmt_price, fmt_ratio, fmt_time_ps, fmt_time_ps_f64, fmt_usd,
+};
 pub use json::{run_to_json_string, write_run_json};
 pub use merge::{merge, MergeError, ShardInput};
 pub use model::{

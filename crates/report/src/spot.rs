@@ -238,6 +238,9 @@ pub(crate) fn csv_values(run: &RunResult, c: &crate::model::CellResult) -> Vec<S
 pub fn fmt_secs(s: f64) -> String {
     if !s.is_finite() {
         "-".into()
+    } else if s < 0.1 {
+        // A job of one short run: "0.0 s" would hide it.
+        loggops_units::fmt_time_ps_f64(s * 1e12)
     } else if s < 120.0 {
         format!("{s:.1} s")
     } else if s < 7200.0 {
@@ -251,7 +254,9 @@ pub fn fmt_secs(s: f64) -> String {
 pub fn describe_inputs(s: &SpotSystem) -> String {
     let price = s
         .spot_usd_per_node_hour
-        .map_or("price unknown".into(), |p| format!("${p}/node-hour"));
+        .map_or("price unknown".into(), |p| {
+            format!("{}/node-hour", crate::fmt::fmt_price(p))
+        });
     let rate = s
         .interruptions_per_node_hour
         .map_or("interruption rate unknown".into(), |r| {
@@ -369,7 +374,11 @@ pub fn render_spot(run: &RunResult) -> String {
                 fmt_usd(r.spot.p95_usd),
                 fmt_secs(r.spot.mean_time_s),
                 fmt_secs(r.closed_form_time_s),
-                format!("{:.2}", r.interruptions_mean),
+                if r.interruptions_mean > 0.0 && r.interruptions_mean < 0.01 {
+                    format!("{:.1e}", r.interruptions_mean)
+                } else {
+                    format!("{:.2}", r.interruptions_mean)
+                },
                 format!(
                     "{}{}",
                     r.checkpoint_text(),

@@ -113,7 +113,8 @@ pub(crate) fn columns(cells: &[Cell], partial: &[bool], facts: &[Facts]) -> Vec<
         }),
         col("cost+", Right, &|c| {
             let k = c.cost.as_ref()?;
-            let mean = k.increase_pct_mean?;
+            // 0/0 (a noiseless run of 0 ps) shows as one "-", not "- ±-".
+            let mean = k.increase_pct_mean.filter(|m| m.is_finite())?;
             Some(match k.increase_pct_ci95 {
                 Some(ci) if c.labels.noise_mode != "none" => format!(
                     "{} ±{}",
@@ -139,7 +140,7 @@ pub(crate) fn columns(cells: &[Cell], partial: &[bool], facts: &[Facts]) -> Vec<
             Some(format!(
                 "{}/{} {}",
                 r.by_cost?,
-                r.of,
+                r.priced,
                 fmt_ratio(r.cost_ratio?)
             ))
         }),
@@ -282,7 +283,7 @@ pub fn describe_system(s: &SystemInfo) -> String {
             100.0 * w
         );
     }
-    let price = |p: Option<f64>| p.map(|v| format!("{}/node-hour", fmt_usd(v)));
+    let price = |p: Option<f64>| p.map(|v| format!("{}/node-hour", crate::fmt::fmt_price(v)));
     match (
         price(s.prices.on_demand_usd_per_node_hour),
         price(s.prices.committed_usd_per_node_hour),
@@ -344,20 +345,30 @@ pub fn render_footer(run: &RunResult) -> String {
         }
     }
     if let Some(n) = &st.noise {
-        let _ = write!(
-            out,
-            "; latency and G draws {}; OS noise {}",
-            if n.latency_scaling == "absolute" {
-                "used as measured (--absolute-latency)"
-            } else {
-                "scaled so their median is L resp. G"
-            },
-            if n.cosched {
-                "co-scheduled (same phase on every rank)"
-            } else {
-                "replayed from a random phase per rank"
-            }
-        );
+        // Only the kinds of noise some cell ran (a `net` run has no OS noise to describe).
+        let ran = |kind: &str| plan.noise_modes.iter().any(|m| m.contains(kind));
+        if ran("net") {
+            let _ = write!(
+                out,
+                "; latency and G draws {}",
+                if n.latency_scaling == "absolute" {
+                    "used as measured (--absolute-latency)"
+                } else {
+                    "scaled so their median is L resp. G"
+                }
+            );
+        }
+        if ran("os") {
+            let _ = write!(
+                out,
+                "; OS noise {}",
+                if n.cosched {
+                    "co-scheduled (same phase on every rank)"
+                } else {
+                    "replayed from a random phase per rank"
+                }
+            );
+        }
     }
     if st.order != "stable" {
         let _ = write!(out, "; {} order", st.order);

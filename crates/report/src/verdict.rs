@@ -40,6 +40,8 @@ pub struct Rank {
     pub vs_fastest: Option<crate::paired::Paired>,
     /// 1 = the cheapest by mean on-demand cost per run (`None` without an on-demand price).
     pub by_cost: Option<usize>,
+    /// Systems in the group with an on-demand price (those `by_cost` ranks).
+    pub priced: usize,
     pub cost_ratio: Option<f64>,
     pub cheapest: Option<String>,
 }
@@ -203,6 +205,7 @@ fn ranks(run: &RunResult, stats: &[Cell]) -> Vec<Option<Rank>> {
                     .then(|| crate::paired::paired(&cells[j], &cells[fastest]))
                     .flatten(),
                 by_cost: c,
+                priced: by_cost.len(),
                 cost_ratio: match (cost(j), cheapest.and_then(cost)) {
                     (Some(a), Some(b)) if b > 0.0 => Some(a / b),
                     _ => None,
@@ -291,7 +294,12 @@ fn polled(run: &RunResult, system: &str) -> bool {
 /// The verdict's sentence for cell `i`.
 fn sentence(run: &RunResult, i: usize, s: &Cell, f: &Facts, job: Option<Job>) -> String {
     let c = &run.cells[i];
-    let mut t = format!("{} nodes, {}", c.nodes, c.system);
+    let mut t = format!(
+        "{} node{}, {}",
+        c.nodes,
+        if c.nodes == 1 { "" } else { "s" },
+        c.system
+    );
     if run.plan.workloads.len() > 1 {
         t = format!("{}, {t}", c.workload);
     }
@@ -340,7 +348,17 @@ fn sentence(run: &RunResult, i: usize, s: &Cell, f: &Facts, job: Option<Job>) ->
                 ));
             }
         }
-        (None, None) => t.push_str(", not priced (the profile has no price)"),
+        (None, None) => {
+            let priced = s
+                .cost
+                .as_ref()
+                .is_some_and(|k| k.on_demand.is_some() || k.committed.is_some());
+            if !priced {
+                t.push_str(", no on-demand or committed price (the profile has none)");
+            } else if c.noiseless_ps == Some(0) {
+                t.push_str(", nothing to price (the noiseless run takes 0ps)");
+            }
+        }
     }
     match &f.why {
         Some(w) => match w.main {
@@ -390,10 +408,17 @@ fn sentence(run: &RunResult, i: usize, s: &Cell, f: &Facts, job: Option<Job>) ->
         };
         t.push_str(&format!("; {time}"));
         match (r.by_cost, r.cost_ratio, &r.cheapest) {
-            (Some(1), _, _) => t.push_str(", cheapest per run on demand"),
+            (Some(1), _, _) if r.priced == 1 => {
+                t.push_str(", the only one with an on-demand price")
+            }
+            (Some(1), _, _) => t.push_str(&format!(
+                ", cheapest per run on demand of the {} priced",
+                r.priced
+            )),
             (Some(k), Some(x), Some(name)) => t.push_str(&format!(
-                ", {} cheapest per run on demand ({} the cost of {name})",
+                ", {} cheapest per run on demand of the {} priced ({} the cost of {name})",
                 ordinal(k),
+                r.priced,
                 fmt_times(x)
             )),
             _ => {}

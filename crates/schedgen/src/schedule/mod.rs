@@ -313,8 +313,8 @@ impl Builder<'_> {
             Some(val) => (
                 val.clone(),
                 Some(format!(
-                    "parameter `{}` = `{val}` was set on the command line",
-                    d.name
+                    "parameter `{}` = `{val}` was set on the command line (--param {}={val})",
+                    d.name, d.name
                 )),
             ),
             None => (
@@ -646,7 +646,10 @@ impl Builder<'_> {
                     if v < 0 || v >= self.p as i64 {
                         return Err(self.err(
                             e.span,
-                            format!("rank {v} does not exist (ranks are 0..{})", self.p),
+                            format!(
+                                "rank {v} does not exist (ranks are 0 to {})",
+                                self.p.saturating_sub(1)
+                            ),
                             None,
                         ));
                     }
