@@ -35,7 +35,8 @@
 //! ([`crate::verdict`]) has one entry per workload and system at the largest node count:
 //! `on_demand` and `committed` are `{usd_per_node_hour, extra_usd_per_run,
 //! extra_usd_per_run_ci95: [lo, hi], extra_usd_per_job}` or null without that price; `why` is
-//! `{reps, part, share, extra_ps: {<part>_ps...}, total_extra_ps}` or null; `rank` is `{of,
+//! `{reps: [attributed repetitions], part, share, extra_ps: {<part>_ps...}, total_extra_ps}`
+//! (means over those repetitions, rounded to ps like `mean_ps`) or null; `rank` is `{of,
 //! by_time, time_ratio, fastest, vs_fastest, by_cost, priced, cost_ratio, cheapest}` (`priced`:
 //! the systems with an on-demand price, which `by_cost` ranks) or null with one
 //! system, where `vs_fastest` (null for the fastest) is this system's mean minus the fastest's,
@@ -151,7 +152,7 @@ fn verdicts_json(r: &RunResult, stats: &[Cell], facts: &[Facts]) -> serde_json::
     let parts = |v: &[f64; 8]| {
         let mut m = serde_json::Map::new();
         for (i, (k, _, _)) in crate::why::PARTS.iter().enumerate() {
-            m.insert(format!("{k}_ps"), json!(v[i]));
+            m.insert(format!("{k}_ps"), json!(v[i].round() as i64));
         }
         J::Object(m)
     };
@@ -168,7 +169,7 @@ fn verdicts_json(r: &RunResult, stats: &[Cell], facts: &[Facts]) -> serde_json::
                 "noise_mode": c.noise_mode,
                 "n": c.samples_ps.len(),
                 "partial": !c.complete,
-                "mean_ps": stats[i].summary.mean,
+                "mean_ps": stats[i].summary.mean.round() as i64,
                 "noiseless_ps": c.noiseless_ps,
                 "slowdown": f.slowdown,
                 "slowdown_ci95": f.slowdown_ci95.map(|(a, b)| [a, b]),
@@ -176,11 +177,11 @@ fn verdicts_json(r: &RunResult, stats: &[Cell], facts: &[Facts]) -> serde_json::
                 "committed": extra(&f.committed),
                 "job_runs": f.job_runs,
                 "why": f.why.as_ref().map(|w| json!({
-                    "reps": w.reps,
+                    "reps": c.why.as_ref().map(|x| x.reps.iter().map(|p| p.rep).collect::<Vec<_>>()),
                     "part": w.main.map(|(p, _)| crate::why::PARTS[p].0),
                     "share": w.main.map(|(_, s)| s),
                     "extra_ps": parts(&w.extra.extra_ps),
-                    "total_extra_ps": w.extra.total_ps,
+                    "total_extra_ps": w.extra.total_ps.round() as i64,
                 })),
                 "rank": f.rank.as_ref().map(|k| json!({
                     "of": k.of,
