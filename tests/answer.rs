@@ -516,59 +516,47 @@ fn small_defects_stay_fixed() {
 #[test]
 fn sweeps_of_several_systems_say_what_they_compare() {
     let g = "goal/dissemination_16B.goal";
-    let o = run_here(&[
-        "--goal",
-        g,
-        "--nodes",
+    // `--goal g` at `nodes` nodes with `noise`, then `extra`.
+    let sim = |nodes: &str, noise: &str, extra: &[&str]| {
+        let mut a = vec!["--goal", g, "--nodes", nodes, "--noise", noise, "-q"];
+        a.extend_from_slice(extra);
+        run_here(&a)
+    };
+    let aws = "calibration/aws.h5";
+    let o = sim(
         "4",
-        "--noise",
-        "calibration/aws.h5",
-        "--noise-mode",
-        "os+net,os+net",
-        "--reps",
-        "4",
-        "-q",
-        "--format",
-        "csv",
-    ]);
+        aws,
+        &[
+            "--noise-mode",
+            "os+net,os+net",
+            "--reps",
+            "4",
+            "--format",
+            "csv",
+        ],
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(
         stdout(&o).lines().count(),
         2,
-        "one header and one row: {}",
+        "a header, one row: {}",
         stdout(&o)
     );
 
-    let text = ok(&[
-        "--goal",
-        g,
-        "--nodes",
+    let text = stdout(&sim(
         "4",
-        "--noise",
         "calibration/alps.h5,calibration/aws.h5",
-        "--reps",
-        "4",
-        "-q",
-    ]);
+        &["--reps", "4"],
+    ));
     let row = text.lines().find(|l| l.contains(" aws ")).unwrap();
     assert!(row.trim_end().ends_with("1/1 1.00x"), "{row}");
     assert!(
-        text.contains("aws: ") && text.contains("the only one with an on-demand price"),
+        text.contains("the only one with an on-demand price"),
         "{text}"
     );
     assert!(text.contains("committed $1.475/node-hour"), "{text}");
 
-    let text = ok(&[
-        "--goal",
-        g,
-        "--nodes",
-        "1",
-        "--noise",
-        "calibration/aws.h5",
-        "--reps",
-        "3",
-        "-q",
-    ]);
+    let text = stdout(&sim("1", aws, &["--reps", "3"]));
     assert!(
         text.contains("1 node, aws: mean 0ps, nothing to price"),
         "{text}"
@@ -577,25 +565,24 @@ fn sweeps_of_several_systems_say_what_they_compare() {
 
     let dir = tempfile::tempdir().unwrap();
     let samples = dir.path().join("s.csv");
-    let o = run_here(&[
-        "--goal",
-        g,
-        "--nodes",
+    let plot = format!("cost={}", dir.path().join("c.svg").display());
+    let o = sim(
         "4",
-        "--noise",
-        "calibration/aws.h5",
-        "--noise-mode",
-        "none",
-        "--samples",
-        samples.to_str().unwrap(),
-        "--plot",
-        &format!("cost={}", dir.path().join("c.svg").display()),
-    ]);
+        aws,
+        &[
+            "--noise-mode",
+            "none",
+            "--samples",
+            samples.to_str().unwrap(),
+            "--plot",
+            &plot,
+        ],
+    );
     assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
     assert!(
-        stderr(&o).contains("it draws the cost increase of noisy cells"),
-        "{}",
-        stderr(&o)
+        e.contains("it draws the cost increase of noisy cells"),
+        "{e}"
     );
     assert!(!samples.exists(), "nothing is written before the refusal");
 
@@ -614,17 +601,8 @@ fn sweeps_of_several_systems_say_what_they_compare() {
         "-o",
         noos.to_str().unwrap(),
     ]);
-    let o = run_here(&[
-        "--goal",
-        g,
-        "--nodes",
-        "4",
-        "--reps",
-        "3",
-        "-q",
-        "--noise",
-        &format!("calibration/aws.h5,{}", noos.display()),
-    ]);
+    let both = format!("{aws},{}", noos.display());
+    let o = sim("4", &both, &["--reps", "3"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
         stderr(&o).contains("has no OS noise, so the OS noise of calibration/aws.h5 is left out"),
