@@ -40,6 +40,15 @@ fn needs_noise(a: &RunArgs, what: &str) -> Option<String> {
     })
 }
 
+/// `--noise-mode none` alone: a flag about the extra time noise adds has nothing to do.
+fn needs_noisy_mode(a: &RunArgs, what: &str) -> Option<String> {
+    needs_noise(a, what).or_else(|| {
+        (!a.noise_mode.is_empty() && a.noise_mode.iter().all(|m| m.trim() == "none")).then(|| {
+            format!("with --noise-mode none alone: it {what}, and no cell runs with noise; add a noisy mode (e.g. --noise-mode none,os+net) or leave the flag out")
+        })
+    })
+}
+
 fn in_compat(a: &RunArgs, what: &str) -> Option<String> {
     a.compat
         .is_some()
@@ -246,12 +255,12 @@ pub const RUN_RULES: &[Rule<RunArgs>] = &[
     Rule {
         id: "job_runs",
         flag: "--job-runs",
-        why_not: |a| needs_noise(a, "prices the extra time noise adds to a job"),
+        why_not: |a| needs_noisy_mode(a, "prices the extra time noise adds to a job"),
     },
     Rule {
         id: "job_node_hours",
         flag: "--job-node-hours",
-        why_not: |a| needs_noise(a, "prices the extra time noise adds to a job"),
+        why_not: |a| needs_noisy_mode(a, "prices the extra time noise adds to a job"),
     },
     Rule {
         id: "dry_run",

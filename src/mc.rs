@@ -1042,19 +1042,19 @@ fn write_outputs(args: &Outputs, run: &RunResult) -> Result<()> {
         FormatArg::Json => Format::Json,
         FormatArg::Csv => Format::Csv,
     };
-    if let Some(path) = &args.samples {
-        let path = partial_target(path, run);
-        loggops_report::write_samples(&path, run)
-            .with_context(|| format!("--samples: cannot write {}", path.display()))?;
-    }
+    // Everything that can fail short of the disk is done before anything is written: a plot
+    // with nothing to draw does not leave the samples of a run whose table was never written.
     for (kind, path) in &args.plot {
-        loggops_report::plot::write_plot(&partial_target(path, run), run, *kind)
+        loggops_report::plot::check_plot(path, run, *kind)
             .with_context(|| format!("--plot {}", path.display()))?;
     }
-    if let Some(path) = &args.report {
-        loggops_report::html::write_html(&partial_target(path, run), run)
-            .with_context(|| format!("--report {}", path.display()))?;
-    }
+    let html = match &args.report {
+        Some(path) => Some(
+            loggops_report::html::render_html(run)
+                .with_context(|| format!("--report {}", path.display()))?,
+        ),
+        None => None,
+    };
     let text = if format == Format::Table && run.plan.settings.noise.is_none() {
         noiseless_text(run)
     } else if format == Format::Table {
@@ -1072,6 +1072,20 @@ fn write_outputs(args: &Outputs, run: &RunResult) -> Result<()> {
     } else {
         format.render_to_string(run)
     };
+    if let Some(path) = &args.samples {
+        let path = partial_target(path, run);
+        loggops_report::write_samples(&path, run)
+            .with_context(|| format!("--samples: cannot write {}", path.display()))?;
+    }
+    for (kind, path) in &args.plot {
+        loggops_report::plot::write_plot(&partial_target(path, run), run, *kind)
+            .with_context(|| format!("--plot {}", path.display()))?;
+    }
+    if let (Some(path), Some(html)) = (&args.report, html) {
+        let path = partial_target(path, run);
+        loggops_output::write_atomic(&path, |w| std::io::Write::write_all(w, html.as_bytes()))
+            .with_context(|| format!("--report: cannot write {}", path.display()))?;
+    }
     let output = args.output.as_deref().map(|p| partial_target(p, run));
     crate::run::emit(output.as_deref(), &text).with_context(|| match &output {
         Some(p) => format!("--output {}", p.display()),

@@ -341,7 +341,13 @@ pub struct SpotInputs {
     /// system's profile value; `calibrate` records it in the profile. Spot is priced only
     /// when a price and an interruption rate are both known [default: the profile's; none:
     /// spot is not priced and nothing is assumed].
-    #[arg(long, value_name = "USD", value_parser = usd, help_heading = "Spot capacity")]
+    #[arg(
+        long,
+        value_name = "USD",
+        value_parser = usd,
+        allow_hyphen_values = true,
+        help_heading = "Spot capacity"
+    )]
     pub spot_price: Option<f64>,
     /// Where the spot price and rate come from, printed and recorded with them, e.g. "AWS
     /// Spot Instance Advisor, c5n.18xlarge us-east-1" (README "Spot capacity").
@@ -358,13 +364,15 @@ pub struct SpotInputs {
         long,
         value_name = "PER_NODE_HOUR",
         value_parser = rate,
+        allow_hyphen_values = true,
         conflicts_with = "spot_mtbi",
         help_heading = "Spot capacity"
     )]
     pub spot_interruptions: Option<f64>,
     /// Mean time between interruptions of one node, the inverse of --spot-interruptions,
     /// e.g. 500h or 20d (units ms, s, min, h, d; a bare number is seconds).
-    #[arg(long, value_name = "DURATION", value_parser = mtbi_rate, help_heading = "Spot capacity")]
+    #[arg(long, value_name = "DURATION", value_parser = mtbi_rate, allow_hyphen_values = true,
+          help_heading = "Spot capacity")]
     pub spot_mtbi: Option<f64>,
 }
 
@@ -376,14 +384,17 @@ pub struct SpotArgs {
     /// Checkpoint the job every this much work, e.g. 20min (units ms, s, min, h, d)
     /// [default: the interval that minimises the expected spot job time at each node count,
     /// shown beside Young's and Daly's].
-    #[arg(long, value_name = "DURATION", value_parser = positive_seconds, help_heading = "Spot capacity")]
+    #[arg(long, value_name = "DURATION", value_parser = positive_seconds, allow_hyphen_values = true,
+          help_heading = "Spot capacity")]
     pub checkpoint_every: Option<f64>,
     /// Time to write one checkpoint; the job's nodes are billed meanwhile [default: 30s].
-    #[arg(long, value_name = "DURATION", value_parser = seconds, help_heading = "Spot capacity")]
+    #[arg(long, value_name = "DURATION", value_parser = seconds, allow_hyphen_values = true,
+          help_heading = "Spot capacity")]
     pub checkpoint_cost: Option<f64>,
     /// Time lost after each interruption before work resumes from the last checkpoint
     /// (replacement nodes, job restart, checkpoint reload); billed [default: 120s].
-    #[arg(long, value_name = "DURATION", value_parser = seconds, help_heading = "Spot capacity")]
+    #[arg(long, value_name = "DURATION", value_parser = seconds, allow_hyphen_values = true,
+          help_heading = "Spot capacity")]
     pub restart_cost: Option<f64>,
 }
 

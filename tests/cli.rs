@@ -650,6 +650,8 @@ fn flags_that_do_not_apply_are_errors() {
         format!("{gen} --param size=1B"),
         format!("{cal} --provider AWS"),
         format!("{cal} --price-class hpc"),
+        format!("{g} --noise calibration/paper/aws.h5 --noise-mode none --job-runs 100"),
+        format!("{g} --noise calibration/paper/aws.h5 --spot-price 0.5 --spot-interruptions -0.1"),
     ];
     let report = errors_of(&cases);
     insta::assert_snapshot!("flags_that_do_not_apply", report);

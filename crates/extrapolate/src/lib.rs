@@ -132,21 +132,13 @@ pub fn extrapolate(
     };
     if let Some(n) = opts.nodes {
         if any_p2p && grid.rule.dims(n).is_none() {
-            let t = traces.last().expect("traces");
-            return Err(refuse(
-                t.p,
-                &t.path,
-                0,
-                None,
-                format!(
-                    "the process grid is {}, which cannot lay out --nodes {n}",
-                    grid.rule.describe()
-                ),
-                format!(
-                    "ask for a rank count the grid allows: {}",
-                    grid.rule.allows()
-                ),
-            ));
+            // A property of every trace together, not of one trace's rank.
+            return Err(ExtrapError::Usage(format!(
+                "--nodes {n}: the traces' process grid is {}, which cannot lay out {n} ranks; \
+                 ask for a rank count it allows: {}",
+                grid.rule.describe(),
+                grid.rule.allows()
+            )));
         }
     }
     progress("building the call template");

@@ -44,7 +44,7 @@ mod text;
 
 pub use data::ecdf_points;
 pub use figure::{AxisUnit, Curve, CurvePanel};
-pub use output::{render_svg, write_curves, write_plot};
+pub use output::{check_plot, render_svg, write_curves, write_plot};
 
 use output::image_format;
 

@@ -97,6 +97,16 @@ pub fn render_svg(run: &RunResult, kind: PlotKind) -> Result<String, PlotError> 
     let s = sections(run, kind)?;
     Ok(render(&s, banner(run).as_deref(), None)?.unwrap_or_default())
 }
+/// Whether [`write_plot`] can draw the figure `kind` of `run` into `path` (its extension, and
+/// something to plot), without drawing or writing: a caller with several outputs checks every
+/// one before it writes any.
+pub fn check_plot(path: &Path, run: &RunResult, kind: PlotKind) -> Result<(), PlotError> {
+    if image_format(path).is_none() {
+        return Err(PlotError::Extension(path.display().to_string()));
+    }
+    sections(run, kind).map(|_| ())
+}
+
 /// Writes the figure `kind` of `run` to `path` (`.svg` or `.png`), atomically.
 pub fn write_plot(path: &Path, run: &RunResult, kind: PlotKind) -> Result<(), PlotError> {
     if image_format(path).is_none() {
