@@ -85,7 +85,7 @@ fn params_cell(s: &SystemInfo) -> (String, String) {
 }
 
 fn price(p: Option<f64>) -> String {
-    p.map(|v| format!("{} per node-hour", crate::fmt::fmt_usd(v)))
+    p.map(|v| format!("{} per node-hour", crate::fmt::fmt_price(v)))
         .unwrap_or_else(|| "unknown".into())
 }
 
@@ -301,9 +301,10 @@ fn spot_html(run: &RunResult, out: &mut String) {
     let _ = writeln!(
         out,
         "<h2>Spot capacity</h2>\n<p class=\"small\">A job = {}, noise {}; every cost is the \
-         job's (nodes × time × price per node-hour), mean and p95 over {} drawn jobs (runs \
-         drawn from the cell's simulated run times, interruptions as a Poisson process over \
-         the job's nodes). On spot, the job checkpoints every <i>τ</i> of work (a checkpoint \
+         job's (nodes × time × price per node-hour) over {} drawn jobs (runs drawn from the \
+         cell's simulated run times, interruptions as a Poisson process over the job's nodes): \
+         the p95 of the drawn jobs, the mean of their expected costs over the interruptions \
+         (rare, costly interruptions count even when no drawn job meets one). On spot, the job checkpoints every <i>τ</i> of work (a checkpoint \
          costs {}) and loses the work since the last checkpoint plus a restart of {} at each \
          interruption; on demand and committed it is never interrupted. The closed form is the \
          expected spot time for runs of the mean run time; Young's and Daly's <i>τ</i> are \
@@ -373,16 +374,19 @@ fn spot_html(run: &RunResult, out: &mut String) {
                 },
             );
         }
-        let _ = writeln!(
-            out,
-            "</table></div>\n<p><b>Spot {}</b> (against {}).</p>",
-            esc(&sys.where_it_pays()),
-            esc(&sys
-                .compared_with
-                .as_deref()
-                .unwrap_or("no price")
-                .replace('_', "-"))
-        );
+        let _ = match &sys.compared_with {
+            Some(with) => writeln!(
+                out,
+                "</table></div>\n<p><b>Spot {}</b> (against {}).</p>",
+                esc(&sys.where_it_pays()),
+                esc(&with.replace('_', "-"))
+            ),
+            None => writeln!(
+                out,
+                "</table></div>\n<p><b>Spot {}</b>.</p>",
+                esc(&sys.where_it_pays())
+            ),
+        };
     }
 }
 

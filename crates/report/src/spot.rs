@@ -171,7 +171,7 @@ impl SpotSystem {
     /// `pays up to 4096 nodes`, `stops paying at 64 nodes`, …: where spot stops paying.
     pub fn where_it_pays(&self) -> String {
         if self.compared_with.is_none() {
-            return "no on-demand or committed price to compare with".into();
+            return "is not compared: the profile has no on-demand or committed price".into();
         }
         let est = self
             .stops_paying_nodes_closed_form
