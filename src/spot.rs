@@ -33,6 +33,17 @@ pub struct Job {
     pub restart_s: f64,
 }
 
+impl Job {
+    /// The checkpoint interval of a drawn job of `work_s` seconds: its own work over
+    /// `segments`, else `tau_s`.
+    pub fn tau_for(&self, work_s: f64) -> f64 {
+        match self.segments {
+            Some(k) => work_s / k.max(1) as f64,
+            None => self.tau_s,
+        }
+    }
+}
+
 /// Interruptions per second of the whole job: `nodes` × λ per node-hour / 3600.
 pub fn job_rate_per_s(nodes: u64, per_node_hour: f64) -> f64 {
     nodes as f64 * per_node_hour / 3600.0
@@ -187,11 +198,7 @@ fn spot_time(work: f64, job: &Job, lambda: f64, s: &mut loggops_noise::rng::Stre
             f64::INFINITY
         }
     };
-    let tau = match job.segments {
-        Some(k) => work / k.max(1) as f64,
-        None => job.tau_s,
-    }
-    .max(f64::MIN_POSITIVE);
+    let tau = job.tau_for(work).max(f64::MIN_POSITIVE);
     let full = tau + job.checkpoint_s;
     let eps = 1e-12 * work.max(1.0);
     let (mut t, mut left, mut hits) = (0.0, work, 0u64);
@@ -289,10 +296,7 @@ pub fn job_spot(
     let mut expected: Vec<f64> = drawn
         .iter()
         .map(|d| {
-            let tau = match job.segments {
-                Some(k) => d.work_s / k.max(1) as f64,
-                None => job.tau_s,
-            };
+            let tau = job.tau_for(d.work_s);
             expected_time_s(d.work_s, tau, job.checkpoint_s, job.restart_s, lambda)
         })
         .collect();

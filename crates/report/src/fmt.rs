@@ -23,10 +23,6 @@ pub(crate) fn signed_time(ps: f64) -> String {
     }
 }
 
-/// Formats US dollars as people write them, never in scientific notation: cents with
-/// thousands separators from one dollar (`$12.35`, `$1,234.56`, `$4,560,000.00`), two
-/// significant digits below (`$0.42`, `$0.0042`, `$0.0000069`). Exact values are in the JSON
-/// and CSV outputs.
 /// A price per node-hour as given, to the tenth of a cent: `$1.475`, `$3.88`, `$0.70` (rounding
 /// it to cents would make a reader's own arithmetic disagree with the costs shown).
 pub fn fmt_price(usd: f64) -> String {
@@ -40,6 +36,10 @@ pub fn fmt_price(usd: f64) -> String {
     format!("{sign}${}.{frac}", thousands(whole))
 }
 
+/// Formats US dollars as people write them, never in scientific notation: cents with
+/// thousands separators from one dollar (`$12.35`, `$1,234.56`, `$4,560,000.00`), two
+/// significant digits below (`$0.42`, `$0.0042`, `$0.0000069`). Exact values are in the JSON
+/// and CSV outputs.
 pub fn fmt_usd(usd: f64) -> String {
     if !usd.is_finite() {
         return "-".to_string();
@@ -144,16 +144,15 @@ pub fn fmt_ratio(r: f64) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn prices_show_what_was_given() {
-        use super::fmt_price;
         assert_eq!(fmt_price(1.475), "$1.475");
         assert_eq!(fmt_price(3.88), "$3.88");
         assert_eq!(fmt_price(0.7), "$0.70");
         assert_eq!(fmt_price(1234.5), "$1,234.50");
     }
-
-    use super::*;
 
     #[test]
     fn money_ratios_percent() {
