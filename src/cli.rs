@@ -828,9 +828,11 @@ pub struct ValidateArgs {
     /// Eager threshold S [default: the profile's].
     #[arg(short = 'S', value_name = "SIZE", allow_hyphen_values = true)]
     pub s: Option<String>,
-    /// Noise variant: none, os, net or os+net.
-    #[arg(long, value_name = "MODE", default_value = "os+net")]
-    pub noise_mode: String,
+    /// Noise variant: none, os, net or os+net [default: the noise the profile holds: os+net;
+    /// net when it has no OS noise (calibrated without --os-noise); os when it has no network
+    /// distributions].
+    #[arg(long, value_name = "MODE")]
+    pub noise_mode: Option<String>,
     /// What a simulated iteration is. `barrier` (the default): as the benchmark programs
     /// measured: the MPI_Barrier before each iteration is simulated too (a dissemination
     /// barrier of 1-byte messages under the same noise), each rank's clock starts when it
@@ -843,6 +845,12 @@ pub struct ValidateArgs {
     /// first op (OS noise can hit it) [default: 0].
     #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
     pub call_overhead: Option<String>,
+    /// What one read of the clock adds to every timed region: a benchmark times its iteration
+    /// between two `MPI_Wtime` calls, so it measures the iteration plus one read (on Piz Daint
+    /// 238 ns; an empty region measures only that) [default: the profile's `timer_read_ps`
+    /// (`calibrate` takes it from the selfish capture's minimal cycle), else 0].
+    #[arg(long, value_name = "TIME")]
+    pub timer_read: Option<String>,
     /// How a rank's CPU and NIC are shared (see `loggops-sim --help`).
     #[arg(long, value_enum, default_value = "queued")]
     pub model: ModelArg,

@@ -380,6 +380,13 @@ pub fn render(p: &Profile, path: &str, sha256: &str, size: u64) -> String {
         };
         let _ = writeln!(out, "  MPI progress: {} ({what})", m.name());
     }
+    if let Some(t) = p.timer_read_ps {
+        let _ = writeln!(
+            out,
+            "  timer read: {} (one clock read, which validate adds to every timed region)",
+            loggops_units::fmt_time_ps_f64(t)
+        );
+    }
     placement(&mut out, "near", &p.near, None);
     match &p.far {
         Some(f) => placement(&mut out, "far", f, Some(&p.near)),

@@ -110,10 +110,12 @@ pub fn bench_for(name: &BenchmarkName, it: Iteration) -> Result<Bench, String> {
     })
 }
 
-/// One iteration's time: the maximum over ranks of finish minus start (start 0 without the
-/// barrier, the rank's barrier exit with it), ps.
+/// One iteration's time as the benchmark measured it: the maximum over ranks of finish minus
+/// start (start 0 without the barrier, the rank's barrier exit with it) plus one clock read,
+/// ps.
 fn iteration_time(
     b: &Bench,
+    timer_read_ps: u64,
     model: &NoiseModel,
     seed: u64,
     rep: u64,
@@ -124,18 +126,22 @@ fn iteration_time(
         with_program!(s, |p| one_outcome(p, model, seed, rep, odds, engine, 1))
     };
     let fin = run(&b.iteration)?.finish;
-    let Some(barrier) = &b.barrier else {
-        return Ok(fin.iter().copied().max().unwrap_or(0));
+    let region = match &b.barrier {
+        None => fin.iter().copied().max().unwrap_or(0),
+        // The same (seed, rep) draws the barrier's messages and OS noise identically: its ops
+        // come first in both programs.
+        Some(barrier) => {
+            let start = run(barrier)?.finish;
+            fin.iter()
+                .zip(&start)
+                .map(|(f, s)| f.saturating_sub(*s))
+                .max()
+                .unwrap_or(0)
+        }
     };
-    // The same (seed, rep) draws the barrier's messages and OS noise identically: its ops come
-    // first in both programs.
-    let start = run(barrier)?.finish;
-    Ok(fin
-        .iter()
-        .zip(&start)
-        .map(|(f, s)| f.saturating_sub(*s))
-        .max()
-        .unwrap_or(0))
+    region
+        .checked_add(timer_read_ps)
+        .ok_or_else(|| anyhow!("the timed region overflows the clock"))
 }
 
 /// One of the paper's validation cells (its Fig. 14)?
@@ -186,14 +192,28 @@ pub(crate) fn compare(args: &ValidateArgs) -> Result<Compared> {
         }
         None => 0,
     };
+    let timer_flag_ps = match &args.timer_read {
+        Some(t) => {
+            Some(crate::units::parse_time_ps(t).map_err(|e| anyhow!("--timer-read {t}: {e}"))?)
+        }
+        None => None,
+    };
     let mut profile = loggops_profile::read_profile(&args.noise)?;
+    let timer_read_ps =
+        timer_flag_ps.unwrap_or_else(|| profile.timer_read_ps.map_or(0, |t| t.round() as u64));
     let loggops = [&args.l, &args.o, &args.g, &args.big_g, &args.big_o, &args.s];
     let flags = crate::request::ParamFlags::parse(loggops, None)?;
     flags.apply_to_profile(&mut profile);
-    let mode: NoiseMode = args
-        .noise_mode
-        .parse()
-        .map_err(|e| anyhow!("--noise-mode {}: {e}", args.noise_mode))?;
+    let mode: NoiseMode = match &args.noise_mode {
+        Some(m) => m.parse().map_err(|e| anyhow!("--noise-mode {m}: {e}"))?,
+        // The noise the profile holds, as the main command's default.
+        None => match crate::checks::profile_noise(&profile) {
+            (true, true) => NoiseMode::OsNet,
+            (false, true) => NoiseMode::Net,
+            (true, false) => NoiseMode::Os,
+            (false, false) => NoiseMode::None,
+        },
+    };
     let files = loggops_calibrate::measured_files(&args.measured)?;
     let it = Iteration {
         barrier: args.measure == MeasureArg::Barrier,
@@ -310,7 +330,8 @@ pub(crate) fn compare(args: &ValidateArgs) -> Result<Compared> {
                         if crate::mc::interrupted() {
                             anyhow::bail!("interrupted (Ctrl-C)");
                         }
-                        let t = iteration_time(b, model, args.seed, rep, &odds, engine);
+                        let t =
+                            iteration_time(b, timer_read_ps, model, args.seed, rep, &odds, engine);
                         bar.inc(1);
                         t
                     })
@@ -320,6 +341,7 @@ pub(crate) fn compare(args: &ValidateArgs) -> Result<Compared> {
         let simulated = (|| -> Result<(u64, Vec<u64>, Option<Vec<u64>>)> {
             let noiseless = iteration_time(
                 b,
+                timer_read_ps,
                 &quiet_model,
                 args.seed,
                 0,
@@ -387,14 +409,27 @@ pub(crate) fn compare(args: &ValidateArgs) -> Result<Compared> {
             overrides.join(" ")
         )
     };
+    let timer_said = match (timer_read_ps, timer_flag_ps) {
+        (0, _) => String::new(),
+        (t, Some(_)) => format!(
+            ", one clock read of {} (--timer-read) in every timed region",
+            loggops_units::fmt_time_ps(t)
+        ),
+        (t, None) => format!(
+            ", one clock read of {} (the profile's) in every timed region",
+            loggops_units::fmt_time_ps(t)
+        ),
+    };
     let measured_said = match args.measure {
         MeasureArg::Barrier => "each rank timed from its barrier exit (--measure barrier)",
         MeasureArg::Collective => "the collective alone (--measure collective)",
     };
     let header = format!(
-        "{} model, noise mode {}, MPI progress {} ({origin}), {}, {measured_said}, {} repetitions per benchmark, seed {}{overrides_said}{episodes_said}",
+        "profile {} (system {}), {} model, noise mode {}, MPI progress {} ({origin}), {}, {measured_said}{timer_said}, {} repetition{} per benchmark, seed {}{overrides_said}{episodes_said}",
+        args.noise.display(),
+        profile.system,
         crate::run::model_name(engine),
-        args.noise_mode,
+        mode,
         progress.name(),
         if it.program {
             "the benchmark programs' calls"
@@ -402,6 +437,7 @@ pub(crate) fn compare(args: &ValidateArgs) -> Result<Compared> {
             "the bare schedules"
         },
         args.reps,
+        if args.reps == 1 { "" } else { "s" },
         args.seed,
     );
     let settings = serde_json::json!({
@@ -410,11 +446,12 @@ pub(crate) fn compare(args: &ValidateArgs) -> Result<Compared> {
         "profile_sha256": crate::inputs::sha256_file(&args.noise)?,
         "seed": args.seed,
         "reps": args.reps,
-        "noise_mode": args.noise_mode,
+        "noise_mode": mode.to_string(),
         "model": crate::run::model_name(engine),
         "mpi_progress": progress.name(),
         "simulate": if it.program { "program" } else { "schedule" },
         "measure": if it.barrier { "barrier" } else { "collective" },
+        "timer_read_ps": timer_read_ps,
         "overrides": overrides,
         "version": env!("CARGO_PKG_VERSION"),
     });

@@ -226,6 +226,17 @@ fn noiseless_validation_is_the_closed_form() {
     // A per-call overhead adds to every rank's start.
     let v = noiseless(&["--call-overhead", "2us"]);
     assert_eq!(v["benchmarks"][0]["simulated_mean_ps"], want + 2_000_000);
+    // A clock read adds to every timed region, the noiseless one included.
+    let v = noiseless(&["--timer-read", "238ns"]);
+    let b = &v["benchmarks"][0];
+    assert_eq!(b["simulated_mean_ps"], want + 238_000);
+    assert_eq!(b["noiseless_ps"], want + 238_000);
+    assert_eq!(v["settings"]["timer_read_ps"], 238_000);
+    let line = v["settings"]["line"].as_str().unwrap();
+    assert!(
+        line.contains("one clock read of 238ns (--timer-read) in every timed region"),
+        "{line}"
+    );
     // The JSON says how it was made.
     let st = &v["settings"];
     assert_eq!(
@@ -361,4 +372,74 @@ fn polled_validation_does_not_depend_on_the_thread_count() {
         polled * 2 > asynchronous * 3,
         "polled {polled} ps, async {asynchronous} ps"
     );
+}
+
+/// `calibrate` keeps the selfish capture's minimal cycle (one clock read) in the profile, and
+/// `validate` adds it to every timed region: an empty region (the 0-byte-segment ring) measures
+/// exactly one read, as the real benchmark's did.
+#[test]
+fn a_timed_region_measures_one_clock_read_from_the_profile() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let profile = d.join("p.h5");
+    let out = run_here(&[
+        "calibrate",
+        "--system",
+        "demo",
+        "--latency",
+        "calibration/example/lat.txt",
+        "--bandwidth",
+        "calibration/example/bw.txt",
+        "--os-noise",
+        "calibration/example/osnoise.txt",
+        "--set-S",
+        "64KiB",
+        "-o",
+        profile.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // The example capture's header: `# Minimal cycle length [ns]: 40.50`.
+    assert!(
+        stdout(&out).contains("timer read: 40.5ns"),
+        "{}",
+        stdout(&out)
+    );
+    let shown = json_of(&[
+        "profile",
+        "show",
+        profile.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(shown["timer_read_ps"], 40_500.0);
+    let cols: String = (0..32).map(|r| format!(" Rank{r}Time(us)")).collect();
+    let row: String = (0..32).map(|_| " 0.04").collect();
+    let f = write(
+        d,
+        "pipelinedring_32_16.csv",
+        &format!("#MessageSize{cols}\n16{row}\n"),
+    );
+    let validate = |extra: &[&str]| {
+        let mut a = vec![
+            "validate",
+            f.to_str().unwrap(),
+            "--noise",
+            profile.to_str().unwrap(),
+            "--reps",
+            "5",
+            "--format",
+            "json",
+            "-q",
+        ];
+        a.extend(extra);
+        json_of(&a)
+    };
+    let v = validate(&[]);
+    let b = &v["benchmarks"][0];
+    assert_eq!(b["simulated_mean_ps"], 40_500, "{b}");
+    assert_eq!(b["noiseless_ps"], 40_500, "{b}");
+    assert_eq!(v["settings"]["timer_read_ps"], 40_500);
+    // The flag overrides the profile's value.
+    let v = validate(&["--timer-read", "0"]);
+    assert_eq!(v["benchmarks"][0]["simulated_mean_ps"], 0);
 }

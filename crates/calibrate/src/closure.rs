@@ -278,7 +278,14 @@ fn close_as(inp: &ClosureInputs) -> Result<Closed, String> {
             c - 1
         }
         (None, None) => {
-            return Err("no eager threshold: give --set-S SIZE (the MPI's eager threshold; the LogGP fit shows no protocol change)".into());
+            let why = if inp.loggp.is_some() {
+                "the LogGP fit shows no protocol change"
+            } else {
+                "without a LogGP fit (--loggp) nothing shows where the protocol changes"
+            };
+            return Err(format!(
+                "no eager threshold: give --set-S SIZE (the MPI's eager threshold; {why})"
+            ));
         }
     };
     let g = match (
@@ -982,6 +989,7 @@ fn placement_profile(placement: &Placement) -> Profile {
         day: String::new(),
         days: Vec::new(),
         mpi_progress: None,
+        timer_read_ps: None,
     }
 }
 

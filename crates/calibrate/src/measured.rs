@@ -220,8 +220,20 @@ pub enum MeasuredError {
         "{path}: a header but no iterations; expected one row per iteration after line {line}"
     )]
     NoIterations { path: String, line: u64 },
-    #[error("{path}: a directory without `*.csv` files; expected measured files named `<pattern>_<nodes>_<bytes>.csv`")]
-    EmptyDirectory { path: String },
+    #[error("{path}: a directory without `*.csv` files; expected measured files named `<pattern>_<nodes>_<bytes>.csv`{}", subdirs_hint(subdirs))]
+    EmptyDirectory { path: String, subdirs: Vec<String> },
+}
+
+/// Names the subdirectories that hold measured files (a parent of run directories was given).
+fn subdirs_hint(subdirs: &[String]) -> String {
+    match subdirs {
+        [] => String::new(),
+        [one] => format!(" (its subdirectory {one} has them: give it)"),
+        many => format!(
+            " (its subdirectories have them: give one or several, e.g. {})",
+            many.iter().take(3).cloned().collect::<Vec<_>>().join(" ")
+        ),
+    }
 }
 
 /// One measured benchmark: every iteration's per-rank times.
@@ -275,6 +287,7 @@ pub fn measured_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, MeasuredError> 
             source,
         })?;
         let mut found: Vec<PathBuf> = Vec::new();
+        let mut subdirs: Vec<String> = Vec::new();
         for e in entries {
             let e = e.map_err(|source| CalibError::Read {
                 path: p.display().to_string(),
@@ -282,13 +295,20 @@ pub fn measured_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, MeasuredError> 
                 source,
             })?;
             let name = e.file_name().to_string_lossy().into_owned();
-            if (name.ends_with(".csv") || name.ends_with(".csv.xz")) && e.path().is_file() {
-                found.push(e.path());
+            let path = e.path();
+            // A measured file that is not a regular file (a broken link, say) is kept: reading
+            // it fails with its reason, listed with the files that cannot be simulated.
+            if (name.ends_with(".csv") || name.ends_with(".csv.xz")) && !path.is_dir() {
+                found.push(path);
+            } else if path.is_dir() && has_measured_files(&path) {
+                subdirs.push(path.display().to_string());
             }
         }
         if found.is_empty() {
+            subdirs.sort();
             return Err(MeasuredError::EmptyDirectory {
                 path: p.display().to_string(),
+                subdirs,
             });
         }
         found.sort();
@@ -298,6 +318,17 @@ pub fn measured_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, MeasuredError> 
     let mut seen = std::collections::HashSet::new();
     out.retain(|p| seen.insert(std::fs::canonicalize(p).unwrap_or_else(|_| p.clone())));
     Ok(out)
+}
+
+/// Whether directory `d` holds a `*.csv` or `*.csv.xz` file.
+fn has_measured_files(d: &Path) -> bool {
+    std::fs::read_dir(d).is_ok_and(|entries| {
+        entries.flatten().any(|e| {
+            let n = e.file_name();
+            let n = n.to_string_lossy();
+            n.ends_with(".csv") || n.ends_with(".csv.xz")
+        })
+    })
 }
 
 /// Reads one measured file (plain or xz).

@@ -624,9 +624,33 @@ impl Report {
             "(noiseless runs with {}, LogGOPSim's rules; comm. only: every computation removed)",
             self.params
         );
-        // A traced size the schedule was fitted to and does not reproduce: say so, and why.
-        for r in self.rows.iter().filter(|r| r.input) {
-            let Some(c) = &r.schedule else { continue };
+        // A traced size the schedule was fitted to, or a trace left out to check it, that the
+        // schedule does not reproduce: say so, and why.
+        for r in &self.rows {
+            let at = if r.input {
+                format!("at the traced size P = {}", r.p)
+            } else {
+                format!("at the left-out trace {} (P = {})", r.file, r.p)
+            };
+            let Some(c) = &r.schedule else {
+                if !r.input {
+                    let _ = writeln!(
+                        s,
+                        "warning: {at} the schedule cannot be laid out: nothing is compared"
+                    );
+                }
+                continue;
+            };
+            if !r.input && c.messages != r.trace.messages {
+                let _ = writeln!(
+                    s,
+                    "warning: {at} the schedule sends {} messages where the trace sends {} ({}): a trace of another program, or of the same program run with other parameters (time steps, problem size), does not follow the schedule",
+                    c.messages,
+                    r.trace.messages,
+                    pct(r.trace.messages as f64, c.messages as f64)
+                );
+                continue;
+            }
             let off = |a: Option<u64>, b: Option<u64>| match (a, b) {
                 (Some(a), Some(b)) if a > 0 => Some((b as f64 - a as f64) / a as f64),
                 _ => None,
@@ -653,8 +677,7 @@ impl Report {
             };
             let _ = writeln!(
                 s,
-                "warning: at the traced size P = {} the schedule's noiseless time is {:+.1} % off the trace's; {cause}",
-                r.p,
+                "warning: {at} the schedule's noiseless time is {:+.1} % off the trace's; {cause}",
                 100.0 * e
             );
         }

@@ -123,6 +123,9 @@ fn encode(p: &Profile) -> Result<Vec<u8>, hdf5_pure::Error> {
     if let Some(m) = p.mpi_progress {
         fb.set_attr(schema::ATTR_MPI_PROGRESS, vlen(m.name()));
     }
+    if let Some(t) = p.timer_read_ps {
+        fb.set_attr(schema::ATTR_TIMER_READ, AttrValue::F64(t));
+    }
 
     let near = placement_group(fb.create_group("near"), &p.near);
     fb.add_group(near);
@@ -230,12 +233,15 @@ fn every(p: &Profile) -> impl Iterator<Item = &Placement> {
     )
 }
 
-/// The oldest schema version that holds `p`: 8 with weighted days or latency episodes; 7 with
+/// The oldest schema version that holds `p`: 9 with a timer read; 8 with weighted days or latency episodes; 7 with
 /// a latency by size; 6 with bandwidth levels; 5 with spot capacity; 4 with an idle table of more than one level; 3 with a
 /// calibration other than the paper's table, a latency after idle periods, capture days or
 /// `mpi_progress`; else 2 when a quantile table has an exact tail, else 1 (so profiles
 /// without them stay readable by older builds).
 fn version_needed(p: &Profile) -> i64 {
+    if p.timer_read_ps.is_some() {
+        return schema::TIMER_SCHEMA_VERSION;
+    }
     if p.days.iter().any(|d| d.weight.is_some() || d.episode) {
         return schema::STATES_SCHEMA_VERSION;
     }
@@ -446,6 +452,13 @@ fn decode(path: &Path, bytes: Vec<u8>) -> Result<Profile, ProfileError> {
     })?;
 
     let mpi_progress = r.mpi_progress(&attrs)?;
+    let timer_read_ps = r.opt_f64(&attrs, "/", schema::ATTR_TIMER_READ)?;
+    if timer_read_ps.is_some() {
+        r.need_version(
+            &schema::attr_object("/", schema::ATTR_TIMER_READ),
+            schema::TIMER_SCHEMA_VERSION,
+        )?;
+    }
     let near = r.placement("/near", r.req_group("/near")?)?;
     let far = match r.group("/far")? {
         Some(g) => Some(r.placement("/far", g)?),
@@ -481,6 +494,7 @@ fn decode(path: &Path, bytes: Vec<u8>) -> Result<Profile, ProfileError> {
         day,
         days,
         mpi_progress,
+        timer_read_ps,
     };
     validate::validate(&profile).map_err(|e| ProfileError::invalid(path, e))?;
     Ok(profile)

@@ -405,6 +405,11 @@ pub struct Profile {
     /// Whether rendezvous messages progress during computation; `None` (profiles made before
     /// it existed, or that do not know): the simulator's default, asynchronous progress.
     pub mpi_progress: Option<MpiProgress>,
+    /// What one read of the system's clock costs, ps (schema version 9): the shortest interval
+    /// the OS-noise capture's timer loop measured (selfish's t_min). A benchmark that times a
+    /// region between two clock reads measures the region plus one read; `None` (profiles made
+    /// before it existed, or without a selfish capture): not known, taken as 0.
+    pub timer_read_ps: Option<f64>,
 }
 
 impl Profile {

@@ -1,4 +1,4 @@
-//! Names of the HDF5 objects of schema versions 1 to 8 (see `SCHEMA.md`). Shared by the
+//! Names of the HDF5 objects of schema versions 1 to 9 (see `SCHEMA.md`). Shared by the
 //! reader, the writer and the validator so that error messages use exactly the names found in
 //! files.
 
@@ -10,8 +10,9 @@ pub const SCHEMA_NAME: &str = "loggops-sim noise profile";
 /// everything else is as in version 1. Version 4 adds the idle table (`<placement>/after_idle`);
 /// version 5 spot capacity in `/prices`; version 6 bandwidth levels
 /// (`<placement>/bandwidth_levels`); version 7 the latency by size
-/// (`<placement>/latency_by_size`); version 8 a day's `weight` and `kind` (latency episodes).
-pub const SCHEMA_VERSION: i64 = 8;
+/// (`<placement>/latency_by_size`); version 8 a day's `weight` and `kind` (latency episodes);
+/// version 9 the root attribute `timer_read_ps`.
+pub const SCHEMA_VERSION: i64 = 9;
 /// The oldest `schema_version` this build reads. The writer writes version 1 for profiles
 /// without exact tails, so older builds keep reading them.
 pub const MIN_SCHEMA_VERSION: i64 = 1;
@@ -30,6 +31,8 @@ pub(crate) const LEVELS_SCHEMA_VERSION: i64 = 6;
 pub(crate) const SIZE_LATENCY_SCHEMA_VERSION: i64 = 7;
 /// The first version with weighted days and latency episodes (SCHEMA.md "States").
 pub(crate) const STATES_SCHEMA_VERSION: i64 = 8;
+/// The first version with the root attribute `timer_read_ps` (SCHEMA.md "Timer read").
+pub(crate) const TIMER_SCHEMA_VERSION: i64 = 9;
 
 /// Unit suffix of a distribution's value datasets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -118,6 +121,7 @@ pub(crate) const ATTR_WEIGHT: &str = "weight";
 pub(crate) const ATTR_KIND: &str = "kind";
 pub(crate) const KIND_EPISODE: &str = "episode";
 pub(crate) const ATTR_MPI_PROGRESS: &str = "mpi_progress";
+pub(crate) const ATTR_TIMER_READ: &str = "timer_read_ps";
 
 // Placement attributes.
 pub(crate) const ATTR_L: &str = "L_ps";

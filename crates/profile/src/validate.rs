@@ -86,6 +86,14 @@ pub fn validate(profile: &Profile) -> Result<(), Invalid> {
         os_noise(&base, &d.os_noise)?;
     }
     weights(profile)?;
+    if let Some(t) = profile.timer_read_ps {
+        non_negative_finite(
+            &schema::attr_object("/", schema::ATTR_TIMER_READ),
+            t,
+            " ps",
+            MAX_TIME_PS,
+        )?;
+    }
     for (attr, v) in [
         (
             schema::ATTR_ON_DEMAND,

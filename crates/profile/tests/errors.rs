@@ -44,6 +44,7 @@ fn after_tail_edit(edit: impl FnOnce(&File) -> Result<(), hdf5_pure::Error>) -> 
 fn after_progress_edit(edit: impl FnOnce(&File) -> Result<(), hdf5_pure::Error>) -> String {
     let p = Profile {
         mpi_progress: Some(MpiProgress::Polled),
+        timer_read_ps: None,
         ..full_profile()
     };
     edit_profile(&p, edit)
@@ -125,8 +126,18 @@ fn incomplete_and_invalid_profiles() {
     let nan = f64::NAN;
     let cases: Vec<(&str, String)> = vec![
         (
-            "schema_version 9",
-            after_edit(set_attr("/", "schema_version", AttrValue::I64(9))),
+            "schema_version 10",
+            after_edit(set_attr("/", "schema_version", AttrValue::I64(10))),
+        ),
+        (
+            "timer_read_ps in a schema_version 8 file",
+            edit_profile(
+                &Profile {
+                    timer_read_ps: Some(238_000.0),
+                    ..full_profile()
+                },
+                set_attr("/", "schema_version", AttrValue::I64(8)),
+            ),
         ),
         (
             "a day's weight in a schema_version 7 file",

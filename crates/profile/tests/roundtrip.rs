@@ -44,10 +44,37 @@ fn mpi_progress_round_trips() {
     for m in [None, Some(MpiProgress::Async), Some(MpiProgress::Polled)] {
         let p = Profile {
             mpi_progress: m,
+            timer_read_ps: None,
             ..full_profile()
         };
         assert_eq!(round_trip(&p), p);
     }
+}
+
+/// A timer read (schema version 9) round-trips; a negative one is refused with the attribute
+/// named, and a profile without it keeps the version the rest needs.
+#[test]
+fn timer_read_round_trips_as_version_9() {
+    let p = Profile {
+        timer_read_ps: Some(237_975.716),
+        ..full_profile()
+    };
+    let (_dir, f) = round_trips_as_version(&p, 9);
+    assert_eq!(
+        f.root().attrs().unwrap()["timer_read_ps"].as_f64(),
+        Some(237_975.716)
+    );
+    let (_dir, f) = round_trips_as_version(&full_profile(), 1);
+    assert!(!f.root().attrs().unwrap().contains_key("timer_read_ps"));
+    let dir = tempfile::tempdir().unwrap();
+    let bad = Profile {
+        timer_read_ps: Some(-1.0),
+        ..full_profile()
+    };
+    let e = write_profile(dir.path().join("p.h5"), &bad)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("/ attribute timer_read_ps: is -1 ps"), "{e}");
 }
 
 /// An idle table (schema version 4) round-trips; a version-3 step keeps its version-3 form

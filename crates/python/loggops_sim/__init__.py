@@ -458,6 +458,7 @@ def validate(
     noise_mode: Optional[str] = None,
     measure: Optional[Literal["barrier", "collective"]] = None,
     call_overhead: Optional[Quantity] = None,
+    timer_read: Optional[Quantity] = None,
     model: Optional[Model] = None,
     reps: Optional[int] = None,
     seed: Optional[int] = None,
@@ -481,6 +482,8 @@ def validate(
         measure: ``"barrier"`` (the default: as the programs measured, each rank timed from
             its own barrier exit) or ``"collective"`` (the paper's comparison).
         call_overhead: CPU time each rank spends entering the collective (``--call-overhead``).
+        timer_read: what one clock read adds to every timed region (``--timer-read``; default:
+            the profile's ``timer_read_ps``, else 0).
         model: ``"queued"`` (the default) or ``"loggopsim"``.
         reps: repetitions per benchmark (default 1000).
         seed, threads, L, o, g, G, O, S, progress: as in :func:`run`.
@@ -495,6 +498,7 @@ def validate(
         "noise_mode": noise_mode,
         "measure": measure,
         "call_overhead": _quantity(call_overhead, "call_overhead"),
+        "timer_read": _quantity(timer_read, "timer_read"),
         "model": model,
         "reps": reps,
         "seed": seed,

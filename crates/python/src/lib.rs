@@ -95,6 +95,7 @@ fn validate_request(d: &Bound<'_, PyDict>) -> PyResult<api::ValidateRequest> {
         noise_mode: r.get("noise_mode")?,
         measure: r.get("measure")?,
         call_overhead: r.get("call_overhead")?,
+        timer_read: r.get("timer_read")?,
         model: r.get("model")?,
         reps: r.get("reps")?,
         seed: r.get("seed")?,

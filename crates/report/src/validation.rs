@@ -192,6 +192,12 @@ impl Comparison {
         if (self.simulated.n as u64) < OUTSIDE_MIN_REPS {
             return None;
         }
+        // Nor does a simulation without spread (no noise drawn, or nothing to draw it on):
+        // one value is not a range.
+        let fixed = |s: &Summary| s.min == s.max && s.min == self.simulated.min;
+        if fixed(&self.simulated) && self.episodes.as_ref().is_none_or(|(_, e)| fixed(e)) {
+            return None;
+        }
         let m = self.measured.median;
         let (mut lo, mut hi) = (self.simulated.min as f64, self.simulated.max as f64);
         if let Some((_, e)) = &self.episodes {
@@ -705,8 +711,11 @@ mod tests {
         // Outside the profile: judged from 100 simulated repetitions on, and near 1 with
         // three decimals (one `x`).
         assert!(!lines[0].contains("outside"), "{table}");
-        let near = cmp(&[100; 3], &[101; 100]);
+        let spread: Vec<u64> = (101..201).collect();
+        let near = cmp(&[100; 3], &spread);
         assert_eq!(near.outside_profile(), Some(Outside::Below(100.0 / 101.0)));
+        // A simulation without spread (nothing drawn) produces one value, not a range.
+        assert_eq!(cmp(&[100; 3], &[101; 100]).outside_profile(), None);
         let table = render_validation_table(&[near]);
         let row = table.lines().nth(2).unwrap();
         assert!(row.ends_with("meas p50 0.990x sim min"), "{table}");

@@ -542,9 +542,16 @@ impl Partial {
             name(&mut missing, "S (eager threshold, bytes)");
         }
         if !missing.is_empty() {
+            // A LogGP fit provides L, o, g and G, never S: suggested only for what it gives.
+            let only_s = missing.len() == 1 && self.s.is_none();
+            let hint = if only_s {
+                "give --set-S SIZE (the MPI's eager threshold), or choose a row of a parameter table (the format of the paper's loggp_params.csv)"
+            } else {
+                "give them explicitly, choose a row of a parameter table (the format of the paper's loggp_params.csv), or give a Netgauge LogGP fit (which provides L, o, g and G but not S)"
+            };
             return Err(CalibError::MissingParams {
                 missing,
-                hint: "give them explicitly, choose a row of a parameter table (the format of the paper's loggp_params.csv), or give a Netgauge LogGP fit (which provides L, o, g and G but not S)".into(),
+                hint: hint.into(),
             });
         }
         for (what, v) in [
@@ -848,6 +855,23 @@ pub(super) fn captures_placements(
     })
 }
 
+/// What one clock read costs, ps: the median over the selfish runs of their minimal cycle
+/// (`# Minimal cycle length [ns]:`, the shortest pass of a loop that only reads the timer).
+/// `None` when no run states it.
+fn timer_read_ps(runs: &[crate::selfish::SelfishRun]) -> Option<f64> {
+    let mut t: Vec<f64> = runs
+        .iter()
+        .filter_map(|r| r.t_min_ns)
+        .filter(|t| t.is_finite() && *t >= 0.0)
+        .map(|t| t * 1e3)
+        .collect();
+    if t.is_empty() {
+        return None;
+    }
+    t.sort_by(f64::total_cmp);
+    Some(t[(t.len() - 1) / 2])
+}
+
 /// The OS-noise part: profile data and report.
 pub(super) fn os_noise_fit(
     path: &Path,
@@ -858,17 +882,18 @@ pub(super) fn os_noise_fit(
         relative_to_cwd(path)
     ));
     let format = detect(path).unwrap_or(Format::Selfish);
-    let (detours, runs, skipped, mut warnings, format): (
+    let (detours, runs, skipped, mut warnings, format, timer_read_ps): (
         Detours,
         usize,
         u64,
         Vec<Warning>,
         Format,
+        Option<f64>,
     ) = match format {
         Format::Fwq | Format::Ftq => {
             let q = read_quanta(path)?;
             let d = q.to_detours(&QuantumOptions::default())?;
-            (d, 1, 0, q.warnings, format)
+            (d, 1, 0, q.warnings, format, None)
         }
         _ => {
             let t = read_selfish(path)?;
@@ -878,6 +903,7 @@ pub(super) fn os_noise_fit(
                 t.skipped,
                 t.warnings,
                 Format::Selfish,
+                timer_read_ps(&t.runs),
             )
         }
     };
@@ -1008,6 +1034,7 @@ pub(super) fn os_noise_fit(
         trace_period_s: trace.period_ps as f64 / 1e12,
         trace_bytes: 16 * trace.start_ps.len() as u64,
         process: process_report,
+        timer_read_ps,
         warnings: warning_strings(&warnings),
     };
     Ok((

@@ -318,6 +318,61 @@ impl CalibrateInputs {
     }
 }
 
+/// How far a parameter may lie from what the capture beside it shows before calibrate warns:
+/// a value given in µs without its unit is read as ns, 1000× too small.
+const SCALE_MISMATCH: f64 = 100.0;
+
+/// Warnings for an L or G more than [`SCALE_MISMATCH`] times away from the latency capture's
+/// median RTT/2 resp. the bandwidth capture's median per-byte time.
+fn scale_mismatches(
+    p: &loggops_profile::BaseParams,
+    lat: &fit::CaptureFit,
+    bw: &fit::CaptureFit,
+) -> Vec<String> {
+    let median = |v: &[f64]| v.get(v.len() / 2).copied().unwrap_or(0.0);
+    let per_byte = median(&bw.rtt2_ps) / bw.size.max(1) as f64;
+    let mut out = Vec::new();
+    let time = |v: f64| loggops_units::fmt_time_ps_f64(v);
+    let per_byte_text = |v: f64| format!("{v:.4}ps/byte");
+    type Fmt<'a> = &'a dyn Fn(f64) -> String;
+    for (name, value, captured, what, show, example) in [
+        (
+            "L",
+            p.l_ps,
+            median(&lat.rtt2_ps),
+            "the latency capture's median RTT/2",
+            &time as Fmt,
+            "1.3us",
+        ),
+        (
+            "G",
+            p.big_g_ps_per_byte,
+            per_byte,
+            "the bandwidth capture's median time per byte",
+            &per_byte_text as Fmt,
+            "86ps",
+        ),
+    ] {
+        if value <= 0.0 || captured <= 0.0 {
+            continue;
+        }
+        let ratio = captured / value;
+        if !(1.0 / SCALE_MISMATCH..=SCALE_MISMATCH).contains(&ratio) {
+            out.push(format!(
+                "{name} = {} is {} {what} ({}); a number without a unit is read as ns: check its unit (e.g. --set-{name} {example})",
+                show(value),
+                if ratio > 1.0 {
+                    format!("1/{ratio:.0} of")
+                } else {
+                    format!("{:.0}x", 1.0 / ratio)
+                },
+                show(captured),
+            ));
+        }
+    }
+    out
+}
+
 /// Builds a noise profile and its fit report from captures and parameters (see the module
 /// documentation). Nothing is written; store the profile with `loggops_profile::write_profile`.
 pub fn build_profile(inp: &CalibrateInputs) -> Result<(Profile, FitReport), CalibError> {
@@ -397,6 +452,9 @@ pub(super) fn build_with(
             detail: "the captures calibration solves L and G from the captures: a parameter table, --set-L or --set-G belong to the paper-table calibration (--calibration paper-table)".into(),
         });
     }
+    // Parameters that do not fit the captures beside them (a value in µs given without a
+    // unit, read as ns), in the fit report's warnings.
+    let mut param_warnings: Vec<String> = Vec::new();
     let Placements {
         near,
         near_report,
@@ -425,6 +483,7 @@ pub(super) fn build_with(
             near_partial = near_partial.or(loggp_partial(s, &loggp_file));
         }
         let (near_params, near_sources) = near_partial.finish("near")?;
+        param_warnings.extend(scale_mismatches(&near_params, &near_lat, &near_bw));
         let loggp_used: Vec<String> = [
             ("L", &near_sources.l),
             ("o", &near_sources.o),
@@ -723,6 +782,45 @@ pub(super) fn build_with(
     if let Some(r) = &os_report {
         add("OS noise", &r.warnings);
     }
+    add("parameters", &param_warnings);
+    if let (Some(od), Some(c)) = (
+        prices.on_demand_usd_per_node_hour,
+        prices.committed_usd_per_node_hour,
+    ) {
+        if c > od {
+            add(
+                "prices",
+                &[format!(
+                    "the committed price ({c} USD/node-hour) is above the on-demand one ({od}): a commitment buys a discount; were they swapped?"
+                )],
+            );
+        }
+    }
+    if captures && inp.loggp.is_none() {
+        let e = &inp.params.explicit;
+        let guessed: Vec<&str> = [
+            (
+                e.o_ps.is_none(),
+                "o is a guess (a quarter of the latency capture's 1st percentile of RTT/2)",
+            ),
+            (
+                e.g_ps.is_none(),
+                "g is 0 (back-to-back messages leave the NIC without a gap)",
+            ),
+        ]
+        .into_iter()
+        .filter_map(|(missing, what)| missing.then_some(what))
+        .collect();
+        if !guessed.is_empty() {
+            add(
+                "parameters",
+                &[format!(
+                    "no LogGP fit (--loggp): {}; give Netgauge's ng_loggp.out with --loggp, or --set-o and --set-g",
+                    guessed.join(", ")
+                )],
+            );
+        }
+    }
     if let Some(c) = closure.as_ref().filter(|c| !c.closes()) {
         add(
             "closure",
@@ -765,6 +863,7 @@ pub(super) fn build_with(
         day: inp.day.clone(),
         days: Vec::new(),
         mpi_progress: inp.mpi_progress,
+        timer_read_ps: os_report.as_ref().and_then(|r| r.timer_read_ps),
     };
     loggops_profile::validate(&profile).map_err(|e| CalibError::InvalidProfile {
         detail: e.to_string(),

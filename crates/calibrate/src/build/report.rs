@@ -218,6 +218,8 @@ pub struct OsNoiseReport {
     /// Raw size of the stored trace (16 bytes per detour), bytes.
     pub trace_bytes: u64,
     pub process: Option<ProcessReport>,
+    /// What one read of the capture's timer costs (its minimal cycle), ps; `None`: not stated.
+    pub timer_read_ps: Option<f64>,
     pub warnings: Vec<String>,
 }
 
@@ -402,6 +404,13 @@ impl FitReport {
                     sig(n.trace_period_s),
                     n.trace_bytes
                 );
+                if let Some(t) = n.timer_read_ps {
+                    let _ = writeln!(
+                        o,
+                        "  timer read: {}ns (the capture's minimal cycle; validate adds one read to every timed region)",
+                        sig(t / 1e3)
+                    );
+                }
                 if let Some(p) = &n.process {
                     let _ = writeln!(
                         o,
