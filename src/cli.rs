@@ -845,12 +845,17 @@ pub struct ValidateArgs {
     /// first op (OS noise can hit it) [default: 0].
     #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
     pub call_overhead: Option<String>,
-    /// What one read of the clock adds to every timed region: a benchmark times its iteration
-    /// between two `MPI_Wtime` calls, so it measures the iteration plus one read (on Piz Daint
-    /// 238 ns; an empty region measures only that) [default: the profile's `timer_read_ps`
-    /// (`calibrate` takes it from the selfish capture's minimal cycle), else 0].
+    /// The step of the clock the benchmark timed itself with: each rank's simulated region is
+    /// read as the benchmark read it, two `MPI_Wtime` calls on a clock of this resolution (Piz
+    /// Daint's shows 2^-22 s = 238 ns; an empty region then reads 0 or one step) at a random
+    /// phase per rank [default: the profile's clock (`calibrate` takes it from the selfish
+    /// capture), else a perfect clock].
     #[arg(long, value_name = "TIME")]
-    pub timer_read: Option<String>,
+    pub clock_resolution: Option<String>,
+    /// What one read of that clock costs: the region between the reads is this much longer
+    /// than the simulated one [default: the profile's clock, else 0].
+    #[arg(long, value_name = "TIME")]
+    pub clock_read: Option<String>,
     /// How a rank's CPU and NIC are shared (see `loggops-sim --help`).
     #[arg(long, value_enum, default_value = "queued")]
     pub model: ModelArg,

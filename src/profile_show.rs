@@ -380,11 +380,12 @@ pub fn render(p: &Profile, path: &str, sha256: &str, size: u64) -> String {
         };
         let _ = writeln!(out, "  MPI progress: {} ({what})", m.name());
     }
-    if let Some(t) = p.timer_read_ps {
+    if let Some(c) = p.clock {
         let _ = writeln!(
             out,
-            "  timer read: {} (one clock read, which validate adds to every timed region)",
-            loggops_units::fmt_time_ps_f64(t)
+            "  clock: steps of {}, {} per read (validate reads every simulated region on it)",
+            loggops_units::fmt_time_ps_f64(c.resolution_ps),
+            loggops_units::fmt_time_ps_f64(c.read_ps)
         );
     }
     placement(&mut out, "near", &p.near, None);

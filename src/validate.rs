@@ -110,12 +110,38 @@ pub fn bench_for(name: &BenchmarkName, it: Iteration) -> Result<Bench, String> {
     })
 }
 
+/// The clock a benchmark reads its time from: steps of `resolution_ps` (0: exact), `read_ps`
+/// per read.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BenchClock {
+    pub resolution_ps: f64,
+    pub read_ps: u64,
+}
+
+impl BenchClock {
+    /// What rank `rank` reads for a region of `d` ps: the region and one read, between two
+    /// readings of a clock whose steps fall at a phase of its own (uniform, drawn per seed,
+    /// repetition and rank).
+    fn read(&self, d: u64, rng: &loggops_noise::rng::CounterRng, rank: u64) -> Result<u64> {
+        let d = d
+            .checked_add(self.read_ps)
+            .ok_or_else(|| anyhow!("the timed region overflows the clock"))?;
+        let q = self.resolution_ps;
+        if q <= 0.0 {
+            return Ok(d);
+        }
+        let phase = rng.unit_at(rank, loggops_noise::rng::DOMAIN_CLOCK << 56);
+        Ok((q * (phase + d as f64 / q).floor()).round() as u64)
+    }
+}
+
 /// One iteration's time as the benchmark measured it: the maximum over ranks of finish minus
-/// start (start 0 without the barrier, the rank's barrier exit with it) plus one clock read,
-/// ps.
+/// start (start 0 without the barrier, the rank's barrier exit with it), each read on the
+/// benchmark's clock, ps.
+#[allow(clippy::too_many_arguments)]
 fn iteration_time(
     b: &Bench,
-    timer_read_ps: u64,
+    clock: BenchClock,
     model: &NoiseModel,
     seed: u64,
     rep: u64,
@@ -126,22 +152,18 @@ fn iteration_time(
         with_program!(s, |p| one_outcome(p, model, seed, rep, odds, engine, 1))
     };
     let fin = run(&b.iteration)?.finish;
-    let region = match &b.barrier {
-        None => fin.iter().copied().max().unwrap_or(0),
-        // The same (seed, rep) draws the barrier's messages and OS noise identically: its ops
-        // come first in both programs.
-        Some(barrier) => {
-            let start = run(barrier)?.finish;
-            fin.iter()
-                .zip(&start)
-                .map(|(f, s)| f.saturating_sub(*s))
-                .max()
-                .unwrap_or(0)
-        }
+    // The same (seed, rep) draws the barrier's messages and OS noise identically: its ops
+    // come first in both programs.
+    let start = match &b.barrier {
+        None => vec![0; fin.len()],
+        Some(barrier) => run(barrier)?.finish,
     };
-    region
-        .checked_add(timer_read_ps)
-        .ok_or_else(|| anyhow!("the timed region overflows the clock"))
+    let rng = loggops_noise::rng::CounterRng::new(seed, rep);
+    let mut worst = 0;
+    for (r, (f, s)) in fin.iter().zip(&start).enumerate() {
+        worst = worst.max(clock.read(f.saturating_sub(*s), &rng, r as u64)?);
+    }
+    Ok(worst)
 }
 
 /// One of the paper's validation cells (its Fig. 14)?
@@ -192,15 +214,21 @@ pub(crate) fn compare(args: &ValidateArgs) -> Result<Compared> {
         }
         None => 0,
     };
-    let timer_flag_ps = match &args.timer_read {
-        Some(t) => {
-            Some(crate::units::parse_time_ps(t).map_err(|e| anyhow!("--timer-read {t}: {e}"))?)
-        }
-        None => None,
+    let time_flag = |flag: &str, v: &Option<String>| -> Result<Option<u64>> {
+        v.as_deref()
+            .map(|t| crate::units::parse_time_ps(t).map_err(|e| anyhow!("--{flag} {t}: {e}")))
+            .transpose()
     };
+    let resolution_flag = time_flag("clock-resolution", &args.clock_resolution)?;
+    let read_flag = time_flag("clock-read", &args.clock_read)?;
     let mut profile = loggops_profile::read_profile(&args.noise)?;
-    let timer_read_ps =
-        timer_flag_ps.unwrap_or_else(|| profile.timer_read_ps.map_or(0, |t| t.round() as u64));
+    let clock = BenchClock {
+        resolution_ps: resolution_flag.map_or_else(
+            || profile.clock.map_or(0.0, |c| c.resolution_ps),
+            |v| v as f64,
+        ),
+        read_ps: read_flag.unwrap_or_else(|| profile.clock.map_or(0, |c| c.read_ps.round() as u64)),
+    };
     let loggops = [&args.l, &args.o, &args.g, &args.big_g, &args.big_o, &args.s];
     let flags = crate::request::ParamFlags::parse(loggops, None)?;
     flags.apply_to_profile(&mut profile);
@@ -330,8 +358,7 @@ pub(crate) fn compare(args: &ValidateArgs) -> Result<Compared> {
                         if crate::mc::interrupted() {
                             anyhow::bail!("interrupted (Ctrl-C)");
                         }
-                        let t =
-                            iteration_time(b, timer_read_ps, model, args.seed, rep, &odds, engine);
+                        let t = iteration_time(b, clock, model, args.seed, rep, &odds, engine);
                         bar.inc(1);
                         t
                     })
@@ -341,7 +368,7 @@ pub(crate) fn compare(args: &ValidateArgs) -> Result<Compared> {
         let simulated = (|| -> Result<(u64, Vec<u64>, Option<Vec<u64>>)> {
             let noiseless = iteration_time(
                 b,
-                timer_read_ps,
+                clock,
                 &quiet_model,
                 args.seed,
                 0,
@@ -409,23 +436,31 @@ pub(crate) fn compare(args: &ValidateArgs) -> Result<Compared> {
             overrides.join(" ")
         )
     };
-    let timer_said = match (timer_read_ps, timer_flag_ps) {
-        (0, _) => String::new(),
-        (t, Some(_)) => format!(
-            ", one clock read of {} (--timer-read) in every timed region",
-            loggops_units::fmt_time_ps(t)
-        ),
-        (t, None) => format!(
-            ", one clock read of {} (the profile's) in every timed region",
-            loggops_units::fmt_time_ps(t)
-        ),
+    let clock_said = if clock.resolution_ps == 0.0 && clock.read_ps == 0 {
+        String::new()
+    } else {
+        let origin = match (resolution_flag.is_some(), read_flag.is_some()) {
+            (true, true) => "--clock-resolution, --clock-read",
+            (true, false) => "--clock-resolution; its read the profile's",
+            (false, true) => "--clock-read; its steps the profile's",
+            (false, false) => "the profile's",
+        };
+        let read = loggops_units::fmt_time_ps(clock.read_ps);
+        if clock.resolution_ps == 0.0 {
+            format!(", each region plus one clock read of {read} ({origin})")
+        } else {
+            format!(
+                ", read on a clock of {} steps at {read} per read ({origin})",
+                loggops_units::fmt_time_ps_f64(clock.resolution_ps)
+            )
+        }
     };
     let measured_said = match args.measure {
         MeasureArg::Barrier => "each rank timed from its barrier exit (--measure barrier)",
         MeasureArg::Collective => "the collective alone (--measure collective)",
     };
     let header = format!(
-        "profile {} (system {}), {} model, noise mode {}, MPI progress {} ({origin}), {}, {measured_said}{timer_said}, {} repetition{} per benchmark, seed {}{overrides_said}{episodes_said}",
+        "profile {} (system {}), {} model, noise mode {}, MPI progress {} ({origin}), {}, {measured_said}{clock_said}, {} repetition{} per benchmark, seed {}{overrides_said}{episodes_said}",
         args.noise.display(),
         profile.system,
         crate::run::model_name(engine),
@@ -451,7 +486,8 @@ pub(crate) fn compare(args: &ValidateArgs) -> Result<Compared> {
         "mpi_progress": progress.name(),
         "simulate": if it.program { "program" } else { "schedule" },
         "measure": if it.barrier { "barrier" } else { "collective" },
-        "timer_read_ps": timer_read_ps,
+        "clock_resolution_ps": clock.resolution_ps,
+        "clock_read_ps": clock.read_ps,
         "overrides": overrides,
         "version": env!("CARGO_PKG_VERSION"),
     });

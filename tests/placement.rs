@@ -77,7 +77,7 @@ fn run(prog: &Generated, near: Link, far: Link, nps: u32, s: u64, model: Model) 
         day: String::new(),
         days: Vec::new(),
         mpi_progress: None,
-        timer_read_ps: None,
+        clock: None,
     };
     let noise = NoiseModel::new(
         &profile,

@@ -140,6 +140,11 @@ fn unsimulatable_files_are_listed_and_the_rest_runs() {
             "--format",
             fmt,
             "-q",
+            // What the simulation gives, on a perfect clock.
+            "--clock-resolution",
+            "0",
+            "--clock-read",
+            "0",
         ]);
         assert!(out.status.success(), "{}", stderr(&out));
         stdout(&out).replace(d.to_str().unwrap(), "[tmp]")
@@ -212,6 +217,13 @@ fn noiseless_validation_is_the_closed_form() {
             "-q",
         ];
         a.extend(extra);
+        // The closed form is the simulated region: read on a perfect clock unless a call
+        // sets one (the profile has Azure's).
+        for (flag, v) in [("--clock-resolution", "0"), ("--clock-read", "0")] {
+            if !extra.contains(&flag) {
+                a.extend([flag, v]);
+            }
+        }
         json_of(&a)
     };
     for measure in ["collective", "barrier"] {
@@ -227,16 +239,25 @@ fn noiseless_validation_is_the_closed_form() {
     let v = noiseless(&["--call-overhead", "2us"]);
     assert_eq!(v["benchmarks"][0]["simulated_mean_ps"], want + 2_000_000);
     // A clock read adds to every timed region, the noiseless one included.
-    let v = noiseless(&["--timer-read", "238ns"]);
+    let v = noiseless(&["--clock-read", "27ns"]);
     let b = &v["benchmarks"][0];
-    assert_eq!(b["simulated_mean_ps"], want + 238_000);
-    assert_eq!(b["noiseless_ps"], want + 238_000);
-    assert_eq!(v["settings"]["timer_read_ps"], 238_000);
+    assert_eq!(b["simulated_mean_ps"], want + 27_000);
+    assert_eq!(b["noiseless_ps"], want + 27_000);
     let line = v["settings"]["line"].as_str().unwrap();
     assert!(
-        line.contains("one clock read of 238ns (--timer-read) in every timed region"),
+        line.contains(
+            "each region plus one clock read of 27.0ns (--clock-resolution, --clock-read)"
+        ),
         "{line}"
     );
+    // A clock of 238 ns steps reads 3.20258 us as 13 or 14 steps, at each rank's phase.
+    let v = noiseless(&["--clock-resolution", "238ns"]);
+    let b = &v["benchmarks"][0];
+    for key in ["simulated_p50_ps", "simulated_max_ps", "noiseless_ps"] {
+        let t = b[key].as_u64().unwrap();
+        assert!(t == 13 * 238_000 || t == 14 * 238_000, "{key} {t}");
+    }
+    assert_eq!(v["settings"]["clock_resolution_ps"], 238_000.0);
     // The JSON says how it was made.
     let st = &v["settings"];
     assert_eq!(
@@ -374,11 +395,12 @@ fn polled_validation_does_not_depend_on_the_thread_count() {
     );
 }
 
-/// `calibrate` keeps the selfish capture's minimal cycle (one clock read) in the profile, and
-/// `validate` adds it to every timed region: an empty region (the 0-byte-segment ring) measures
-/// exactly one read, as the real benchmark's did.
+/// `calibrate` keeps the clock the selfish capture read (its steps: the loop's shortest
+/// iteration; a read: its mean one) and `validate` reads every simulated region on it: an
+/// empty region (the 0-byte-segment ring) reads 0 or one step per rank, as the real
+/// benchmark's did.
 #[test]
-fn a_timed_region_measures_one_clock_read_from_the_profile() {
+fn a_timed_region_is_read_on_the_profiles_clock() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let profile = d.join("p.h5");
@@ -398,11 +420,13 @@ fn a_timed_region_measures_one_clock_read_from_the_profile() {
         profile.to_str().unwrap(),
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
-    // The example capture's header: `# Minimal cycle length [ns]: 40.50`.
+    // The example capture: `# Minimal cycle length [ns]: 40.50`, 100,000,000 iterations in
+    // `# Measurement period: 1.11 s`.
     assert!(
-        stdout(&out).contains("timer read: 40.5ns"),
+        stderr(&out)
+            .contains("clock: steps of 40.50ns (the loop's shortest iteration), 11.10ns per read"),
         "{}",
-        stdout(&out)
+        stderr(&out)
     );
     let shown = json_of(&[
         "profile",
@@ -411,7 +435,8 @@ fn a_timed_region_measures_one_clock_read_from_the_profile() {
         "--format",
         "json",
     ]);
-    assert_eq!(shown["timer_read_ps"], 40_500.0);
+    assert_eq!(shown["clock"]["resolution_ps"], 40_500.0);
+    assert_eq!(shown["clock"]["read_ps"], 11_100.0);
     let cols: String = (0..32).map(|r| format!(" Rank{r}Time(us)")).collect();
     let row: String = (0..32).map(|_| " 0.04").collect();
     let f = write(
@@ -434,12 +459,13 @@ fn a_timed_region_measures_one_clock_read_from_the_profile() {
         a.extend(extra);
         json_of(&a)
     };
+    // Each of 32 ranks reads a step with probability 11.1/40.5: the slowest almost surely
+    // does.
     let v = validate(&[]);
     let b = &v["benchmarks"][0];
     assert_eq!(b["simulated_mean_ps"], 40_500, "{b}");
-    assert_eq!(b["noiseless_ps"], 40_500, "{b}");
-    assert_eq!(v["settings"]["timer_read_ps"], 40_500);
-    // The flag overrides the profile's value.
-    let v = validate(&["--timer-read", "0"]);
+    assert_eq!(v["settings"]["clock_read_ps"], 11_100);
+    // A perfect clock reads what was simulated: nothing.
+    let v = validate(&["--clock-resolution", "0", "--clock-read", "0"]);
     assert_eq!(v["benchmarks"][0]["simulated_mean_ps"], 0);
 }

@@ -263,8 +263,10 @@ pub struct ValidateRequest {
     pub measure: Option<String>,
     /// `--call-overhead`.
     pub call_overhead: Option<String>,
-    /// `--timer-read`.
-    pub timer_read: Option<String>,
+    /// `--clock-resolution`.
+    pub clock_resolution: Option<String>,
+    /// `--clock-read`.
+    pub clock_read: Option<String>,
     /// `--model`.
     pub model: Option<String>,
     /// `--reps`.
@@ -286,7 +288,8 @@ impl ValidateRequest {
         a.opt("noise-mode", &self.noise_mode);
         a.opt("measure", &self.measure);
         a.opt("call-overhead", &self.call_overhead);
-        a.opt("timer-read", &self.timer_read);
+        a.opt("clock-resolution", &self.clock_resolution);
+        a.opt("clock-read", &self.clock_read);
         a.opt("model", &self.model);
         a.opt("reps", &self.reps);
         a.opt("seed", &self.seed);

@@ -15,8 +15,8 @@ use crate::profile_show::{describe_kind, quantile, TraceStats, PROBS};
 /// labels of further days or states, `profile combine`), `state_weights` (the share of
 /// repetitions of the profile's own day, then of each further one), `episodes` (the labels of
 /// the states that are latency episodes), `mpi_progress` (`"async"`, `"polled"` or `null`:
-/// not recorded), `timer_read_ps` (what one clock read adds to a timed region, or `null`: not
-/// recorded), `nodes_per_switch`, `near` and `far` (`null`: same as near), each with
+/// not recorded), `clock` (`resolution_ps` and `read_ps` of the clock benchmarks time themselves
+/// with, or `null`: not recorded), `nodes_per_switch`, `near` and `far` (`null`: same as near), each with
 /// `params` (`L_ps`, `o_ps`, `g_ps`, `G_ps_per_byte`, `O_ps_per_byte`, `S_bytes`), the
 /// distributions `latency_ps`, `G_ps_per_byte`, `o_ps`, `g_ps` (in `far`, each also says
 /// `same_as_near`), `after_idle` (the idle table: per level `from_ps`, the distribution
@@ -45,7 +45,10 @@ pub fn describe(p: &Profile, path: &str, sha256: &str, size: u64) -> Value {
         "state_weights": p.state_weights(),
         "episodes": p.days.iter().filter(|d| d.episode).map(|d| d.label.as_str()).collect::<Vec<_>>(),
         "mpi_progress": p.mpi_progress.map(|m| m.name()),
-        "timer_read_ps": p.timer_read_ps,
+        "clock": p.clock.map(|c| serde_json::json!({
+            "resolution_ps": c.resolution_ps,
+            "read_ps": c.read_ps,
+        })),
         "nodes_per_switch": p.nodes_per_switch,
         "near": placement(&p.near, None),
         "far": p.far.as_ref().map(|f| placement(f, Some(&p.near))),

@@ -989,7 +989,7 @@ fn placement_profile(placement: &Placement) -> Profile {
         day: String::new(),
         days: Vec::new(),
         mpi_progress: None,
-        timer_read_ps: None,
+        clock: None,
     }
 }
 

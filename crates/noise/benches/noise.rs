@@ -112,7 +112,7 @@ fn profile(distinct: bool) -> Profile {
         day: String::new(),
         days: Vec::new(),
         mpi_progress: None,
-        timer_read_ps: None,
+        clock: None,
     }
 }
 

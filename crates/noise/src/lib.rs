@@ -43,7 +43,7 @@
 //!         process: None,
 //!     },
 //!     prices: Prices::default(), provenance: Provenance::default(), mpi_progress: None,
-//!     timer_read_ps: None,
+//!     clock: None,
 //!     calibration: Default::default(), day: String::new(), days: Vec::new(),
 //! };
 //! let cfg = NoiseConfig { mode: "os+net".parse()?, ..NoiseConfig::default() };

@@ -59,6 +59,9 @@ pub const DOMAIN_DAY: u64 = 0x06;
 /// Domain of bandwidth levels: `a = 0` (one level per repetition) or `a = lo << 32 | hi` (one
 /// per pair of ranks, `lo < hi`), `b = DOMAIN_LEVEL << 56`.
 pub const DOMAIN_LEVEL: u64 = 0x07;
+/// Domain of the phase of a rank's clock against its ticks (measurements read a clock of finite
+/// resolution): `a = rank`, `b = DOMAIN_CLOCK << 56`.
+pub const DOMAIN_CLOCK: u64 = 0x08;
 /// Domain of sequential [`Stream`]s: `a = index`, `b = DOMAIN_STREAM << 56 | id` (id < 2^56).
 pub const DOMAIN_STREAM: u64 = 0x05;
 

@@ -81,7 +81,7 @@ fn profile() -> Profile {
         day: String::new(),
         days: Vec::new(),
         mpi_progress: None,
-        timer_read_ps: None,
+        clock: None,
     }
 }
 

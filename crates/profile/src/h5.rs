@@ -15,9 +15,9 @@ use hdf5_pure::{AttrValue, DType, Dataset, File, FileBuilder, FormatError, Group
 
 use crate::error::{Invalid, ProfileError};
 use crate::model::{
-    AfterIdle, BaseParams, Calibration, Day, DetourProcess, DetourTrace, Distribution, ExactTail,
-    IdleLevel, MpiProgress, OsNoise, Placement, Prices, Profile, Provenance, SizeLatency,
-    SpotPrices,
+    AfterIdle, BaseParams, Calibration, Clock, Day, DetourProcess, DetourTrace, Distribution,
+    ExactTail, IdleLevel, MpiProgress, OsNoise, Placement, Prices, Profile, Provenance,
+    SizeLatency, SpotPrices,
 };
 use crate::schema::{self, Unit, MIN_SCHEMA_VERSION, SCHEMA_NAME, SCHEMA_VERSION};
 use crate::validate;
@@ -123,8 +123,12 @@ fn encode(p: &Profile) -> Result<Vec<u8>, hdf5_pure::Error> {
     if let Some(m) = p.mpi_progress {
         fb.set_attr(schema::ATTR_MPI_PROGRESS, vlen(m.name()));
     }
-    if let Some(t) = p.timer_read_ps {
-        fb.set_attr(schema::ATTR_TIMER_READ, AttrValue::F64(t));
+    if let Some(c) = p.clock {
+        fb.set_attr(
+            schema::ATTR_CLOCK_RESOLUTION,
+            AttrValue::F64(c.resolution_ps),
+        );
+        fb.set_attr(schema::ATTR_CLOCK_READ, AttrValue::F64(c.read_ps));
     }
 
     let near = placement_group(fb.create_group("near"), &p.near);
@@ -233,14 +237,14 @@ fn every(p: &Profile) -> impl Iterator<Item = &Placement> {
     )
 }
 
-/// The oldest schema version that holds `p`: 9 with a timer read; 8 with weighted days or latency episodes; 7 with
+/// The oldest schema version that holds `p`: 9 with a clock; 8 with weighted days or latency episodes; 7 with
 /// a latency by size; 6 with bandwidth levels; 5 with spot capacity; 4 with an idle table of more than one level; 3 with a
 /// calibration other than the paper's table, a latency after idle periods, capture days or
 /// `mpi_progress`; else 2 when a quantile table has an exact tail, else 1 (so profiles
 /// without them stay readable by older builds).
 fn version_needed(p: &Profile) -> i64 {
-    if p.timer_read_ps.is_some() {
-        return schema::TIMER_SCHEMA_VERSION;
+    if p.clock.is_some() {
+        return schema::CLOCK_SCHEMA_VERSION;
     }
     if p.days.iter().any(|d| d.weight.is_some() || d.episode) {
         return schema::STATES_SCHEMA_VERSION;
@@ -452,13 +456,7 @@ fn decode(path: &Path, bytes: Vec<u8>) -> Result<Profile, ProfileError> {
     })?;
 
     let mpi_progress = r.mpi_progress(&attrs)?;
-    let timer_read_ps = r.opt_f64(&attrs, "/", schema::ATTR_TIMER_READ)?;
-    if timer_read_ps.is_some() {
-        r.need_version(
-            &schema::attr_object("/", schema::ATTR_TIMER_READ),
-            schema::TIMER_SCHEMA_VERSION,
-        )?;
-    }
+    let clock = r.clock(&attrs)?;
     let near = r.placement("/near", r.req_group("/near")?)?;
     let far = match r.group("/far")? {
         Some(g) => Some(r.placement("/far", g)?),
@@ -494,7 +492,7 @@ fn decode(path: &Path, bytes: Vec<u8>) -> Result<Profile, ProfileError> {
         day,
         days,
         mpi_progress,
-        timer_read_ps,
+        clock,
     };
     validate::validate(&profile).map_err(|e| ProfileError::invalid(path, e))?;
     Ok(profile)
@@ -762,6 +760,33 @@ impl Reader<'_> {
                 format!("is {}, expected a string", describe(v)),
             )
         })
+    }
+
+    /// The root attributes `clock_resolution_ps` and `clock_read_ps` (schema version 9): both
+    /// or neither.
+    fn clock(&self, attrs: &Attrs) -> Result<Option<Clock>, ProfileError> {
+        let res = self.opt_f64(attrs, "/", schema::ATTR_CLOCK_RESOLUTION)?;
+        let read = self.opt_f64(attrs, "/", schema::ATTR_CLOCK_READ)?;
+        for (name, v) in [
+            (schema::ATTR_CLOCK_RESOLUTION, res),
+            (schema::ATTR_CLOCK_READ, read),
+        ] {
+            if v.is_some() {
+                self.need_version(
+                    &schema::attr_object("/", name),
+                    schema::CLOCK_SCHEMA_VERSION,
+                )?;
+            }
+        }
+        match (res, read) {
+            (None, None) => Ok(None),
+            (Some(resolution_ps), Some(read_ps)) => Ok(Some(Clock {
+                resolution_ps,
+                read_ps,
+            })),
+            (Some(_), None) => Err(self.missing_attr("/", schema::ATTR_CLOCK_READ)),
+            (None, Some(_)) => Err(self.missing_attr("/", schema::ATTR_CLOCK_RESOLUTION)),
+        }
     }
 
     /// The root attribute `mpi_progress` (schema version 3), if present.

@@ -47,7 +47,7 @@
 //!     prices: Prices { on_demand_usd_per_node_hour: Some(3.888), committed_usd_per_node_hour: None, spot: Default::default() },
 //!     provenance: Provenance::default(),
 //!     mpi_progress: Some(MpiProgress::Polled),
-//!     timer_read_ps: None,
+//!     clock: None,
 //!     calibration: Calibration::PaperTable,
 //!     day: String::new(),
 //!     days: Vec::new(),

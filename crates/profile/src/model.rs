@@ -405,11 +405,21 @@ pub struct Profile {
     /// Whether rendezvous messages progress during computation; `None` (profiles made before
     /// it existed, or that do not know): the simulator's default, asynchronous progress.
     pub mpi_progress: Option<MpiProgress>,
-    /// What one read of the system's clock costs, ps (schema version 9): the shortest interval
-    /// the OS-noise capture's timer loop measured (selfish's t_min). A benchmark that times a
-    /// region between two clock reads measures the region plus one read; `None` (profiles made
-    /// before it existed, or without a selfish capture): not known, taken as 0.
-    pub timer_read_ps: Option<f64>,
+    /// The clock a benchmark times itself with (schema version 9); `None` (profiles made
+    /// before it existed, or without a selfish capture): not known, a perfect clock.
+    pub clock: Option<Clock>,
+}
+
+/// The clock the captures were timed with (`MPI_Wtime` in the paper's benchmarks), from the
+/// selfish capture, whose loop does nothing but read it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Clock {
+    /// The smallest step it shows, ps: the loop's shortest non-zero iteration (selfish's
+    /// `Minimal cycle length`; 2^-22 s on Piz Daint's `MPI_Wtime`).
+    pub resolution_ps: f64,
+    /// What one read costs, ps: the loop's mean iteration (`Measurement period` over
+    /// `Number of iterations`).
+    pub read_ps: f64,
 }
 
 impl Profile {

@@ -11,7 +11,7 @@ pub const SCHEMA_NAME: &str = "loggops-sim noise profile";
 /// version 5 spot capacity in `/prices`; version 6 bandwidth levels
 /// (`<placement>/bandwidth_levels`); version 7 the latency by size
 /// (`<placement>/latency_by_size`); version 8 a day's `weight` and `kind` (latency episodes);
-/// version 9 the root attribute `timer_read_ps`.
+/// version 9 the root attributes `clock_resolution_ps` and `clock_read_ps`.
 pub const SCHEMA_VERSION: i64 = 9;
 /// The oldest `schema_version` this build reads. The writer writes version 1 for profiles
 /// without exact tails, so older builds keep reading them.
@@ -31,8 +31,8 @@ pub(crate) const LEVELS_SCHEMA_VERSION: i64 = 6;
 pub(crate) const SIZE_LATENCY_SCHEMA_VERSION: i64 = 7;
 /// The first version with weighted days and latency episodes (SCHEMA.md "States").
 pub(crate) const STATES_SCHEMA_VERSION: i64 = 8;
-/// The first version with the root attribute `timer_read_ps` (SCHEMA.md "Timer read").
-pub(crate) const TIMER_SCHEMA_VERSION: i64 = 9;
+/// The first version with the clock's root attributes (SCHEMA.md "Clock").
+pub(crate) const CLOCK_SCHEMA_VERSION: i64 = 9;
 
 /// Unit suffix of a distribution's value datasets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -121,7 +121,8 @@ pub(crate) const ATTR_WEIGHT: &str = "weight";
 pub(crate) const ATTR_KIND: &str = "kind";
 pub(crate) const KIND_EPISODE: &str = "episode";
 pub(crate) const ATTR_MPI_PROGRESS: &str = "mpi_progress";
-pub(crate) const ATTR_TIMER_READ: &str = "timer_read_ps";
+pub(crate) const ATTR_CLOCK_RESOLUTION: &str = "clock_resolution_ps";
+pub(crate) const ATTR_CLOCK_READ: &str = "clock_read_ps";
 
 // Placement attributes.
 pub(crate) const ATTR_L: &str = "L_ps";

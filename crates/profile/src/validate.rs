@@ -86,13 +86,13 @@ pub fn validate(profile: &Profile) -> Result<(), Invalid> {
         os_noise(&base, &d.os_noise)?;
     }
     weights(profile)?;
-    if let Some(t) = profile.timer_read_ps {
-        non_negative_finite(
-            &schema::attr_object("/", schema::ATTR_TIMER_READ),
-            t,
-            " ps",
-            MAX_TIME_PS,
-        )?;
+    if let Some(c) = profile.clock {
+        for (name, v) in [
+            (schema::ATTR_CLOCK_RESOLUTION, c.resolution_ps),
+            (schema::ATTR_CLOCK_READ, c.read_ps),
+        ] {
+            non_negative_finite(&schema::attr_object("/", name), v, " ps", MAX_TIME_PS)?;
+        }
     }
     for (attr, v) in [
         (

@@ -44,7 +44,7 @@ fn after_tail_edit(edit: impl FnOnce(&File) -> Result<(), hdf5_pure::Error>) -> 
 fn after_progress_edit(edit: impl FnOnce(&File) -> Result<(), hdf5_pure::Error>) -> String {
     let p = Profile {
         mpi_progress: Some(MpiProgress::Polled),
-        timer_read_ps: None,
+        clock: None,
         ..full_profile()
     };
     edit_profile(&p, edit)
@@ -130,13 +130,29 @@ fn incomplete_and_invalid_profiles() {
             after_edit(set_attr("/", "schema_version", AttrValue::I64(10))),
         ),
         (
-            "timer_read_ps in a schema_version 8 file",
+            "a clock in a schema_version 8 file",
             edit_profile(
                 &Profile {
-                    timer_read_ps: Some(238_000.0),
+                    clock: Some(Clock {
+                        resolution_ps: 238_000.0,
+                        read_ps: 27_000.0,
+                    }),
                     ..full_profile()
                 },
                 set_attr("/", "schema_version", AttrValue::I64(8)),
+            ),
+        ),
+        (
+            "a clock resolution without its read",
+            edit_profile(
+                &Profile {
+                    clock: Some(Clock {
+                        resolution_ps: 238_000.0,
+                        read_ps: 27_000.0,
+                    }),
+                    ..full_profile()
+                },
+                remove_attr("/", "clock_read_ps"),
             ),
         ),
         (

@@ -230,7 +230,7 @@ fn h5py_reads_mpi_progress() {
     for m in [MpiProgress::Async, MpiProgress::Polled] {
         h5py_reads(&Profile {
             mpi_progress: Some(m),
-            timer_read_ps: None,
+            clock: None,
             ..tail_profile()
         });
     }
@@ -353,7 +353,7 @@ fn handmade(tool_version: String) -> Profile {
         day: String::new(),
         days: Vec::new(),
         mpi_progress: Some(MpiProgress::Polled),
-        timer_read_ps: None,
+        clock: None,
     }
 }
 

@@ -44,37 +44,43 @@ fn mpi_progress_round_trips() {
     for m in [None, Some(MpiProgress::Async), Some(MpiProgress::Polled)] {
         let p = Profile {
             mpi_progress: m,
-            timer_read_ps: None,
+            clock: None,
             ..full_profile()
         };
         assert_eq!(round_trip(&p), p);
     }
 }
 
-/// A timer read (schema version 9) round-trips; a negative one is refused with the attribute
-/// named, and a profile without it keeps the version the rest needs.
+/// A clock (schema version 9) round-trips; a negative read is refused with the attribute
+/// named, and a profile without a clock keeps the version the rest needs.
 #[test]
-fn timer_read_round_trips_as_version_9() {
+fn clocks_round_trip_as_version_9() {
+    let clock = Clock {
+        resolution_ps: 237_975.716,
+        read_ps: 27_848.5,
+    };
     let p = Profile {
-        timer_read_ps: Some(237_975.716),
+        clock: Some(clock),
         ..full_profile()
     };
     let (_dir, f) = round_trips_as_version(&p, 9);
-    assert_eq!(
-        f.root().attrs().unwrap()["timer_read_ps"].as_f64(),
-        Some(237_975.716)
-    );
+    let attrs = f.root().attrs().unwrap();
+    assert_eq!(attrs["clock_resolution_ps"].as_f64(), Some(237_975.716));
+    assert_eq!(attrs["clock_read_ps"].as_f64(), Some(27_848.5));
     let (_dir, f) = round_trips_as_version(&full_profile(), 1);
-    assert!(!f.root().attrs().unwrap().contains_key("timer_read_ps"));
+    assert!(!f.root().attrs().unwrap().contains_key("clock_read_ps"));
     let dir = tempfile::tempdir().unwrap();
     let bad = Profile {
-        timer_read_ps: Some(-1.0),
+        clock: Some(Clock {
+            read_ps: -1.0,
+            ..clock
+        }),
         ..full_profile()
     };
     let e = write_profile(dir.path().join("p.h5"), &bad)
         .unwrap_err()
         .to_string();
-    assert!(e.contains("/ attribute timer_read_ps: is -1 ps"), "{e}");
+    assert!(e.contains("/ attribute clock_read_ps: is -1 ps"), "{e}");
 }
 
 /// An idle table (schema version 4) round-trips; a version-3 step keeps its version-3 form

@@ -458,7 +458,8 @@ def validate(
     noise_mode: Optional[str] = None,
     measure: Optional[Literal["barrier", "collective"]] = None,
     call_overhead: Optional[Quantity] = None,
-    timer_read: Optional[Quantity] = None,
+    clock_resolution: Optional[Quantity] = None,
+    clock_read: Optional[Quantity] = None,
     model: Optional[Model] = None,
     reps: Optional[int] = None,
     seed: Optional[int] = None,
@@ -482,8 +483,9 @@ def validate(
         measure: ``"barrier"`` (the default: as the programs measured, each rank timed from
             its own barrier exit) or ``"collective"`` (the paper's comparison).
         call_overhead: CPU time each rank spends entering the collective (``--call-overhead``).
-        timer_read: what one clock read adds to every timed region (``--timer-read``; default:
-            the profile's ``timer_read_ps``, else 0).
+        clock_resolution, clock_read: the step of the clock the benchmark timed itself with
+            and the cost of one read (``--clock-resolution``, ``--clock-read``; default: the
+            profile's clock, else a perfect one).
         model: ``"queued"`` (the default) or ``"loggopsim"``.
         reps: repetitions per benchmark (default 1000).
         seed, threads, L, o, g, G, O, S, progress: as in :func:`run`.
@@ -498,7 +500,8 @@ def validate(
         "noise_mode": noise_mode,
         "measure": measure,
         "call_overhead": _quantity(call_overhead, "call_overhead"),
-        "timer_read": _quantity(timer_read, "timer_read"),
+        "clock_resolution": _quantity(clock_resolution, "clock_resolution"),
+        "clock_read": _quantity(clock_read, "clock_read"),
         "model": model,
         "reps": reps,
         "seed": seed,

@@ -204,9 +204,13 @@ impl Comparison {
             lo = lo.min(e.min as f64);
             hi = hi.max(e.max as f64);
         }
-        if m > hi && hi > 0.0 {
+        // Within one part in a hundred of the range is inside: the clocks that timed the
+        // measurement and the capture agree no better (Piz Daint's steps of 2^-22 s =
+        // 238.42 ns read as 237.98 ns by the selfish capture's calibrated ticks).
+        let slack = 1.0 + OUTSIDE_SLACK;
+        if m > hi * slack && hi > 0.0 {
             Some(Outside::Above(m / hi))
-        } else if m < lo && lo > 0.0 {
+        } else if m * slack < lo && lo > 0.0 {
             Some(Outside::Below(m / lo))
         } else {
             None
@@ -221,6 +225,9 @@ impl Comparison {
         )
     }
 }
+
+/// How far beyond the simulated range a measured median must lie to be outside it (a share).
+pub const OUTSIDE_SLACK: f64 = 0.01;
 
 /// The simulated repetitions from which [`Comparison::outside_profile`] judges.
 pub const OUTSIDE_MIN_REPS: u64 = 100;
@@ -708,17 +715,19 @@ mod tests {
         assert!(lines[0].contains("mean sim, episodes"), "{table}");
         assert!(lines[2].ends_with(" 500ns"), "{table}");
         assert!(lines[3].ends_with(" -"), "{table}");
-        // Outside the profile: judged from 100 simulated repetitions on, and near 1 with
-        // three decimals (one `x`).
+        // Outside the profile: judged from 100 simulated repetitions on, beyond one part in a
+        // hundred.
         assert!(!lines[0].contains("outside"), "{table}");
         let spread: Vec<u64> = (101..201).collect();
-        let near = cmp(&[100; 3], &spread);
-        assert_eq!(near.outside_profile(), Some(Outside::Below(100.0 / 101.0)));
+        let near = cmp(&[98; 3], &spread);
+        assert_eq!(near.outside_profile(), Some(Outside::Below(98.0 / 101.0)));
+        // Within one part in a hundred is inside.
+        assert_eq!(cmp(&[100; 3], &spread).outside_profile(), None);
         // A simulation without spread (nothing drawn) produces one value, not a range.
         assert_eq!(cmp(&[100; 3], &[101; 100]).outside_profile(), None);
         let table = render_validation_table(&[near]);
         let row = table.lines().nth(2).unwrap();
-        assert!(row.ends_with("meas p50 0.990x sim min"), "{table}");
+        assert!(row.ends_with("meas p50 0.97x sim min"), "{table}");
         assert!(table.contains("\n1 benchmark: mean within"), "{table}");
     }
 

@@ -855,21 +855,37 @@ pub(super) fn captures_placements(
     })
 }
 
-/// What one clock read costs, ps: the median over the selfish runs of their minimal cycle
-/// (`# Minimal cycle length [ns]:`, the shortest pass of a loop that only reads the timer).
-/// `None` when no run states it.
-fn timer_read_ps(runs: &[crate::selfish::SelfishRun]) -> Option<f64> {
-    let mut t: Vec<f64> = runs
+/// See [`clock_of`]: the captures' mean iterations are 0.1 to 1.3 shortest ones.
+const MAX_READ_PER_STEP: f64 = 10.0;
+
+/// The clock the selfish loop read (it does nothing else): its resolution, the loop's shortest
+/// iteration (`# Minimal cycle length [ns]:`), and the cost of a read, its mean iteration
+/// (`# Measurement period:` over `# Number of iterations`), each the median over the runs that
+/// state both plausibly (a mean iteration at most [`MAX_READ_PER_STEP`] shortest ones: the
+/// loop's iterations are alike but for detours, below 1 % of the time in every capture). `None`
+/// when no run does.
+fn clock_of(runs: &[crate::selfish::SelfishRun]) -> Option<loggops_profile::Clock> {
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[(v.len() - 1) / 2]
+    };
+    let (res, read): (Vec<f64>, Vec<f64>) = runs
         .iter()
-        .filter_map(|r| r.t_min_ns)
-        .filter(|t| t.is_finite() && *t >= 0.0)
-        .map(|t| t * 1e3)
-        .collect();
-    if t.is_empty() {
+        .filter_map(|r| {
+            let t = r.t_min_ns?;
+            let read = r.period_s? * 1e9 / r.iterations? as f64;
+            (t.is_finite() && t >= 0.0 && read.is_finite() && read >= 0.0)
+                .then_some((t * 1e3, read * 1e3))
+                .filter(|(t, read)| *read <= MAX_READ_PER_STEP * t.max(1.0))
+        })
+        .unzip();
+    if res.is_empty() {
         return None;
     }
-    t.sort_by(f64::total_cmp);
-    Some(t[(t.len() - 1) / 2])
+    Some(loggops_profile::Clock {
+        resolution_ps: median(res),
+        read_ps: median(read),
+    })
 }
 
 /// The OS-noise part: profile data and report.
@@ -882,13 +898,13 @@ pub(super) fn os_noise_fit(
         relative_to_cwd(path)
     ));
     let format = detect(path).unwrap_or(Format::Selfish);
-    let (detours, runs, skipped, mut warnings, format, timer_read_ps): (
+    let (detours, runs, skipped, mut warnings, format, clock): (
         Detours,
         usize,
         u64,
         Vec<Warning>,
         Format,
-        Option<f64>,
+        Option<loggops_profile::Clock>,
     ) = match format {
         Format::Fwq | Format::Ftq => {
             let q = read_quanta(path)?;
@@ -903,7 +919,7 @@ pub(super) fn os_noise_fit(
                 t.skipped,
                 t.warnings,
                 Format::Selfish,
-                timer_read_ps(&t.runs),
+                clock_of(&t.runs),
             )
         }
     };
@@ -1034,7 +1050,7 @@ pub(super) fn os_noise_fit(
         trace_period_s: trace.period_ps as f64 / 1e12,
         trace_bytes: 16 * trace.start_ps.len() as u64,
         process: process_report,
-        timer_read_ps,
+        clock,
         warnings: warning_strings(&warnings),
     };
     Ok((

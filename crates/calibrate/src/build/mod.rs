@@ -318,6 +318,10 @@ impl CalibrateInputs {
     }
 }
 
+/// How far the profile's back-to-back round trip may lie from the idle capture's before
+/// calibrate warns (the closure's tail tolerance).
+const IDLE_BASELINE_TOLERANCE: f64 = 0.10;
+
 /// How far a parameter may lie from what the capture beside it shows before calibrate warns:
 /// a value given in µs without its unit is read as ns, 1000× too small.
 const SCALE_MISMATCH: f64 = 100.0;
@@ -783,6 +787,19 @@ pub(super) fn build_with(
         add("OS noise", &r.warnings);
     }
     add("parameters", &param_warnings);
+    if let Some(r) = &idle_report {
+        let (cap, sim) = (r.back_to_back_rtt_us, r.simulated_back_to_back_rtt_us);
+        if cap > 0.0 && ((sim - cap) / cap).abs() > IDLE_BASELINE_TOLERANCE {
+            add(
+                "after idle",
+                &[format!(
+                    "the profile's back-to-back {} B round trip ({sim:.1}us) is {:+.0} % off the idle capture's ({cap:.1}us); the idle table holds ratios to it, so times after idle periods are off as much (another size or striping than the bandwidth capture's?)",
+                    r.size_bytes,
+                    100.0 * (sim - cap) / cap
+                )],
+            );
+        }
+    }
     if let (Some(od), Some(c)) = (
         prices.on_demand_usd_per_node_hour,
         prices.committed_usd_per_node_hour,
@@ -863,7 +880,7 @@ pub(super) fn build_with(
         day: inp.day.clone(),
         days: Vec::new(),
         mpi_progress: inp.mpi_progress,
-        timer_read_ps: os_report.as_ref().and_then(|r| r.timer_read_ps),
+        clock: os_report.as_ref().and_then(|r| r.clock),
     };
     loggops_profile::validate(&profile).map_err(|e| CalibError::InvalidProfile {
         detail: e.to_string(),

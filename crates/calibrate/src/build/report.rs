@@ -218,9 +218,19 @@ pub struct OsNoiseReport {
     /// Raw size of the stored trace (16 bytes per detour), bytes.
     pub trace_bytes: u64,
     pub process: Option<ProcessReport>,
-    /// What one read of the capture's timer costs (its minimal cycle), ps; `None`: not stated.
-    pub timer_read_ps: Option<f64>,
+    /// The clock the capture read (`None`: its runs do not state it): `resolution_ps`,
+    /// `read_ps`.
+    #[serde(serialize_with = "clock_json")]
+    pub clock: Option<loggops_profile::Clock>,
     pub warnings: Vec<String>,
+}
+
+fn clock_json<S: serde::Serializer>(
+    c: &Option<loggops_profile::Clock>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    c.map(|c| serde_json::json!({"resolution_ps": c.resolution_ps, "read_ps": c.read_ps}))
+        .serialize(s)
 }
 
 /// Prices recorded in the profile.
@@ -404,11 +414,12 @@ impl FitReport {
                     sig(n.trace_period_s),
                     n.trace_bytes
                 );
-                if let Some(t) = n.timer_read_ps {
+                if let Some(c) = n.clock {
                     let _ = writeln!(
                         o,
-                        "  timer read: {}ns (the capture's minimal cycle; validate adds one read to every timed region)",
-                        sig(t / 1e3)
+                        "  clock: steps of {}ns (the loop's shortest iteration), {}ns per read (its mean iteration); validate reads every simulated region on it",
+                        sig(c.resolution_ps / 1e3),
+                        sig(c.read_ps / 1e3)
                     );
                 }
                 if let Some(p) = &n.process {

@@ -106,7 +106,7 @@ pub fn full_profile() -> Profile {
         day: String::new(),
         days: Vec::new(),
         mpi_progress: None,
-        timer_read_ps: None,
+        clock: None,
     }
 }
 
@@ -135,7 +135,7 @@ pub fn minimal_profile() -> Profile {
         day: String::new(),
         days: Vec::new(),
         mpi_progress: None,
-        timer_read_ps: None,
+        clock: None,
     }
 }
 
