@@ -82,6 +82,19 @@ fn edit_profile(p: &Profile, edit: impl FnOnce(&File) -> Result<(), hdf5_pure::E
     read_err(&path)
 }
 
+/// Applies `edit` to a fresh full profile with a clock (schema version 9) and returns the read
+/// error.
+fn after_clock_edit(edit: impl FnOnce(&File) -> Result<(), hdf5_pure::Error>) -> String {
+    let p = Profile {
+        clock: Some(Clock {
+            resolution_ps: 238_000.0,
+            read_ps: 27_000.0,
+        }),
+        ..full_profile()
+    };
+    edit_profile(&p, edit)
+}
+
 fn set_attr(
     group: &'static str,
     name: &'static str,
@@ -131,29 +144,11 @@ fn incomplete_and_invalid_profiles() {
         ),
         (
             "a clock in a schema_version 8 file",
-            edit_profile(
-                &Profile {
-                    clock: Some(Clock {
-                        resolution_ps: 238_000.0,
-                        read_ps: 27_000.0,
-                    }),
-                    ..full_profile()
-                },
-                set_attr("/", "schema_version", AttrValue::I64(8)),
-            ),
+            after_clock_edit(set_attr("/", "schema_version", AttrValue::I64(8))),
         ),
         (
             "a clock resolution without its read",
-            edit_profile(
-                &Profile {
-                    clock: Some(Clock {
-                        resolution_ps: 238_000.0,
-                        read_ps: 27_000.0,
-                    }),
-                    ..full_profile()
-                },
-                remove_attr("/", "clock_read_ps"),
-            ),
+            after_clock_edit(remove_attr("/", "clock_read_ps")),
         ),
         (
             "a day's weight in a schema_version 7 file",
