@@ -401,6 +401,7 @@ pub(crate) fn compare(args: &ValidateArgs) -> Result<Compared> {
         c.noiseless_ps = Some(noiseless);
         c.mpi_progress = Some(progress.name().into());
         c.note = b.note.clone();
+        c.file = Some(m.path.clone());
         if let (Some((w, _)), Some(e)) = (&episodes, &in_episodes) {
             c.episodes = Some((*w, loggops_report::stats::Summary::try_from_samples(e)?));
         }

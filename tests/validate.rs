@@ -170,6 +170,11 @@ fn unsimulatable_files_are_listed_and_the_rest_runs() {
         .map(|b| b["benchmark"].as_str().unwrap())
         .collect();
     assert_eq!(rows, ["pipelinedring_2_16", "pipelinedring_32_16"]);
+    // Each row names its measured file (runs of several days share benchmark names).
+    assert_eq!(
+        json["benchmarks"][0]["file"],
+        "[tmp]/pipelinedring_2_16.csv"
+    );
     let ring = &json["benchmarks"][1];
     assert_eq!(ring["simulated_mean_ps"], 0);
     assert!(ring["note"].as_str().unwrap().contains("no ops"));

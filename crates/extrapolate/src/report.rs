@@ -551,8 +551,11 @@ impl Report {
         );
         let _ = writeln!(
             s,
-            "template: {} calls per rank ({} collectives); {} kinds of ranks at the largest traced size",
-            self.template_calls, self.collectives, self.classes_at_largest
+            "template: {} calls per rank ({} collectives); {} kind{} of ranks at the largest traced size",
+            self.template_calls,
+            self.collectives,
+            self.classes_at_largest,
+            if self.classes_at_largest == 1 { "" } else { "s" }
         );
         for ph in &self.phases {
             let _ = writeln!(s, "  {ph}");

@@ -492,7 +492,7 @@ def validate(
 
     Columns: ``benchmark``, ``pattern``, ``nodes``, ``bytes``, the measured and simulated
     mean, p50, p95 and p99 (ps), their ratios (simulated / measured), the paper's mean error,
-    the noiseless time and whether a statistic is off (VALIDATION.md).
+    the noiseless time, whether a statistic is off (VALIDATION.md) and the measured ``file``.
     """
     request = {
         "measured": _paths(measured, "measured"),

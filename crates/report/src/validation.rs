@@ -22,7 +22,8 @@
 //!   the [`Tally`] line.
 //! * JSON ([`validation_json`]): `{"schema": "loggops-report/validation/1", "benchmarks":
 //!   [...], "summary": {...}}`; times are integer picoseconds in keys ending `_ps`.
-//! * CSV ([`validation_csv`]): a header of [`VALIDATION_COLUMNS`], one row per benchmark.
+//! * CSV ([`validation_csv`]): a header of [`VALIDATION_COLUMNS`], one row per benchmark;
+//!   `file` is the measured file as given (runs of several days share benchmark names).
 //! * Benchmarks that could not be simulated ([`NotSimulated`], `validate` lists them instead of
 //!   stopping): in the table after the tally line (`not simulated:`, one line each, with the
 //!   reason), in JSON as `not_simulated: [{"file", "benchmark", "reason"}]` (and
@@ -114,6 +115,8 @@ pub struct Comparison {
     pub mpi_progress: Option<String>,
     /// A remark on how the benchmark was simulated.
     pub note: Option<String>,
+    /// The measured file, as given (benchmarks of several runs may share a name).
+    pub file: Option<String>,
     /// The profile's latency episodes (a state of their own, `calibrate --latency-episodes
     /// state`): their share of the repetitions and the repetitions simulated in them (ps).
     /// `simulated` is then the state outside episodes, where a measured run most likely lay.
@@ -161,6 +164,7 @@ impl Comparison {
             noiseless_ps: None,
             mpi_progress: None,
             note: None,
+            file: None,
             episodes: None,
         })
     }
@@ -452,7 +456,7 @@ pub fn render_validation_table_with(rows: &[Comparison], skipped: &[NotSimulated
 }
 
 /// The CSV columns of [`validation_csv`].
-pub const VALIDATION_COLUMNS: [&str; 34] = [
+pub const VALIDATION_COLUMNS: [&str; 35] = [
     "benchmark",
     "pattern",
     "nodes",
@@ -486,6 +490,7 @@ pub const VALIDATION_COLUMNS: [&str; 34] = [
     "episode_weight",
     "episode_mean_ps",
     "episode_p50_ps",
+    "file",
     "note",
 ];
 
@@ -525,6 +530,7 @@ fn row_values(c: &Comparison) -> Vec<Value> {
     v.push(json!(c.episodes.as_ref().map(|e| e.0)));
     v.push(json!(c.episodes.as_ref().map(|e| ps(e.1.mean))));
     v.push(json!(c.episodes.as_ref().map(|e| ps(e.1.median))));
+    v.push(json!(c.file));
     v.push(json!(c.note));
     v
 }
@@ -541,6 +547,7 @@ fn skipped_values(s: &NotSimulated) -> Vec<Value> {
         }
         None => v[0] = json!(s.file),
     }
+    v[VALIDATION_COLUMNS.len() - 2] = json!(s.file);
     // The reason names a line and column; the file says of what.
     let reason = if s.reason.starts_with(&s.file) {
         s.reason.clone()
