@@ -15,8 +15,9 @@ and string source and date, bandwidth levels (`<placement>/bandwidth_levels`, sc
 version 6) hold positive factors, and a latency by size (`<placement>/latency_by_size`, schema
 version 7) holds strictly increasing sizes and as many finite extra latencies of at least 0,
 and the days' weights and kinds (schema version 8) are shares in (0, 1) on every day or none,
-adding up to less than 1, and `episode` or absent. Exits with status 1 and a message on
-stderr when a check fails.
+adding up to less than 1, and `episode` or absent, and the clock (schema version 9) is both
+`clock_resolution_ps` and `clock_read_ps` or neither, float64 at least 0. Exits with status 1
+and a message on stderr when a check fails.
 """
 import json
 import sys
@@ -60,8 +61,19 @@ def main():
         if f.attrs.get("schema") != "loggops-sim noise profile":
             fail(f"root attribute schema is {f.attrs.get('schema')!r}")
         version = f.attrs.get("schema_version")
-        if not isinstance(version, np.integer) or int(version) not in (1, 2, 3, 4, 5, 6, 7, 8):
-            fail(f"root attribute schema_version is {version!r}, expected integer 1 to 8")
+        if not isinstance(version, np.integer) or int(version) not in range(1, 10):
+            fail(f"root attribute schema_version is {version!r}, expected integer 1 to 9")
+        clock = [k for k in ("clock_resolution_ps", "clock_read_ps") if k in f.attrs]
+        if clock:
+            # Schema version 9: the clock benchmarks time themselves with.
+            if int(version) < 9:
+                fail(f"root attribute {clock[0]} in a schema_version {int(version)} file")
+            if len(clock) != 2:
+                fail(f"root attribute {clock[0]} without its partner")
+            for k in clock:
+                v = f.attrs[k]
+                if not isinstance(v, np.floating) or not float(v) >= 0.0:
+                    fail(f"root attribute {k} is {v!r}, expected a float64 at least 0")
         if "days" in f:
             # Schema version 8: weighted days and latency episodes.
             days = [f["days"][k] for k in sorted(f["days"].keys())]
