@@ -208,17 +208,12 @@ pub(crate) struct Compared {
 /// the library's `api::validate` render it).
 pub(crate) fn compare(args: &ValidateArgs) -> Result<Compared> {
     // Flags first: a bad value fails before any file is read.
-    let call_overhead_ps = match &args.call_overhead {
-        Some(t) => {
-            crate::units::parse_time_ps(t).map_err(|e| anyhow!("--call-overhead {t}: {e}"))?
-        }
-        None => 0,
-    };
     let time_flag = |flag: &str, v: &Option<String>| -> Result<Option<u64>> {
         v.as_deref()
             .map(|t| crate::units::parse_time_ps(t).map_err(|e| anyhow!("--{flag} {t}: {e}")))
             .transpose()
     };
+    let call_overhead_ps = time_flag("call-overhead", &args.call_overhead)?.unwrap_or(0);
     let resolution_flag = time_flag("clock-resolution", &args.clock_resolution)?;
     let read_flag = time_flag("clock-read", &args.clock_read)?;
     let mut profile = loggops_profile::read_profile(&args.noise)?;

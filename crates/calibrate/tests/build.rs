@@ -174,6 +174,49 @@ fn toy_inputs(t: &Tmp) -> CalibrateInputs {
     inp
 }
 
+/// Values that cannot be what the user meant are warned about in the fit report: an L a
+/// million times below the latency capture (a µs value without its unit is read as ns... or
+/// less) and a committed price above the on-demand one.
+#[test]
+fn implausible_parameters_and_prices_are_warned() {
+    let t = Tmp::new();
+    let mut inp = toy_inputs(&t);
+    let (_, report) = build_profile(&inp).unwrap();
+    assert!(
+        !report
+            .warnings
+            .iter()
+            .any(|w| w.starts_with("parameters: ") || w.starts_with("prices: ")),
+        "{:?}",
+        report.warnings
+    );
+    inp.params.explicit.l_ps = Some(1.0);
+    inp.prices.committed_usd_per_node_hour = Some(9.0);
+    let (_, report) = build_profile(&inp).unwrap();
+    let has = |start: &str, part: &str| {
+        report
+            .warnings
+            .iter()
+            .any(|w| w.starts_with(start) && w.contains(part))
+    };
+    assert!(
+        has(
+            "parameters: L = 1ps is 1/",
+            "a number without a unit is read as ns"
+        ),
+        "{:?}",
+        report.warnings
+    );
+    assert!(
+        has(
+            "prices: the committed price (9 USD/node-hour) is above the on-demand one (2.5)",
+            "swapped"
+        ),
+        "{:?}",
+        report.warnings
+    );
+}
+
 #[test]
 fn toy_profile_exact() {
     let t = Tmp::new();
