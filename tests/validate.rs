@@ -474,3 +474,69 @@ fn a_timed_region_is_read_on_the_profiles_clock() {
     let v = validate(&["--clock-resolution", "0", "--clock-read", "0"]);
     assert_eq!(v["benchmarks"][0]["simulated_mean_ps"], 0);
 }
+
+/// A parent of run directories is refused with the runs it holds named; a broken link among
+/// the measured files is listed with its reason while the others run; a profile without OS
+/// noise validates in the noise it holds (`net`) when no `--noise-mode` is given.
+#[test]
+fn run_directories_broken_links_and_a_profile_without_os_noise() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let parent = d.join("runs");
+    let mut all = String::new();
+    for (k, run) in ["2022_05_06", "2022_05_09"].iter().enumerate() {
+        let sub = parent.join(run);
+        std::fs::create_dir_all(&sub).unwrap();
+        write(
+            &sub,
+            "pipelinedring_2_16.csv",
+            &format!("{HEADER2}16 1.0 2.0\n"),
+        );
+        // One run directory, then two.
+        all += &err_of(d, &[&parent]);
+        if k == 0 {
+            all += "--\n";
+        }
+    }
+    let profile = d.join("net_only.h5");
+    let out = run_here(&[
+        "calibrate",
+        "--system",
+        "demo",
+        "--latency",
+        "calibration/example/lat.txt",
+        "--bandwidth",
+        "calibration/example/bw.txt",
+        "--set-S",
+        "64KiB",
+        "-o",
+        profile.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let run = parent.join("2022_05_06");
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(d.join("gone.csv"), run.join("pipelinedring_4_16.csv")).unwrap();
+    let out = run_here(&[
+        "validate",
+        run.to_str().unwrap(),
+        "--noise",
+        profile.to_str().unwrap(),
+        "--reps",
+        "2",
+        "--format",
+        "json",
+        "-q",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["settings"]["noise_mode"], "net", "{json:#}");
+    assert_eq!(json["benchmarks"][0]["benchmark"], "pipelinedring_2_16");
+    #[cfg(unix)]
+    {
+        assert_eq!(json["summary"]["not_simulated"], 1, "{json:#}");
+        all += &serde_json::to_string_pretty(&json["not_simulated"])
+            .unwrap()
+            .replace(d.to_str().unwrap(), "[tmp]");
+    }
+    insta::assert_snapshot!(all);
+}

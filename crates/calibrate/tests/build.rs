@@ -15,7 +15,8 @@ use loggops_calibrate::{
     ParamSource, ParamsTableRow, PingPongOptions, PricesTableRow, MC_DRAWS,
 };
 use loggops_profile::{
-    read_profile, write_profile, BaseParams, DetourTrace, Distribution, Prices, Profile,
+    read_profile, write_profile, BaseParams, Calibration, DetourTrace, Distribution, Prices,
+    Profile,
 };
 
 fn shared() -> Option<PathBuf> {
@@ -215,6 +216,180 @@ fn implausible_parameters_and_prices_are_warned() {
         "{:?}",
         report.warnings
     );
+}
+
+/// The captures calibration without a LogGP fit (`--loggp`) guesses o and sets g to 0, and
+/// says so in the fit report; it does not once `--loggp` or `--set-o` and `--set-g` give them,
+/// nor with the paper's table (which holds o and g).
+#[test]
+fn captures_calibration_without_loggp_warns_that_o_and_g_are_guessed() {
+    let t = Tmp::new();
+    let mut inp = toy_inputs(&t);
+    inp.calibration = Calibration::Captures;
+    inp.params = ParamSource {
+        explicit: ParamOverrides {
+            s_bytes: Some(65536),
+            ..Default::default()
+        },
+        table: None,
+    };
+    inp.far_params = ParamOverrides::default();
+    let guesses = |inp: &CalibrateInputs| -> Vec<String> {
+        let (_, report) = build_profile(inp).unwrap();
+        report
+            .warnings
+            .into_iter()
+            .filter(|w| w.starts_with("parameters: no LogGP fit"))
+            .collect()
+    };
+    let (_, report) = build_profile(&inp).unwrap();
+    assert!(
+        report.warnings.contains(
+            &"parameters: no LogGP fit (--loggp): o is a guess (a quarter of the latency capture's 1st percentile of RTT/2), g is 0 (back-to-back messages leave the NIC without a gap); give Netgauge's ng_loggp.out with --loggp, or --set-o and --set-g"
+                .to_string()
+        ),
+        "{:?}",
+        report.warnings
+    );
+    assert_eq!(
+        report
+            .warnings
+            .iter()
+            .filter(|w| w.contains("no LogGP fit"))
+            .count(),
+        1,
+        "{:?}",
+        report.warnings
+    );
+    let sources = &report.near.params.sources;
+    assert!(
+        sources
+            .o
+            .ends_with("(no LogGP fit: a quarter of the capture's 1st percentile of RTT/2)"),
+        "{}",
+        sources.o
+    );
+    assert_eq!(sources.g, "g = 0 (no LogGP fit with two eager sizes)");
+    assert_eq!(report.near.params.g_us, 0.0);
+
+    // Only what is still guessed is named.
+    inp.params.explicit.o_ps = Some(200_000.0);
+    assert_eq!(
+        guesses(&inp),
+        vec!["parameters: no LogGP fit (--loggp): g is 0 (back-to-back messages leave the NIC without a gap); give Netgauge's ng_loggp.out with --loggp, or --set-o and --set-g"]
+    );
+    inp.params.explicit.o_ps = None;
+    inp.params.explicit.g_ps = Some(300_000.0);
+    assert_eq!(
+        guesses(&inp),
+        vec!["parameters: no LogGP fit (--loggp): o is a guess (a quarter of the latency capture's 1st percentile of RTT/2); give Netgauge's ng_loggp.out with --loggp, or --set-o and --set-g"]
+    );
+    inp.params.explicit.o_ps = Some(200_000.0);
+    assert_eq!(guesses(&inp), Vec::<String>::new());
+
+    // With a LogGP fit: o and g come from it, nothing is a guess.
+    inp.params.explicit.o_ps = None;
+    inp.params.explicit.g_ps = None;
+    inp.loggp = Some(t.file("ng_loggp.out", TOY_LOGGP));
+    let (_, report) = build_profile(&inp).unwrap();
+    assert!(
+        !report.warnings.iter().any(|w| w.contains("no LogGP fit")),
+        "{:?}",
+        report.warnings
+    );
+    let sources = &report.near.params.sources;
+    assert!(sources.o.contains("of the LogGP fit"), "{}", sources.o);
+    assert!(sources.g.starts_with("g = "), "{}", sources.g);
+    assert!(!sources.g.contains("no LogGP fit"), "{}", sources.g);
+
+    // The paper's table gives o and g: no guess without --loggp either.
+    let (_, report) = build_profile(&toy_inputs(&t)).unwrap();
+    assert!(
+        !report.warnings.iter().any(|w| w.contains("no LogGP fit")),
+        "{:?}",
+        report.warnings
+    );
+}
+
+/// A Netgauge LogGP fit (`ng_loggp.out`) of the toy system: o = (0.2 + 0.4)/2 us.
+const TOY_LOGGP: &str =
+    "# size n PRTT(1,0,s) PRTT(n,0,s) PRTT(n,PRTT(1,0,s),s) L o_s o_r g G lsqu(g,G)\n\
+# to get o: plot \"./loggp.out\" using 1:(($5-$3)/($2-1)-$3)\n\
+# to get g,G: plot \"./loggp.out\" using 1:($4-$3)/($2-1)\n\
+1 10 2.000000 4.000000 22.000000 1.000000 0.200000 0.400000 0.220000 0.000000 0.000000\n\
+1025 10 3.000000 17.000000 49.000000 1.000000 1.600000 1.600000 0.300000 0.001000 0.000000\n\
+2049 10 4.000000 23.000000 61.000000 1.000000 2.100000 1.800000 0.400000 0.000900 0.000000\n";
+
+/// A hoverboard capture (`calibrate --idle-latency`) of `size`-byte ping-pongs: one run per
+/// `(sleep_ns, round trips in ns)`, each after a first round trip that is dropped.
+fn hoverboard(size: u64, runs: &[(u64, &[u64])]) -> String {
+    let mut s = String::new();
+    for (sleep, rtts) in runs {
+        s.push_str(&format!(
+            "# Hoverboard test ({size} 1 {sleep})\n# time(ns),sleep_time(ns),repetitions\n"
+        ));
+        s.push_str(&format!("999999,{sleep},1\n"));
+        for r in *rtts {
+            s.push_str(&format!("{r},{sleep},1\n"));
+        }
+    }
+    s
+}
+
+/// The idle table holds ratios to the idle capture's back-to-back round trip: one more than
+/// 10 % away from the profile's own is warned about (GCP's is 870 us, the profile's 517 us),
+/// one within 10 % is not.
+#[test]
+fn idle_capture_back_to_back_off_the_profile_is_warned() {
+    let t = Tmp::new();
+    let mut inp = toy_inputs(&t);
+    // The toy profile's simulated back-to-back 65536 B round trip is 17.19 us; the captures'
+    // back-to-back medians lie just inside and just outside 10 % of it, on either side (the
+    // difference is relative to the capture's).
+    for (cap_ns, warned) in [
+        (18_900, None),
+        (
+            19_200,
+            Some("(17.2us) is -10 % off the idle capture's (19.2us)"),
+        ),
+        (15_700, None),
+        (
+            15_600,
+            Some("(17.2us) is +10 % off the idle capture's (15.6us)"),
+        ),
+    ] {
+        // Nine round trips with median `cap_ns`, the same after a 1 ms sleep: no level.
+        let rtts: Vec<u64> = (0..9).map(|i| cap_ns - 40 + 10 * i).collect();
+        inp.idle_latency = Some(t.file(
+            "hoverboard.out",
+            hoverboard(65536, &[(0, &rtts), (1_000_000, &rtts)]),
+        ));
+        let (p, report) = build_profile(&inp).unwrap();
+        let idle = report.idle.as_ref().unwrap();
+        assert_eq!(idle.back_to_back_rtt_us, cap_ns as f64 / 1e3);
+        assert_eq!(
+            format!("{:.2}", idle.simulated_back_to_back_rtt_us),
+            "17.19"
+        );
+        assert_eq!(idle.rows.len(), 1);
+        assert_eq!(idle.rows[0].per_byte_factor, 1.0);
+        assert!(p.near.after_idle.is_none(), "{:?}", p.near.after_idle);
+        let after_idle: Vec<&String> = report
+            .warnings
+            .iter()
+            .filter(|w| w.starts_with("after idle: "))
+            .collect();
+        match warned {
+            None => assert!(after_idle.is_empty(), "{cap_ns} ns: {after_idle:?}"),
+            Some(part) => assert_eq!(
+                after_idle,
+                vec![&format!(
+                    "after idle: the profile's back-to-back 65536 B round trip {part}; the idle table holds ratios to it, so times after idle periods are off as much (another size or striping than the bandwidth capture's?)"
+                )],
+                "{cap_ns} ns"
+            ),
+        }
+    }
 }
 
 #[test]

@@ -32,9 +32,9 @@
 //!   ([`render_validation_table_with`], [`validation_json_with`], [`validation_csv_with`]).
 //! * A profile with latency episodes (a state of their own): the simulated side is the state
 //!   outside episodes, where a measured run (well under a second) most likely lay; the
-//!   episodes' share and their simulated mean and median are `episode_weight`,
-//!   `episode_mean_ps` and `episode_p50_ps` (`null` without), and a measurement lies outside
-//!   the profile only when it lies outside both states.
+//!   episodes' share and their simulated mean, median and maximum are `episode_weight`,
+//!   `episode_mean_ps`, `episode_p50_ps` and `episode_max_ps` (`null` without), and a
+//!   measurement lies outside the profile only when it lies outside both states.
 
 use std::fmt::Write as _;
 
@@ -456,7 +456,7 @@ pub fn render_validation_table_with(rows: &[Comparison], skipped: &[NotSimulated
 }
 
 /// The CSV columns of [`validation_csv`].
-pub const VALIDATION_COLUMNS: [&str; 35] = [
+pub const VALIDATION_COLUMNS: [&str; 36] = [
     "benchmark",
     "pattern",
     "nodes",
@@ -490,6 +490,7 @@ pub const VALIDATION_COLUMNS: [&str; 35] = [
     "episode_weight",
     "episode_mean_ps",
     "episode_p50_ps",
+    "episode_max_ps",
     "file",
     "note",
 ];
@@ -530,6 +531,7 @@ fn row_values(c: &Comparison) -> Vec<Value> {
     v.push(json!(c.episodes.as_ref().map(|e| e.0)));
     v.push(json!(c.episodes.as_ref().map(|e| ps(e.1.mean))));
     v.push(json!(c.episodes.as_ref().map(|e| ps(e.1.median))));
+    v.push(json!(c.episodes.as_ref().map(|e| e.1.max)));
     v.push(json!(c.file));
     v.push(json!(c.note));
     v

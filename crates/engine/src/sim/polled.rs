@@ -105,6 +105,9 @@ struct Step {
     /// The CPU and NIC whose clocks a LogGOPSim-model handshake raises on the sender.
     cpu: u8,
     nic: u8,
+    /// Queued model, [`StepKind::Arrival`]: how long after its handshake the message is
+    /// received (`o + (s−1)·max(O, G)` with the costs drawn when it was sent; 0 otherwise).
+    recv_after: Time,
 }
 
 /// What the rules keep: per rank the latest calc's interval, and the pending steps.
@@ -213,12 +216,14 @@ impl<
     }
 
     /// Queued model: a rendezvous message sent by `send_op` of `sender` arrives at its
-    /// receiver at `arrival`. `true` when the rules take it over (it is then received after
-    /// its handshake); `false` with [`MpiProgress::Async`] and for eager messages.
+    /// receiver at `arrival` and would be received `recv_after` later. `true` when the rules
+    /// take it over (it is then received `recv_after` after its handshake, with the costs its
+    /// send drew); `false` with [`MpiProgress::Async`] and for eager messages.
     #[inline]
     pub(super) fn rndv_arrives(
         &mut self,
         arrival: Time,
+        recv_after: Time,
         sender: u32,
         send_op: u32,
         op: &Op,
@@ -236,6 +241,7 @@ impl<
                 recv: 0,
                 cpu: op.cpu,
                 nic: op.nic,
+                recv_after,
             },
         );
         true
@@ -260,6 +266,9 @@ impl<
         if self.polled.is_none() {
             return false;
         }
+        // The receiver communicates at the match, as with asynchronous progress: its next
+        // send is not a send after idle.
+        communicated(self.last_active.get_mut(host as usize), t);
         let s = Step {
             kind: StepKind::Handshake,
             sender,
@@ -268,6 +277,7 @@ impl<
             recv,
             cpu,
             nic,
+            recv_after: 0,
         };
         self.handshake(t, data_in, s);
         true
@@ -324,20 +334,9 @@ impl<
                 if wait > t {
                     self.push_step(wait, s);
                 } else {
-                    // Received `o + (s−1)·max(O, G)` after the handshake, as any message
-                    // after its arrival.
-                    let op = self.prog.op(s.sender, s.send_op);
-                    let (o_r, gap) = if N::ACTIVE {
-                        let c = self
-                            .noise
-                            .recv_costs(&self.p, s.sender, op.peer, s.send_op, op.size);
-                        (c.o, c.gap_bytes)
-                    } else {
-                        (self.p.o, self.gap_bytes(op.size))
-                    };
-                    let ob = self.overhead_bytes(op.size);
-                    let v = self.add(t, o_r);
-                    let received = self.add(v, ob.max(gap));
+                    // Received as long after the handshake as it would have been after its
+                    // arrival.
+                    let received = self.add(t, s.recv_after);
                     let ts = self.extra_stamp();
                     self.push(received, ts, K_MSG, s.sender, s.send_op);
                 }

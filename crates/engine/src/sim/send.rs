@@ -177,7 +177,7 @@ impl<
             // The message is received `o + (s-1)·max(O, G)` after it arrives.
             let received = self.add(arrival, o_r);
             let received = self.add(received, ob.max(gap));
-            if !self.rndv_arrives(arrival, host, id, op) {
+            if !self.rndv_arrives(arrival, received - arrival, host, id, op) {
                 self.push(received, mts, K_MSG, host, id);
             }
         } else {
