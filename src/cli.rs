@@ -957,8 +957,22 @@ fn whole(s: &str, what: &str) -> Result<u64, String> {
     if t.starts_with('-') {
         return Err(format!("{what} cannot be negative"));
     }
-    t.parse::<u64>()
-        .map_err(|_| format!("`{s}` is not a whole number"))
+    t.parse::<u64>().map_err(|e| match e.kind() {
+        std::num::IntErrorKind::PosOverflow => {
+            format!("`{s}` is too large (at most {})", u64::MAX)
+        }
+        _ => match t
+            .strip_suffix(['k', 'K'])
+            .and_then(|d| d.parse::<u64>().ok())
+            .and_then(|n| Some((n.checked_mul(1000)?, n.checked_mul(1024)?)))
+        {
+            // `1k`: the digits with a multiplier the flag does not take.
+            Some((dec, bin)) => {
+                format!("`{s}` is not a whole number: write the digits ({dec} or {bin})")
+            }
+            None => format!("`{s}` is not a whole number"),
+        },
+    })
 }
 
 /// A whole number that fits 32 bits; `plural` names what cannot be negative.

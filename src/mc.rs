@@ -307,7 +307,8 @@ fn plan(req: &Request) -> Result<(Plan, Vec<System>)> {
         noise_modes: modes.iter().map(|m| m.as_str().to_string()).collect(),
         settings: Settings {
             seed: st.seed,
-            reps: if !noisy {
+            reps: if !noisy || modes.iter().all(|m| m.as_str() == "none") {
+                // No noisy cell: every cell is one deterministic run.
                 RepsRule::Single
             } else {
                 match st.reps {
@@ -984,8 +985,9 @@ fn noiseless_text(run: &RunResult) -> String {
                 Some(f) => {
                     let _ = writeln!(
                         s,
-                        "{} ranks: finishes at {} (last rank: {}); {} events ({} ops + {} messages), simulated in {:.3}s ({:.1} M events/s)",
+                        "{} rank{}: finishes at {} (last rank: {}); {} events ({} ops + {} messages), simulated in {:.3}s ({:.1} M events/s)",
                         c.nodes,
+                        if c.nodes == 1 { "" } else { "s" },
                         loggops_report::fmt_time_ps(t),
                         f.max_rank,
                         f.events,
@@ -998,8 +1000,9 @@ fn noiseless_text(run: &RunResult) -> String {
                 None => {
                     let _ = writeln!(
                         s,
-                        "{} ranks: finishes at {}",
+                        "{} rank{}: finishes at {}",
                         c.nodes,
+                        if c.nodes == 1 { "" } else { "s" },
                         loggops_report::fmt_time_ps(t)
                     );
                 }

@@ -284,6 +284,25 @@ impl Request {
         // Issue 30: --critical-path/--sensitivity/--timeline are refused with --compat and
         // checked here; the sweep records the runs.
         let timeline = crate::explain::check_flags(&args.explain, args.compat.is_some(), &outputs)?;
+        if timeline.is_some() && !args.noise.is_empty() {
+            // Known before the run: a repetition the run cannot reach.
+            let rep = args.explain.timeline_rep;
+            let (most, said) = match args.reps {
+                Reps::Fixed(n) => (
+                    n,
+                    format!("--reps {n} runs repetitions 0 to {}", n.max(1) - 1),
+                ),
+                Reps::Auto => (
+                    Reps::AUTO_MAX,
+                    format!("--reps auto runs at most {} repetitions", Reps::AUTO_MAX),
+                ),
+            };
+            if rep >= u64::from(most) {
+                bail!(
+                    "--timeline-rep {rep}: {said}; give a repetition below {most} or raise --reps"
+                );
+            }
+        }
         let loggops = [&args.l, &args.o, &args.g, &args.big_g, &args.big_o, &args.s];
         // --tick, --shard and --model queued with --compat are refused by `checks::RUN_RULES`.
         let (goals, profiles, flags, goal_opts) = if args.compat.is_some() {

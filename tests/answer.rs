@@ -611,3 +611,38 @@ fn sweeps_of_several_systems_say_what_they_compare() {
     );
     assert!(!stdout(&o).contains("OS noise replayed"), "{}", stdout(&o));
 }
+
+/// A heavy tail widens the mean's 95 % CI past 1× while every repetition is slower than the
+/// noiseless run: the verdict then says so by the median (its exact interval lies above
+/// noiseless) and gives both intervals, never "no slower than noiseless".
+#[test]
+fn a_heavy_tail_is_judged_by_the_median() {
+    let args = [
+        "--goal",
+        "goal/dgemm128_dissemination_128KiB.goal",
+        "--nodes",
+        "64",
+        "--noise",
+        "calibration/aws.h5",
+        "--reps",
+        "8",
+        "-q",
+        "--format",
+        "json",
+    ];
+    let v: Value = serde_json::from_str(&ok(&args)).unwrap();
+    let cell = &v["cells"][0];
+    let noiseless = cell["noiseless_ps"].as_u64().unwrap();
+    let samples = cell["samples_ps"].as_array().unwrap();
+    assert!(
+        samples.iter().all(|s| s.as_u64().unwrap() > noiseless),
+        "{cell}"
+    );
+    let text = v["verdicts"][0]["text"].as_str().unwrap();
+    let lo = v["verdicts"][0]["slowdown_ci95"][0].as_f64().unwrap();
+    // The case this test is about: the mean's interval holds 1×.
+    assert!(lo < 1.0, "{text}");
+    assert!(text.contains("× slower by the median (median "), "{text}");
+    assert!(text.contains("is widened by a heavy tail)"), "{text}");
+    assert!(!text.contains("no slower"), "{text}");
+}

@@ -642,6 +642,7 @@ fn flags_that_do_not_apply_are_errors() {
         format!("{g} --critical-path-top 5"),
         format!("{g} --timeline-ranks 0-3"),
         format!("{g} --timeline t.json --timeline-rep 2"),
+        format!("{g} --noise calibration/paper/aws.h5 --reps 4 --timeline t.json --timeline-rep 4"),
         format!("{g} --tick 1ps"),
         format!("{gen} --root 9 --nway 3"),
         format!("{gen} --root 9"),

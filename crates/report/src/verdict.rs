@@ -6,7 +6,10 @@
 //! the cells the verdict speaks of), so the table, the JSON and CSV outputs and the HTML
 //! report say the same:
 //!
-//! * **slowdown**: mean / noiseless time, with the image of the mean's 95 % CI;
+//! * **slowdown**: mean / noiseless time, with the image of the mean's 95 % CI; when that
+//!   interval holds 1× but the median's exact 95 % CI lies wholly on one side of the
+//!   noiseless time (a heavy tail widens the mean's), the sentence gives the median's ratio
+//!   and both intervals instead of "no slower";
 //! * **extra cost per run**: (mean − noiseless) × nodes × price per node-hour, on demand and
 //!   committed, with its 95 % CI; **per job** ([`Job`]): times the job's runs;
 //! * **why**: the part with the largest share of the extra time on the critical paths of the
@@ -305,30 +308,59 @@ fn sentence(run: &RunResult, i: usize, s: &Cell, f: &Facts, job: Option<Job>) ->
     }
     match (f.slowdown, c.noiseless_ps) {
         (Some(x), Some(b)) => {
-            let within = f
+            let mean_undecided = f
                 .slowdown_ci95
                 .is_some_and(|(lo, hi)| lo <= 1.0 && 1.0 <= hi);
-            if within {
-                t.push_str(": no slower than noiseless within the 95 % CI");
-            } else {
-                let how = if x >= 1.0 { "slower" } else { "faster" };
-                let shown = if x >= 1.0 { x } else { 1.0 / x };
-                // Below 0.1 % a ratio rounds to 1.000×: say the percentage.
-                if (shown - 1.0).abs() < 0.0005 {
-                    t.push_str(&format!(": {:.2} % {how}", 100.0 * (shown - 1.0)));
+            // A heavy tail widens the mean's interval past 1× while the median's (exact,
+            // distribution-free) lies wholly on one side: the median then decides.
+            let by_median = s
+                .summary
+                .median_ci95
+                .as_ref()
+                .map(|m| (m.lo as f64 / b as f64, m.hi as f64 / b as f64))
+                .filter(|&(lo, hi)| mean_undecided && (lo > 1.0 || hi < 1.0));
+            if let Some((lo, hi)) = by_median {
+                let m = s.summary.median / b as f64;
+                let (how, shown) = if lo > 1.0 {
+                    ("slower", m)
                 } else {
-                    t.push_str(&format!(": {} {how}", fmt_times(shown)));
+                    ("faster", 1.0 / m)
+                };
+                t.push_str(&format!(
+                    ": {} {how} by the median (median {} against {} noiseless; 95 % CI {}–{}; \
+                     the mean, {}, 95 % CI {}–{}, is widened by a heavy tail)",
+                    fmt_times(shown),
+                    fmt_time_ps_f64(s.summary.median),
+                    fmt_time_ps_f64(b as f64),
+                    fmt_times(lo),
+                    fmt_times(hi),
+                    fmt_time_ps_f64(s.summary.mean),
+                    fmt_times(f.slowdown_ci95.map_or(x, |c| c.0)),
+                    fmt_times(f.slowdown_ci95.map_or(x, |c| c.1)),
+                ));
+            } else {
+                if mean_undecided {
+                    t.push_str(": no slower than noiseless within the 95 % CI");
+                } else {
+                    let how = if x >= 1.0 { "slower" } else { "faster" };
+                    let shown = if x >= 1.0 { x } else { 1.0 / x };
+                    // Below 0.1 % a ratio rounds to 1.000×: say the percentage.
+                    if (shown - 1.0).abs() < 0.0005 {
+                        t.push_str(&format!(": {:.2} % {how}", 100.0 * (shown - 1.0)));
+                    } else {
+                        t.push_str(&format!(": {} {how}", fmt_times(shown)));
+                    }
                 }
+                let ci = match f.slowdown_ci95 {
+                    Some((lo, hi)) => format!("; 95 % CI {}–{}", fmt_times(lo), fmt_times(hi)),
+                    None => String::new(),
+                };
+                t.push_str(&format!(
+                    " (mean {} against {} noiseless{ci})",
+                    fmt_time_ps_f64(s.summary.mean),
+                    fmt_time_ps_f64(b as f64)
+                ));
             }
-            let ci = match f.slowdown_ci95 {
-                Some((lo, hi)) => format!("; 95 % CI {}–{}", fmt_times(lo), fmt_times(hi)),
-                None => String::new(),
-            };
-            t.push_str(&format!(
-                " (mean {} against {} noiseless{ci})",
-                fmt_time_ps_f64(s.summary.mean),
-                fmt_time_ps_f64(b as f64)
-            ));
         }
         _ => t.push_str(&format!(": mean {}", fmt_time_ps_f64(s.summary.mean))),
     }
