@@ -595,11 +595,7 @@ impl McPaths {
             }
         };
         let Some(cp) = cp else {
-            bail!(
-                "the schedule did not complete (repetition {rep}): {} rank(s) have unmatched \
-                 messages or ops that never ran; run it without --noise for details",
-                out.leftovers.len()
-            );
+            return Err(crate::mc::Incomplete { rep, out }.into());
         };
         if let (Some(t), Some(path), Some(log)) =
             (timeline, &self.req.settings.explain.timeline, &log)

@@ -448,13 +448,31 @@ fn outcome<P: Program>(
         r => r?,
     };
     if !out.completed() {
-        bail!(
-            "the schedule did not complete (repetition {rep}): {} rank(s) have unmatched messages or ops that never ran; run it without --noise for details",
-            out.leftovers.len()
-        );
+        return Err(Incomplete { rep, out }.into());
     }
     Ok(Some(out))
 }
+
+/// A repetition that did not complete, with what was left over (the sweep names it as a
+/// noiseless run does, [`crate::run::describe_leftovers`]).
+#[derive(Debug)]
+pub(crate) struct Incomplete {
+    pub(crate) rep: u64,
+    pub(crate) out: loggops_engine::Outcome,
+}
+
+impl std::fmt::Display for Incomplete {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the schedule did not complete (repetition {}): {} rank(s) have unmatched messages or ops that never ran; run it without --noise for details",
+            self.rep,
+            self.out.leftovers.len()
+        )
+    }
+}
+
+impl std::error::Error for Incomplete {}
 
 /// Threads per repetition when `reps` repetitions share `threads` threads, one of them kept
 /// for the noiseless baseline when `baseline`: one each while there are at least as many
@@ -875,6 +893,12 @@ fn execute(
                     run: &baseline_run,
                     time: None,
                 };
+                // A run that did not complete is named as a noiseless run names it (exit
+                // status 1); other errors pass.
+                let leftovers = |e: anyhow::Error| match e.downcast_ref::<Incomplete>() {
+                    Some(i) => Ok(crate::run::describe_leftovers(goal, &sched, &i.out)),
+                    None => Err(e),
+                };
                 // Noisy modes first (the baseline runs with the first chunk), then the cells.
                 let mut noisy = Vec::new();
                 for (m, mode) in plan.noise_modes.iter().enumerate() {
@@ -898,7 +922,10 @@ fn execute(
                     ));
                     let target = why.target(&wl.name, &sys.info.name, ranks as u64, mode);
                     let (reps, complete) =
-                        exec.noisy_cell(&sched, &model, share, &mut pending, &target)?;
+                        match exec.noisy_cell(&sched, &model, share, &mut pending, &target) {
+                            Ok(r) => r,
+                            Err(e) => return Ok((result, Some(leftovers(e)?))),
+                        };
                     noisy.push((m, reps, complete));
                     if !complete {
                         break;
@@ -912,7 +939,10 @@ fn execute(
                             "{}, {}, {ranks} nodes, noiseless",
                             wl.name, sys.info.name
                         ));
-                        baseline_run(&HOOK)?
+                        match baseline_run(&HOOK) {
+                            Ok(t) => t,
+                            Err(e) => return Ok((result, Some(leftovers(e)?))),
+                        }
                     }
                 };
                 // A baseline stopped by Ctrl-C leaves these cells out.

@@ -163,11 +163,7 @@ impl Target<'_> {
             loggops_explain::attribute(prog, &cfg, &mut NoNoise)?
         };
         let Some(path) = path else {
-            anyhow::bail!(
-                "the schedule did not complete (repetition {rep}): {} rank(s) have unmatched \
-                 messages or ops that never ran; run it without --noise for details",
-                out.leftovers.len()
-            );
+            return Err(crate::mc::Incomplete { rep, out }.into());
         };
         let path = path?;
         self.keep(&PathSummary::of(rep, &path));

@@ -156,6 +156,30 @@ fn unmatched_messages_are_reported_with_labels_and_no_time() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stdout(&out).is_empty(), "no time may be printed");
     insta::assert_snapshot!(stderr(&out).replace(dir.path().to_str().unwrap(), "[tmp]"));
+    // With noise the same: what was left over, named, and exit status 1.
+    for extra in [
+        &["--reps", "3"][..],
+        &["--noise-mode", "none"],
+        &["--critical-path"],
+    ] {
+        let mut args = vec![
+            "--goal",
+            f.to_str().unwrap(),
+            "--noise",
+            "calibration/aws.h5",
+            "-q",
+        ];
+        args.extend_from_slice(extra);
+        let noisy = run_here(&args);
+        assert_eq!(
+            noisy.status.code(),
+            Some(1),
+            "{extra:?}: {}",
+            stderr(&noisy)
+        );
+        assert!(stdout(&noisy).is_empty(), "no time may be printed");
+        assert_eq!(stderr(&noisy), stderr(&out), "{extra:?}");
+    }
 }
 
 #[test]

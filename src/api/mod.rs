@@ -486,7 +486,8 @@ fn parse(argv: &[OsString], fix: impl FnOnce(&mut Cli)) -> Result<Cli, Error> {
     Ok(cli)
 }
 
-/// A noiseless schedule that did not complete: the CLI's description (its exit status 1).
+/// A schedule that did not complete (with or without noise): the CLI's description (its exit
+/// status 1).
 fn stalled(text: &str) -> Error {
     let t = text.trim_end();
     Error {
