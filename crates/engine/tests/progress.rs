@@ -170,13 +170,7 @@ fn dissemination_with_compute_on_four_ranks_takes_two_calcs_when_polled() {
 /// models, with the same event count.
 #[test]
 fn eager_only_programs_are_unchanged() {
-    let mut x = 0x9E37_79B9_7F4A_7C15u64;
-    let mut rnd = move |n: u64| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x % n
-    };
+    let mut rnd = xorshift(0x9E37_79B9_7F4A_7C15u64);
     for _ in 0..200 {
         let p = random_program(&mut rnd, &[0, 1, 16, 100], &CALCS);
         for m in BOTH {
@@ -192,13 +186,7 @@ fn eager_only_programs_are_unchanged() {
 /// and completes whenever the asynchronous run does.
 #[test]
 fn polled_runs_under_noise_are_deterministic_and_complete() {
-    let mut x = 0x2545_F491_4F6C_DD1Du64;
-    let mut rnd = move |n: u64| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x % n
-    };
+    let mut rnd = xorshift(0x2545_F491_4F6C_DD1Du64);
     for seed in 0..100u64 {
         let p = random_program(&mut rnd, &[1, 100, D, 5000], &CALCS);
         for m in BOTH {
@@ -210,6 +198,16 @@ fn polled_runs_under_noise_are_deterministic_and_complete() {
             assert_eq!(a.completed(), asy.completed(), "{m:?}: {p:?}");
             assert_eq!(a.messages, asy.messages);
         }
+    }
+}
+
+/// A xorshift generator of numbers below `n` from `seed` (the tests' fixed sequences).
+fn xorshift(mut x: u64) -> impl FnMut(u64) -> u64 {
+    move |n: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % n
     }
 }
 
@@ -330,13 +328,7 @@ impl Noise for IdleJitter {
 /// polled rendezvous send when the data is in, not at the match: it differs without calcs.)
 #[test]
 fn programs_without_calcs_are_unchanged_when_polled() {
-    let mut x = 0x5851_F42D_4C95_7F2Du64;
-    let mut rnd = move |n: u64| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x % n
-    };
+    let mut rnd = xorshift(0x5851_F42D_4C95_7F2Du64);
     let mut idle_mattered = false;
     for seed in 0..100u64 {
         let p = random_program(&mut rnd, &[1, 100, D, 5000], &[0]);
