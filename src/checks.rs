@@ -590,6 +590,11 @@ fn clashes(
                         dir.display()
                     );
                 }
+                // A directory this process cannot write to (permissions, a read-only file
+                // system): found before the run, not after it.
+                if let Err(e) = loggops_output::check_output(&t) {
+                    bail!("{of} {}: {e}", op.display());
+                }
             }
             Ok(loggops_output::OutputTarget::Stream(_)) => {}
         }

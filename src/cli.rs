@@ -161,7 +161,8 @@ pub enum ProfileCommand {
     Show(ProfileShowArgs),
     /// Put profiles of one system captured on several days into one: each repetition of a
     /// run then runs on one of the days (chosen uniformly), so predictions show the spread
-    /// between days. The first profile gives the system, prices and placements' layout.
+    /// between days. The profiles share one system, one calibration and one MPI progress;
+    /// the first gives the prices and the placements' layout.
     Combine(ProfileCombineArgs),
 }
 

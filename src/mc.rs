@@ -172,6 +172,23 @@ fn engine_params(p: &Params) -> EngineParams {
 
 /// What the outputs say of a system's MPI progress: only `polled`, which differs from
 /// LogGOPSim's behaviour.
+/// The settings' words for a profile's latency by size (near, then far when it has its own).
+fn size_latency(profile: &loggops_profile::Profile) -> Option<String> {
+    let points = |pl: &loggops_profile::Placement| {
+        pl.latency_by_size
+            .as_ref()
+            .map(|t| crate::profile_show::size_latency_points(t, pl.params.s_bytes))
+    };
+    let near = points(&profile.near);
+    match profile.far.as_ref().and_then(points) {
+        Some(far) if Some(&far) != near.as_ref() => Some(format!(
+            "near {}; far {far}",
+            near.as_deref().unwrap_or("none")
+        )),
+        _ => near,
+    }
+}
+
 fn polled_name(m: loggops_engine::MpiProgress) -> Option<String> {
     (m == loggops_engine::MpiProgress::Polled).then(|| m.name().to_string())
 }
@@ -241,6 +258,7 @@ fn plan(req: &Request) -> Result<(Plan, Vec<System>)> {
                 },
                 mpi_progress: polled_name(model.mpi_progress()),
                 latency_episodes: profile.has_episodes().then(|| profile.episode_weight()),
+                latency_by_size: size_latency(&profile),
             };
             systems.push(System {
                 info,
@@ -267,6 +285,7 @@ fn plan(req: &Request) -> Result<(Plan, Vec<System>)> {
                 ),
                 mpi_progress: polled_name(st.mpi_progress.map(Into::into).unwrap_or_default()),
                 latency_episodes: None,
+                latency_by_size: None,
             },
             profile: None,
             base_cfg,
@@ -887,7 +906,7 @@ fn execute(
                         1,
                         hook
                     ))
-                    .with_context(|| format!("{} without noise", goal.display()))
+                    .with_context(|| format!("{}, the noiseless baseline", goal.display()))
                 };
                 let mut pending = Pending {
                     run: &baseline_run,

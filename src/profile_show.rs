@@ -249,18 +249,29 @@ fn placement(out: &mut String, name: &str, pl: &Placement, near: Option<&Placeme
         let _ = writeln!(out, "    {}", quantile_line(d, &|v| format!("x{v:.3}")));
     }
     if let Some(t) = &pl.latency_by_size {
-        let s = pl.params.s_bytes;
-        let at: Vec<String> = [1024u64, 4096, 16384, 65536, 131072]
-            .iter()
-            .map(|&b| format!("{} {}", format_size(b), fmt_time_ps_f64(t.extra_at(b, s))))
-            .collect();
         let _ = writeln!(
             out,
             "  latency by size (one way, on top of L and G, from the LogGP run's ping-pong; {} points): {}",
             t.sizes_bytes.len(),
-            at.join(", ")
+            size_latency_points(t, pl.params.s_bytes)
         );
     }
+}
+
+/// A placement's extra latency by size at a few sizes: `1KiB 120ns, 4KiB 310ns, ...` (what
+/// `profile show` and a run's settings say of it).
+pub(crate) fn size_latency_points(t: &loggops_profile::SizeLatency, s_bytes: u64) -> String {
+    [1u64, 1024, 4096, 16384, 65536, 131072]
+        .iter()
+        .map(|&b| {
+            format!(
+                "{} {}",
+                format_size(b),
+                fmt_time_ps_f64(t.extra_at(b, s_bytes))
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// What `profile show` says of a detour trace.
@@ -720,6 +731,18 @@ pub fn combine(args: &crate::cli::ProfileCombineArgs) -> Result<ExitCode> {
                 out.calibration.as_str()
             );
         }
+        if p.mpi_progress != out.mpi_progress {
+            let name = |m: Option<loggops_profile::MpiProgress>| {
+                m.map_or("not recorded (asynchronous)", |m| m.name())
+            };
+            anyhow::bail!(
+                "{}: MPI progress {}, but {} has {}: the days of one system share how its MPI progresses (calibrate both with the same --mpi-progress)",
+                f.display(),
+                name(p.mpi_progress),
+                args.files[0].display(),
+                name(out.mpi_progress)
+            );
+        }
         out.days.push(loggops_profile::Day::new(
             label(p, f),
             p.near.clone(),
@@ -753,21 +776,35 @@ pub fn combine(args: &crate::cli::ProfileCombineArgs) -> Result<ExitCode> {
         }
     }
     out.provenance.command = crate::inputs::command_line();
+    let capture_days = 1 + out.days.iter().filter(|d| !d.episode).count();
     out.provenance
         .notes
-        .push(format!("combined from {} capture days", out.days.len() + 1));
+        .push(format!("combined from {capture_days} capture days"));
     // The days must share what the engine computes itself (S, O).
     loggops_noise::NoiseModel::new(&out, &loggops_noise::NoiseConfig::default())
         .with_context(|| format!("cannot combine into {}", args.output.display()))?;
     loggops_profile::write_profile(&args.output, &out)?;
-    crate::out::errln!(
-        "wrote {} ({} days: {})",
-        args.output.display(),
-        out.days.len() + 1,
-        std::iter::once(out.day.as_str())
-            .chain(out.days.iter().map(|d| d.label.as_str()))
+    let labels = |episode: bool| {
+        out.days
+            .iter()
+            .filter(|d| d.episode == episode)
+            .map(|d| d.label.as_str())
             .collect::<Vec<_>>()
-            .join(", ")
+    };
+    let episodes = labels(true);
+    crate::out::errln!(
+        "wrote {} ({capture_days} capture day{}: {}{})",
+        args.output.display(),
+        if capture_days == 1 { "" } else { "s" },
+        std::iter::once(out.day.as_str())
+            .chain(labels(false))
+            .collect::<Vec<_>>()
+            .join(", "),
+        if episodes.is_empty() {
+            String::new()
+        } else {
+            format!("; states of their own: {}", episodes.join(", "))
+        }
     );
     Ok(ExitCode::SUCCESS)
 }

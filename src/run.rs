@@ -248,6 +248,28 @@ pub fn gen(args: GenArgs) -> Result<ExitCode> {
             })?);
         }
         opts.chain_sends = args.chain_sends;
+        use loggops_schedgen::Collective as C;
+        let p = args.nodes as u64;
+        if coll == C::NwayDissemination && p > 1 && opts.nway as u64 >= p {
+            crate::out::errln!(
+                "note: --nway {} with {p} ranks: a round's partners r+1 ... r+{} wrap around, so every rank sends to itself{} (at most {} partners are distinct)",
+                opts.nway,
+                opts.nway,
+                if opts.nway as u64 > p {
+                    " and to some ranks more than once"
+                } else {
+                    ""
+                },
+                p - 1
+            );
+        }
+        if coll == C::AllreduceRing && size % p != 0 {
+            crate::out::errln!(
+                "note: --size {size}B over {p} ranks: chunks of {}B, {}B of the data not sent (Schedgen divides the data evenly, rounding down)",
+                size / p,
+                size % p
+            );
+        }
         let g = loggops_schedgen::Generated::with_options(coll, args.nodes, size, opts)?;
         Schedule::Generated(g)
     };

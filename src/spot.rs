@@ -374,7 +374,7 @@ pub struct SpotInputs {
     )]
     pub spot_interruptions: Option<f64>,
     /// Mean time between interruptions of one node, the inverse of --spot-interruptions,
-    /// e.g. 500h or 20d (units ms, s, min, h, d; a bare number is seconds).
+    /// e.g. 500h or 20d (units ns, us, ms, s, min, h, d; a bare number is seconds).
     #[arg(long, value_name = "DURATION", value_parser = mtbi_rate, allow_hyphen_values = true,
           help_heading = "Spot capacity")]
     pub spot_mtbi: Option<f64>,
@@ -385,13 +385,15 @@ pub struct SpotInputs {
 pub struct SpotArgs {
     #[command(flatten)]
     pub inputs: SpotInputs,
-    /// Checkpoint the job every this much work, e.g. 20min (units ms, s, min, h, d)
+    /// Checkpoint the job every this much work, e.g. 20min (units ns, us, ms, s, min, h, d;
+    /// a bare number is seconds)
     /// [default: the interval that minimises the expected spot job time at each node count,
     /// shown beside Young's and Daly's].
     #[arg(long, value_name = "DURATION", value_parser = positive_seconds, allow_hyphen_values = true,
           help_heading = "Spot capacity")]
     pub checkpoint_every: Option<f64>,
-    /// Time to write one checkpoint; the job's nodes are billed meanwhile [default: 30s].
+    /// Time to write one checkpoint, e.g. 30s or 2min; the job's nodes are billed meanwhile
+    /// [default: 30s].
     #[arg(long, value_name = "DURATION", value_parser = seconds, allow_hyphen_values = true,
           help_heading = "Spot capacity")]
     pub checkpoint_cost: Option<f64>,
@@ -462,11 +464,17 @@ pub fn parse_seconds(s: &str) -> Result<f64, String> {
         .map_err(|_| format!("`{s}`: expected a duration such as 30s, 2min or 500h"))?;
     let mult = match unit.trim() {
         "" | "s" => 1.0,
+        "ns" => 1e-9,
+        "us" | "\u{b5}s" | "\u{3bc}s" => 1e-6,
         "ms" => 1e-3,
         "min" => 60.0,
         "h" => 3600.0,
         "d" => 86400.0,
-        u => return Err(format!("`{s}`: unknown unit `{u}` (ms, s, min, h, d)")),
+        u => {
+            return Err(format!(
+                "`{s}`: unknown unit `{u}` (ns, us, ms, s, min, h, d)"
+            ))
+        }
     };
     let secs = v * mult;
     if !(secs.is_finite() && secs >= 0.0) {
@@ -568,7 +576,8 @@ pub fn profile_line(s: &loggops_profile::SpotPrices) -> String {
         |r| {
             if r > 0.0 {
                 format!(
-                    "{r} interruptions per node-hour (one per {} per node)",
+                    "{} interruptions per node-hour (one per {} per node)",
+                    loggops_report::fmt_rate(r),
                     loggops_report::spot::fmt_secs(3600.0 / r)
                 )
             } else {

@@ -125,8 +125,13 @@ impl Why {
 }
 
 impl Target<'_> {
-    /// Keeps a repetition's attribution (one `--critical-path` recorded).
+    /// Keeps a repetition's attribution (one `--critical-path` or `--timeline` recorded) when
+    /// it is one the verdict attributes: what else those flags record never changes the
+    /// verdict.
     pub fn keep(&self, s: &PathSummary) {
+        if !self.wants(s.rep) {
+            return;
+        }
         self.why
             .got
             .lock()

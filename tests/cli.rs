@@ -896,8 +896,12 @@ fn outputs_that_would_overwrite_inputs_or_each_other_are_refused() {
         format!("validate {m} --noise calibration/paper/aws.h5 --output {m}"),
         format!("--goal {g} --nodes 4 --output {r} --timeline {r}"),
         format!("--goal {g} --nodes 4 --critical-path={g}"),
+        // A directory no file can be created in (Linux's /proc): refused before the run,
+        // and nothing else is written.
+        format!("--goal {g} --nodes 4 --samples {r} --noise calibration/paper/alps.h5 --output /proc/r.json"),
     ];
     let report = errors_of(&cases).replace(dir.path().to_str().unwrap(), "[tmp]");
+    assert!(!dir.path().join("r.csv").exists());
     insta::assert_snapshot!("clashing_files", report);
     assert_eq!(
         std::fs::read_to_string(dir.path().join("s.goal")).unwrap(),
@@ -929,6 +933,41 @@ fn negative_numbers_get_a_plain_message() {
     let report = errors_of(&cases);
     assert!(!report.contains("tip:"), "{report}");
     insta::assert_snapshot!("negative_numbers", report);
+}
+
+/// `gen` says when Schedgen's rules make a schedule other than its flags suggest: a fan-out
+/// that wraps around onto the sender, data that does not divide among the ranks.
+#[test]
+fn gen_notes_wrapped_fan_outs_and_data_left_over() {
+    let note = |args: &[&str]| {
+        let o = run_here(args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        stderr(&o)
+    };
+    let nway = |n: &str| {
+        note(&[
+            "gen",
+            "nwaydissemination",
+            "--nodes",
+            "8",
+            "--size",
+            "16B",
+            "--nway",
+            n,
+        ])
+    };
+    assert_eq!(nway("7"), "");
+    assert_eq!(
+        nway("8"),
+        "note: --nway 8 with 8 ranks: a round's partners r+1 ... r+8 wrap around, so every rank sends to itself (at most 7 partners are distinct)\n"
+    );
+    assert!(nway("9").contains("sends to itself and to some ranks more than once"));
+    let ring = |size: &str| note(&["gen", "allreduce_ring", "--nodes", "3", "--size", size]);
+    assert_eq!(ring("3KiB"), "");
+    assert_eq!(
+        ring("16KiB"),
+        "note: --size 16384B over 3 ranks: chunks of 5461B, 1B of the data not sent (Schedgen divides the data evenly, rounding down)\n"
+    );
 }
 
 /// `gen` writes calc durations as plain ticks (1 ns by default) that read back to the same

@@ -328,6 +328,43 @@ fn latency_by_size_is_reported_and_shown() {
     assert_eq!(extra[extra.len() - 1], 0.0);
 }
 
+/// A run's settings give the profile's latency by size beside L, o, g and G (the same points
+/// as `profile show`): without it the noiseless times do not follow from the settings line.
+#[test]
+fn a_runs_settings_give_the_latency_by_size() {
+    let show = crate::util::stdout(&crate::util::run_here(&[
+        "profile",
+        "show",
+        "calibration/aws.h5",
+    ]));
+    let points = show
+        .lines()
+        .find_map(|l| l.split_once("latency by size (one way").map(|(_, r)| r))
+        .and_then(|r| r.split_once("points): "))
+        .map(|(_, p)| p.to_string())
+        .unwrap_or_else(|| panic!("{show}"));
+    assert!(points.starts_with("1B 0ps, 1KiB "), "{points}");
+    let args = [
+        "--goal",
+        "goal/dissemination_16B.goal",
+        "--nodes",
+        "2",
+        "--noise",
+        "calibration/aws.h5",
+        "--noise-mode",
+        "none",
+        "-q",
+    ];
+    let table = crate::util::stdout(&crate::util::run_here(&args));
+    let line = format!("; latency by size (one way, on top of L and G): {points}; ");
+    assert!(table.contains(&line), "{line}\n{table}");
+    let mut json_args = args.to_vec();
+    json_args.extend(["--format", "json"]);
+    let j: serde_json::Value =
+        serde_json::from_str(&crate::util::stdout(&crate::util::run_here(&json_args))).unwrap();
+    assert_eq!(j["plan"]["systems"][0]["latency_by_size"], points.as_str());
+}
+
 /// What a user sees of bandwidth levels: `profile show` lists them (text and JSON), the fit
 /// report's time-correlation warning says the profile keeps them, and a run records who shared
 /// them when `--bandwidth-levels` is given.
@@ -498,6 +535,13 @@ fn combined_profiles_keep_each_files_states() {
     let path = |p: &Path| p.to_str().unwrap().to_string();
     let o = crate::util::run(&["profile", "combine", &path(&a), &path(&b), "-o", &path(&ab)]);
     assert!(o.status.success(), "{}", crate::util::stderr(&o));
+    assert!(
+        crate::util::stderr(&o).contains(
+            "(2 capture days: 2022-05-19, 2022-05-20; states of their own: 2022-05-19 latency episodes, "
+        ),
+        "{}",
+        crate::util::stderr(&o)
+    );
     let c = read_profile(&ab).unwrap();
     let weights = c.state_weights();
     let want = [(1.0 - w) / 2.0, w / 2.0, (1.0 - w) / 2.0, w / 2.0];
@@ -523,6 +567,31 @@ fn combined_profiles_keep_each_files_states() {
     assert!(!o.status.success());
     assert!(
         crate::util::stderr(&o).contains("capture day `2022-05-19` is already in"),
+        "{}",
+        crate::util::stderr(&o)
+    );
+    assert!(!twice.exists());
+    // Days whose MPI progresses otherwise are refused: which one would the runs take?
+    let mut async_day = p.clone();
+    async_day.day = "2022-05-21".into();
+    async_day.mpi_progress = None;
+    let c = dir.path().join("c.h5");
+    loggops_profile::write_profile(&c, &async_day).unwrap();
+    let o = crate::util::run(&[
+        "profile",
+        "combine",
+        &path(&a),
+        &path(&c),
+        "-o",
+        &path(&twice),
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        crate::util::stderr(&o).contains(&format!(
+            "{}: MPI progress not recorded (asynchronous), but {} has polled",
+            path(&c),
+            path(&a)
+        )),
         "{}",
         crate::util::stderr(&o)
     );

@@ -301,6 +301,34 @@ fn captures_calibration_without_loggp_warns_that_o_and_g_are_guessed() {
     assert!(sources.o.contains("of the LogGP fit"), "{}", sources.o);
     assert!(sources.g.starts_with("g = "), "{}", sources.g);
     assert!(!sources.g.contains("no LogGP fit"), "{}", sources.g);
+    let g_zero = |inp: &CalibrateInputs| -> Vec<String> {
+        let (_, report) = build_profile(inp).unwrap();
+        report
+            .warnings
+            .into_iter()
+            .filter(|w| w.starts_with("parameters: g is 0"))
+            .collect()
+    };
+    assert_eq!(g_zero(&inp), Vec::<String>::new());
+
+    // An eager threshold below the fit's second size leaves one eager size, whose gap
+    // Netgauge does not fit (`-nan`, as in every real fit): g is 0, said so.
+    inp.params.explicit.s_bytes = Some(512);
+    inp.loggp = Some(t.file(
+        "ng_loggp_nan.out",
+        TOY_LOGGP.replace(
+            "0.400000 0.220000 0.000000 0.000000",
+            "0.400000 -nan -nan -nan",
+        ),
+    ));
+    assert_eq!(
+        g_zero(&inp),
+        vec!["parameters: g is 0 (back-to-back messages leave the NIC without a gap): the LogGP fit has one size at or below S = 512 B (1 B), and its gap needs two eager sizes; give --set-g, or a LogGP run whose sizes step below S (Netgauge's sizes are 1, 1025, 2049, ... B)"]
+    );
+    inp.params.explicit.g_ps = Some(300_000.0);
+    assert_eq!(g_zero(&inp), Vec::<String>::new());
+    inp.params.explicit.g_ps = None;
+    inp.params.explicit.s_bytes = Some(65536);
 
     // The paper's table gives o and g: no guess without --loggp either.
     let (_, report) = build_profile(&toy_inputs(&t)).unwrap();

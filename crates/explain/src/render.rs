@@ -79,9 +79,10 @@ pub fn runs_table(runs: &[RunReport], top: usize) -> String {
         let listed = p.is_listed();
         let _ = writeln!(
             s,
-            "critical path of {} at {} ranks{sys}: {} (ends on rank {}; {}{})",
+            "critical path of {} at {} rank{}{sys}: {} (ends on rank {}; {}{})",
             r.workload,
             r.nodes,
+            if r.nodes == 1 { "" } else { "s" },
             fmt_time_ps(p.finish),
             p.rank,
             if listed {
@@ -162,17 +163,13 @@ pub fn runs_table(runs: &[RunReport], top: usize) -> String {
             .map(|&(rank, t)| format!("{rank} ({}, {})", fmt_time_ps(t), pct(t as i64, p.finish)))
             .collect();
         let more = p.ranks.len().saturating_sub(top);
-        let _ = writeln!(
-            s,
-            "  ranks on the path ({}): {}{}",
-            p.ranks.len(),
-            ranks.join(", "),
-            if more > 0 {
-                format!(", ... {more} more")
-            } else {
-                String::new()
-            }
-        );
+        let listed_ranks = match (ranks.is_empty(), more) {
+            (true, 0) => ": none".to_string(),
+            (false, 0) => format!(": {}", ranks.join(", ")),
+            (true, _) => ", none listed".to_string(),
+            (false, m) => format!(": {}, ... {m} more", ranks.join(", ")),
+        };
+        let _ = writeln!(s, "  ranks on the path ({}){listed_ranks}", p.ranks.len(),);
         if !p.messages.is_empty() {
             let _ = writeln!(
                 s,
@@ -444,6 +441,13 @@ pub fn cells_table(cells: &[CellPaths]) -> String {
             );
         }
         let _ = writeln!(s, "  {}.", c.sentence());
+    }
+    if !cells.is_empty() {
+        s.push_str(
+            "(p95: a part's own 95th percentile over the repetitions; p95 inflation: its mean \
+             over the p95 band, the repetitions whose runtimes lie around the p95, minus its \
+             noiseless value)\n",
+        );
     }
     s
 }

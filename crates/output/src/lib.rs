@@ -264,10 +264,18 @@ where
     w.flush()
 }
 
-fn replace<F>(path: &Path, f: F) -> io::Result<()>
-where
-    F: FnOnce(&mut dyn Write) -> io::Result<()>,
-{
+/// Whether `path` can be written as [`write_atomic`] writes it, found before the work that
+/// makes its content: the checks of [`output_target`], then a temporary file created and
+/// removed beside it (a directory without write permission, a read-only file system, `/proc`).
+pub fn check_output(path: &Path) -> io::Result<()> {
+    match output_target(path)? {
+        OutputTarget::Replace(p) => temp_beside(&p).map(|(_, t)| drop(t)),
+        OutputTarget::Stream(_) => Ok(()),
+    }
+}
+
+/// The directory of `path` and a new temporary file in it, named after `path`.
+fn temp_beside(path: &Path) -> io::Result<(&Path, tempfile::NamedTempFile)> {
     let file_name = path.file_name().ok_or_else(|| {
         io::Error::new(
             io::ErrorKind::InvalidInput,
@@ -290,11 +298,25 @@ where
         builder.permissions(fs::Permissions::from_mode(0o666));
     }
     let tmp = builder.tempfile_in(dir).map_err(|e| {
+        // The OS's reason without tempfile's random name (`... at path "/d/.x.AbC123.tmp"`).
+        let text = e.to_string();
+        let why = text.split(" at path ").next().unwrap_or(&text);
         io::Error::new(
             e.kind(),
-            format!("cannot create a temporary file in `{}`: {e}", dir.display()),
+            format!(
+                "cannot create a temporary file in `{}`: {why}",
+                dir.display()
+            ),
         )
     })?;
+    Ok((dir, tmp))
+}
+
+fn replace<F>(path: &Path, f: F) -> io::Result<()>
+where
+    F: FnOnce(&mut dyn Write) -> io::Result<()>,
+{
+    let (dir, tmp) = temp_beside(path)?;
     {
         let mut w = BufWriter::new(tmp.as_file());
         f(&mut w)?;

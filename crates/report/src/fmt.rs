@@ -127,6 +127,8 @@ pub fn fmt_pct(pct: f64) -> String {
     }
 }
 
+pub use loggops_units::fmt_rate;
+
 /// Formats a ratio with three significant digits and an `x`: `1.93x`, `16.8x`, `154x`.
 pub fn fmt_ratio(r: f64) -> String {
     if !r.is_finite() {

@@ -110,7 +110,8 @@ pub use csv::{
     SAMPLE_COLUMNS,
 };
 pub use fmt::{
-    fmt_bytes, fmt_pct, fmt_per_byte, fmt_price, fmt_ratio, fmt_time_ps, fmt_time_ps_f64, fmt_usd,
+    fmt_bytes, fmt_pct, fmt_per_byte, fmt_price, fmt_rate, fmt_ratio, fmt_time_ps, fmt_time_ps_f64,
+    fmt_usd,
 };
 pub use json::{run_to_json_string, write_run_json};
 pub use merge::{merge, MergeError, ShardInput};

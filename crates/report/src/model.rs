@@ -125,6 +125,10 @@ pub struct SystemInfo {
     /// own, `calibrate --latency-episodes state`); absent without.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_episodes: Option<f64>,
+    /// The profile's extra one-way latency by message size, on top of L and G, at a few sizes
+    /// (`1KiB 120ns, 4KiB 310ns, ...`; near, then far when it has its own); absent without.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_by_size: Option<String>,
 }
 
 impl SystemInfo {
@@ -688,6 +692,7 @@ mod tests {
             prices: Prices::default(),
             mpi_progress: None,
             latency_episodes: None,
+            latency_by_size: None,
         };
         let workload = |name: &str| WorkloadInfo {
             name: name.into(),

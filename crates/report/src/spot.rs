@@ -262,7 +262,8 @@ pub fn describe_inputs(s: &SpotSystem) -> String {
         .map_or("interruption rate unknown".into(), |r| {
             if r > 0.0 {
                 format!(
-                    "{r} interruptions per node-hour (one per {} per node)",
+                    "{} interruptions per node-hour (one per {} per node)",
+                    crate::fmt::fmt_rate(r),
                     fmt_secs(3600.0 / r)
                 )
             } else {

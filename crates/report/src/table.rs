@@ -273,6 +273,9 @@ pub fn describe_system(s: &SystemInfo) -> String {
             if n == 1 { "" } else { "s" }
         );
     }
+    if let Some(t) = &s.latency_by_size {
+        let _ = write!(out, "; latency by size (one way, on top of L and G): {t}");
+    }
     if let Some(m) = &s.mpi_progress {
         let _ = write!(out, "; MPI progress {m}");
     }

@@ -152,6 +152,31 @@ pub fn fmt_times(r: f64) -> String {
     }
 }
 
+/// An interval of ratios, both ends with the same decimals (those of the finer end):
+/// `1.030×–1.170×`, never `1.030×–1.17×`.
+pub fn fmt_times_interval(lo: f64, hi: f64) -> String {
+    let decimals = |r: f64| {
+        if !r.is_finite() {
+            0
+        } else if (r - 1.0).abs() < 0.1 {
+            3
+        } else if r < 100.0 {
+            2
+        } else {
+            0
+        }
+    };
+    let d = decimals(lo).max(decimals(hi));
+    let one = |r: f64| {
+        if r.is_finite() {
+            format!("{r:.d$}×")
+        } else {
+            "-".into()
+        }
+    };
+    format!("{}–{}", one(lo), one(hi))
+}
+
 fn ranks(run: &RunResult, stats: &[Cell]) -> Vec<Option<Rank>> {
     let mut out = vec![None; run.cells.len()];
     let cells = &run.cells;
@@ -327,16 +352,17 @@ fn sentence(run: &RunResult, i: usize, s: &Cell, f: &Facts, job: Option<Job>) ->
                     ("faster", 1.0 / m)
                 };
                 t.push_str(&format!(
-                    ": {} {how} by the median (median {} against {} noiseless; 95 % CI {}–{}; \
-                     the mean, {}, 95 % CI {}–{}, is widened by a heavy tail)",
+                    ": {} {how} by the median (median {} against {} noiseless; 95 % CI {}; \
+                     the mean, {}, 95 % CI {}, is widened by a heavy tail)",
                     fmt_times(shown),
                     fmt_time_ps_f64(s.summary.median),
                     fmt_time_ps_f64(b as f64),
-                    fmt_times(lo),
-                    fmt_times(hi),
+                    fmt_times_interval(lo, hi),
                     fmt_time_ps_f64(s.summary.mean),
-                    fmt_times(f.slowdown_ci95.map_or(x, |c| c.0)),
-                    fmt_times(f.slowdown_ci95.map_or(x, |c| c.1)),
+                    fmt_times_interval(
+                        f.slowdown_ci95.map_or(x, |c| c.0),
+                        f.slowdown_ci95.map_or(x, |c| c.1)
+                    ),
                 ));
             } else {
                 if mean_undecided {
@@ -352,7 +378,7 @@ fn sentence(run: &RunResult, i: usize, s: &Cell, f: &Facts, job: Option<Job>) ->
                     }
                 }
                 let ci = match f.slowdown_ci95 {
-                    Some((lo, hi)) => format!("; 95 % CI {}–{}", fmt_times(lo), fmt_times(hi)),
+                    Some((lo, hi)) => format!("; 95 % CI {}", fmt_times_interval(lo, hi)),
                     None => String::new(),
                 };
                 t.push_str(&format!(

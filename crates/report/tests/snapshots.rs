@@ -129,6 +129,7 @@ fn run() -> RunResult {
             },
             mpi_progress: None,
             latency_episodes: None,
+            latency_by_size: None,
         }],
         nodes: vec![64],
         noise_modes: vec!["os".into(), "os+net".into()],

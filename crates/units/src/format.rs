@@ -174,6 +174,25 @@ pub fn fmt_bytes(bytes: u64) -> String {
     }
 }
 
+/// Formats a rate (interruptions per node-hour, say) with at most six significant digits and
+/// no trailing zeros: `7.2`, `0.002`, `1250`, so that a rate derived from a duration never
+/// prints as `7.199999999999999`.
+pub fn fmt_rate(r: f64) -> String {
+    if !r.is_finite() {
+        return "-".to_string();
+    }
+    if r == 0.0 {
+        return "0".to_string();
+    }
+    let decimals = (5 - r.abs().log10().floor() as i32).clamp(0, 17) as usize;
+    let t = format!("{r:.decimals$}");
+    if t.contains('.') {
+        t.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        t
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -240,5 +259,16 @@ mod tests {
         assert_eq!(format_duration(999), "999ps");
         assert_eq!(format_duration(0), "0ps");
         assert_eq!(format_duration(7_000_000_000_000), "7s");
+    }
+
+    #[test]
+    fn rates_drop_binary_noise_and_trailing_zeros() {
+        assert_eq!(fmt_rate(3600.0 / 500.0), "7.2");
+        assert_eq!(fmt_rate(1.0 / (3600.0 * 500.0 / 3600.0)), "0.002");
+        assert_eq!(fmt_rate(0.001), "0.001");
+        assert_eq!(fmt_rate(1250.0), "1250");
+        assert_eq!(fmt_rate(1.0 / 3.0), "0.333333");
+        assert_eq!(fmt_rate(2.0e-7), "0.0000002");
+        assert_eq!(fmt_rate(0.0), "0");
     }
 }

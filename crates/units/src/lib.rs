@@ -44,7 +44,7 @@ mod parse;
 pub use decimal::{scan_decimal, Decimal, ScaleError, Scaled};
 pub use error::{Quantity, UnitError};
 pub use excerpt::{excerpt, EXCERPT_MAX_CHARS};
-pub use format::{fmt_bytes, fmt_time_ps, fmt_time_ps_f64, format_duration, format_size};
+pub use format::{fmt_bytes, fmt_rate, fmt_time_ps, fmt_time_ps_f64, format_duration, format_size};
 pub use parse::{
     convert_time, parse_per_byte, parse_size, parse_time, scale_error, time_unit_prefix, Rounding,
     SizeRules, SizeUnits, TimeRules, TimeUnit,

@@ -81,6 +81,8 @@ const TIME_UNITS: &[(&str, TimeUnit)] = &[
     ("ns", TimeUnit::Ns),
     ("us", TimeUnit::Us),
     ("\u{b5}s", TimeUnit::Us),
+    // The Greek small letter mu, which looks the same as the micro sign.
+    ("\u{3bc}s", TimeUnit::Us),
     ("ms", TimeUnit::Ms),
     ("s", TimeUnit::S),
 ];
@@ -535,6 +537,7 @@ mod tests {
         assert_eq!(goal_time("1s", TimeUnit::Ps), Ok(1_000_000_000_000));
         assert_eq!(goal_time("3 ms", TimeUnit::Us), Ok(3_000));
         assert_eq!(goal_time("1\u{b5}s", TimeUnit::Ps), Ok(1_000_000));
+        assert_eq!(goal_time("1\u{3bc}s", TimeUnit::Ps), Ok(1_000_000));
         assert_eq!(goal_time("2000ps", TimeUnit::Ns), Ok(2));
         assert_eq!(
             msg(goal_time("0.001ps", TimeUnit::Ps)),

@@ -838,6 +838,29 @@ pub(super) fn build_with(
             );
         }
     }
+    if let Some(fit) = loggp_fit.as_ref().filter(|_| captures) {
+        let s_bytes = near.params.s_bytes;
+        if inp.params.explicit.g_ps.is_none() && fit.eager_gap(s_bytes).is_none() {
+            let sizes: Vec<String> = fit
+                .rows_by_size()
+                .iter()
+                .filter(|r| r.size_bytes <= s_bytes)
+                .map(|r| format!("{} B", r.size_bytes))
+                .collect();
+            add(
+                "parameters",
+                &[format!(
+                    "g is 0 (back-to-back messages leave the NIC without a gap): the LogGP fit has {} at or below S = {s_bytes} B ({}), and its gap needs two eager sizes; give --set-g, or a LogGP run whose sizes step below S (Netgauge's sizes are 1, 1025, 2049, ... B)",
+                    match sizes.len() {
+                        0 => "no size",
+                        1 => "one size",
+                        _ => "sizes without a fitted gap",
+                    },
+                    if sizes.is_empty() { "none".to_string() } else { sizes.join(", ") }
+                )],
+            );
+        }
+    }
     if let Some(c) = closure.as_ref().filter(|c| !c.closes()) {
         add(
             "closure",

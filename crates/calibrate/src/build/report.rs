@@ -457,10 +457,10 @@ impl FitReport {
                 o,
                 "spot: {}, {} [{}{}]",
                 fmt_opt_price(sp.usd_per_node_hour),
-                sp.interruptions_per_node_hour
-                    .map_or("interruption rate unknown".into(), |r| format!(
-                        "{r} interruptions per node-hour"
-                    )),
+                sp.interruptions_per_node_hour.map_or(
+                    "interruption rate unknown".into(),
+                    |r| format!("{} interruptions per node-hour", loggops_units::fmt_rate(r))
+                ),
                 if sp.source.is_empty() {
                     "source not recorded"
                 } else {
