@@ -169,7 +169,7 @@ pub fn runs_table(runs: &[RunReport], top: usize) -> String {
             (true, _) => ", none listed".to_string(),
             (false, m) => format!(": {}, ... {m} more", ranks.join(", ")),
         };
-        let _ = writeln!(s, "  ranks on the path ({}){listed_ranks}", p.ranks.len(),);
+        let _ = writeln!(s, "  ranks on the path ({}){listed_ranks}", p.ranks.len());
         if !p.messages.is_empty() {
             let _ = writeln!(
                 s,

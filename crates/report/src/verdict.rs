@@ -141,40 +141,35 @@ pub fn ordinal(n: usize) -> String {
 
 /// A ratio as people read a slowdown: three decimals near 1 (`1.006×`), else two.
 pub fn fmt_times(r: f64) -> String {
-    if !r.is_finite() {
-        "-".into()
-    } else if (r - 1.0).abs() < 0.1 {
-        format!("{r:.3}×")
-    } else if r < 100.0 {
-        format!("{r:.2}×")
+    times_with(r, times_decimals(r))
+}
+
+fn times_with(r: f64, decimals: usize) -> String {
+    if r.is_finite() {
+        format!("{r:.decimals$}×")
     } else {
-        format!("{r:.0}×")
+        "-".into()
+    }
+}
+
+/// The decimals of [`fmt_times`]: three within 10 % of 1×, two below 100×, none above.
+fn times_decimals(r: f64) -> usize {
+    if !r.is_finite() {
+        0
+    } else if (r - 1.0).abs() < 0.1 {
+        3
+    } else if r < 100.0 {
+        2
+    } else {
+        0
     }
 }
 
 /// An interval of ratios, both ends with the same decimals (those of the finer end):
 /// `1.030×–1.170×`, never `1.030×–1.17×`.
 pub fn fmt_times_interval(lo: f64, hi: f64) -> String {
-    let decimals = |r: f64| {
-        if !r.is_finite() {
-            0
-        } else if (r - 1.0).abs() < 0.1 {
-            3
-        } else if r < 100.0 {
-            2
-        } else {
-            0
-        }
-    };
-    let d = decimals(lo).max(decimals(hi));
-    let one = |r: f64| {
-        if r.is_finite() {
-            format!("{r:.d$}×")
-        } else {
-            "-".into()
-        }
-    };
-    format!("{}–{}", one(lo), one(hi))
+    let d = times_decimals(lo).max(times_decimals(hi));
+    format!("{}–{}", times_with(lo, d), times_with(hi, d))
 }
 
 fn ranks(run: &RunResult, stats: &[Cell]) -> Vec<Option<Rank>> {
