@@ -462,21 +462,21 @@ pub fn parse_seconds(s: &str) -> Result<f64, String> {
     let v: f64 = num
         .parse()
         .map_err(|_| format!("`{s}`: expected a duration such as 30s, 2min or 500h"))?;
-    let mult = match unit.trim() {
-        "" | "s" => 1.0,
-        "ns" => 1e-9,
-        "us" | "\u{b5}s" | "\u{3bc}s" => 1e-6,
-        "ms" => 1e-3,
-        "min" => 60.0,
-        "h" => 3600.0,
-        "d" => 86400.0,
-        u => {
-            return Err(format!(
-                "`{s}`: unknown unit `{u}` (ns, us, ms, s, min, h, d)"
-            ))
-        }
+    // ps ... s (and their spellings, µs included) from the one table of time units.
+    let secs = match unit.trim() {
+        "" => v,
+        "min" => v * 60.0,
+        "h" => v * 3600.0,
+        "d" => v * 86400.0,
+        u => match u.parse::<loggops_units::TimeUnit>() {
+            Ok(t) => v * t.picos() as f64 / 1e12,
+            Err(_) => {
+                return Err(format!(
+                    "`{s}`: unknown unit `{u}` (ns, us, ms, s, min, h, d)"
+                ))
+            }
+        },
     };
-    let secs = v * mult;
     if !(secs.is_finite() && secs >= 0.0) {
         return Err(format!("`{s}`: a duration is finite and not negative"));
     }
@@ -864,6 +864,31 @@ pub fn attach(result: &mut loggops_report::RunResult) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Job durations take every time unit a simulation time takes, and minutes to days.
+    #[test]
+    fn job_durations_take_every_time_unit() {
+        let cases = [
+            ("30", 30.0),
+            ("30s", 30.0),
+            ("1500ms", 1.5),
+            ("5us", 5e-6),
+            ("5\u{3bc}s", 5e-6),
+            ("250ns", 2.5e-7),
+            ("2min", 120.0),
+            ("500h", 1.8e6),
+            ("1d", 86400.0),
+        ];
+        for (text, want) in cases {
+            let got = parse_seconds(text).unwrap();
+            assert_eq!(got, want, "{text}");
+        }
+        assert_eq!(
+            parse_seconds("3fortnights").unwrap_err(),
+            "`3fortnights`: unknown unit `fortnights` (ns, us, ms, s, min, h, d)"
+        );
+        assert_eq!(loggops_report::fmt_rate(mtbi_rate("500s").unwrap()), "7.2");
+    }
 
     fn job(runs: u64, tau: f64) -> Job {
         Job {
