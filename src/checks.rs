@@ -69,13 +69,14 @@ pub const RUN_RULES: &[Rule<RunArgs>] = &[
         id: "format",
         flag: "--format",
         why_not: |a| {
-            if a.out.format == FormatArg::Human {
-                return None;
-            }
-            in_compat(
-                a,
-                "prints LogGOPSim's own text output; leave out --compat for JSON or CSV",
-            )
+            let compat = (a.out.format != FormatArg::Human).then(|| {
+                in_compat(
+                    a,
+                    "prints LogGOPSim's own text output; leave out --compat for JSON or CSV",
+                )
+            });
+            let shard = (a.out.format != FormatArg::Json).then(|| in_shard(a));
+            compat.flatten().or(shard.flatten())
         },
     },
     Rule {
@@ -175,6 +176,7 @@ pub const RUN_RULES: &[Rule<RunArgs>] = &[
         flag: "--samples",
         why_not: |a| {
             in_compat(a, "prints LogGOPSim's own text output and nothing else; leave out --compat for the samples CSV")
+                .or_else(|| in_shard(a))
         },
     },
     Rule {
@@ -185,6 +187,7 @@ pub const RUN_RULES: &[Rule<RunArgs>] = &[
                 a,
                 "prints LogGOPSim's own text output and nothing else; leave out --compat for plots",
             )
+            .or_else(|| in_shard(a))
         },
     },
     Rule {
@@ -192,6 +195,7 @@ pub const RUN_RULES: &[Rule<RunArgs>] = &[
         flag: "--report",
         why_not: |a| {
             in_compat(a, "prints LogGOPSim's own text output and nothing else; leave out --compat for the HTML report")
+                .or_else(|| in_shard(a))
         },
     },
     Rule {
@@ -317,6 +321,17 @@ pub const RUN_RULES: &[Rule<RunArgs>] = &[
         why_not: |a| spot_needs(a, "sets the spot job's restart cost"),
     },
 ];
+
+/// A shard writes the JSON result that `merge` reads: the other outputs come from the merge.
+fn in_shard(a: &RunArgs) -> Option<String> {
+    a.shard.map(|shard| {
+        format!(
+            "with --shard {shard}: a shard writes its JSON result for `loggops-sim merge`; give \
+             --format, --samples, --plot and --report to the merge instead (loggops-sim merge \
+             SHARD.json... --format csv --samples FILE --report FILE.html)"
+        )
+    })
+}
 
 fn spot_needs(a: &RunArgs, what: &str) -> Option<String> {
     in_compat(

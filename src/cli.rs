@@ -122,6 +122,10 @@ pub struct MergeArgs {
     pub shards: Vec<PathBuf>,
     #[command(flatten)]
     pub out: OutputArgs,
+    /// No notes on stderr (a run's -q, so that one script can pass it to both): the note that
+    /// some shards were interrupted is left out; the result still says so (`status`).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
 }
 
 /// Where and how a result is written (a run's flags, shared with `merge`).
@@ -467,7 +471,7 @@ pub struct RunArgs {
     /// every noisy cell's repetitions (round robin); with --reps auto, the default, the
     /// stopping rule needs all of a cell's repetitions, so the shards split whole cells and
     /// more shards than cells leave some idle: use a fixed --reps to spread few cells over
-    /// many tasks. --samples, --plot, --report and --format csv belong to the merge.
+    /// many tasks. --samples, --plot, --report and --format csv or human belong to the merge.
     #[arg(long, value_name = "I/N", value_parser = parse_shard)]
     pub shard: Option<loggops_report::Shard>,
     /// Run even when the up-front estimate says the run needs more memory than this machine
@@ -803,7 +807,9 @@ column `outside the profile` flags a measured median beyond every simulated repe
 (slower: another machine state than the captures', such as other jobs' load; faster: the
 model is too slow there), judged from 100 repetitions on. A profile with latency episodes
 predicts from the state outside them and shows the episodes' mean beside it. The
-summary line counts them; VALIDATION.md explains the misses on the shipped measurements.")]
+summary line counts them; VALIDATION.md explains the misses on the shipped measurements.
+Ctrl-C stops at the benchmark in progress and writes the ones finished, the others listed as
+not simulated (beside an existing --output FILE, as FILE.partial.EXT; exit status 130).")]
 pub struct ValidateArgs {
     /// Measured CSV files, or directories of them (their *.csv files).
     #[arg(value_name = "MEASURED", required = true)]

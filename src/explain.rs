@@ -265,16 +265,32 @@ fn write_timeline(
     })?;
     if let Some(s) = stats {
         crate::out::errln!(
-            "wrote {} ({}: {} op slices, {} message slices, {} flows, {} critical-path steps)",
+            "wrote {} ({}: {} op slices, {} message slices, {} flows, {} critical-path steps){}",
             path.display(),
             fmt_bytes(s.bytes),
             s.op_slices,
             s.message_slices,
             s.flows,
-            s.path_slices
+            s.path_slices,
+            window_after_end(opts, cp.finish)
         );
     }
     Ok(())
+}
+
+/// A word when `--timeline-window` starts at or after the run's end (the timeline is then
+/// empty): where the run ended, so that the next window can be chosen.
+fn window_after_end(opts: &TimelineOptions, finish: Time) -> String {
+    match opts.window {
+        Some((start, _)) if start >= finish && finish > 0 => format!(
+            "; the --timeline-window starts at {}, at or after the run's end ({}): nothing \
+             happens in it, choose a window within 0..{}",
+            loggops_units::fmt_time_ps(start),
+            loggops_units::fmt_time_ps(finish),
+            loggops_units::fmt_time_ps(finish)
+        ),
+        _ => String::new(),
+    }
 }
 
 fn workload_name(goal: &Path) -> String {

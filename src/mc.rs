@@ -1066,8 +1066,8 @@ fn noiseless_text(run: &RunResult) -> String {
 /// Where a partial result goes: beside an existing regular file `path` (`out.json` ->
 /// `out.partial.json`), which is kept, so that Ctrl-C never replaces a complete result with a
 /// partial one; else `path`.
-fn partial_target(path: &std::path::Path, run: &RunResult) -> PathBuf {
-    if !run.is_partial() || !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+pub(crate) fn partial_target(path: &std::path::Path, partial: bool) -> PathBuf {
+    if !partial || !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
         return path.to_path_buf();
     }
     let stem = path
@@ -1125,20 +1125,23 @@ fn write_outputs(args: &Outputs, run: &RunResult) -> Result<()> {
         format.render_to_string(run)
     };
     if let Some(path) = &args.samples {
-        let path = partial_target(path, run);
+        let path = partial_target(path, run.is_partial());
         loggops_report::write_samples(&path, run)
             .with_context(|| format!("--samples: cannot write {}", path.display()))?;
     }
     for (kind, path) in &args.plot {
-        loggops_report::plot::write_plot(&partial_target(path, run), run, *kind)
+        loggops_report::plot::write_plot(&partial_target(path, run.is_partial()), run, *kind)
             .with_context(|| format!("--plot {}", path.display()))?;
     }
     if let (Some(path), Some(html)) = (&args.report, html) {
-        let path = partial_target(path, run);
+        let path = partial_target(path, run.is_partial());
         loggops_output::write_atomic(&path, |w| std::io::Write::write_all(w, html.as_bytes()))
             .with_context(|| format!("--report: cannot write {}", path.display()))?;
     }
-    let output = args.output.as_deref().map(|p| partial_target(p, run));
+    let output = args
+        .output
+        .as_deref()
+        .map(|p| partial_target(p, run.is_partial()));
     crate::run::emit(output.as_deref(), &text).with_context(|| match &output {
         Some(p) => format!("--output {}", p.display()),
         None => "stdout".into(),
@@ -1315,18 +1318,10 @@ fn check_plots(req: &Request, plan: &Plan) -> Result<()> {
     Ok(())
 }
 
-/// What `--shard` needs: the JSON output (everything else is drawn from the merge), and a word
-/// on how the work is split when it leaves the shard idle.
+/// A word on how the work is split when it leaves the shard idle (the outputs a shard
+/// refuses are in `checks::RUN_RULES`).
 fn check_shard(req: &Request, plan: &Plan, shard: loggops_report::Shard) -> Result<()> {
     let o = &req.outputs;
-    if o.format == FormatArg::Csv || o.samples.is_some() || !o.plot.is_empty() || o.report.is_some()
-    {
-        bail!(
-            "--shard {shard} writes the shard's JSON result for `loggops-sim merge`; give \
-             --format, --samples, --plot and --report to the merge instead (loggops-sim merge \
-             SHARD.json... --format csv --samples FILE --report FILE.html)"
-        );
-    }
     let shares = plan.shares(shard);
     if shares.iter().all(|s| *s == Share::Nothing) && !o.quiet {
         let cells = plan.cells().len();
@@ -1370,8 +1365,8 @@ pub fn merge(args: &MergeArgs) -> Result<ExitCode> {
     }
     let mut merged = loggops_report::merge(shards)?;
     crate::spot::attach(&mut merged); // issue 47 hook
-    write_outputs(&Outputs::new(&args.out, false), &merged)?;
-    if merged.is_partial() {
+    write_outputs(&Outputs::new(&args.out, args.quiet), &merged)?;
+    if merged.is_partial() && !args.quiet {
         let (complete, partial, missing) = merged.cell_counts();
         crate::out::errln!(
             "merged a partial result: some shards were interrupted ({complete} cell(s) \

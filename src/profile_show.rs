@@ -416,8 +416,21 @@ pub fn render(p: &Profile, path: &str, sha256: &str, size: u64) -> String {
         let _ = writeln!(out, "OS noise: none");
     } else {
         let _ = writeln!(out, "OS noise:");
+        // The detours the process was fitted on, when the capture had more than a trace keeps.
+        let captured = match os.process.as_ref().map(|p| &p.duration_ps) {
+            Some(Distribution::Samples(s)) => Some(s.len()),
+            Some(Distribution::Quantiles { tail: Some(t), .. }) => Some(t.sample_count as usize),
+            _ => None,
+        };
         for (i, t) in os.traces.iter().enumerate() {
-            let _ = writeln!(out, "  trace {}: {}", i + 1, trace_summary(t));
+            let cut = match captured {
+                Some(n) if n > t.duration_ps.len() => format!(
+                    " (cut: the capture's first {} of {n} detours, see the note below)",
+                    t.duration_ps.len()
+                ),
+                _ => String::new(),
+            };
+            let _ = writeln!(out, "  trace {}: {}{cut}", i + 1, trace_summary(t));
         }
         if let Some(pr) = &os.process {
             let _ = writeln!(

@@ -285,6 +285,16 @@ pub fn gen(args: GenArgs) -> Result<ExitCode> {
             .with_context(|| format!("cannot write {}", path.display()))?,
         None => emit_goal(&mut std::io::stdout().lock())?,
     }
+    // A GOAL file has no place for its tick (LogGOPSim reads no header): say it once.
+    let has_calc = with_program!(&sched, |p| (0..p.num_ranks())
+        .any(|r| (0..p.num_ops(r)).any(|i| p.op(r, i).kind == loggops_engine::OpKind::Calc)));
+    if tick != 1_000 && has_calc {
+        let t = format_duration(tick);
+        crate::out::errln!(
+            "note: calc numbers are ticks of {t}, which the file does not record: read it back \
+             with --tick {t}"
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }
 

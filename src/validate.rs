@@ -176,11 +176,13 @@ fn paper_cell(name: &BenchmarkName) -> bool {
 }
 
 pub fn validate(args: ValidateArgs) -> Result<ExitCode> {
+    crate::mc::install_interrupt_handler();
     let Compared {
         rows,
         skipped,
         header,
         settings,
+        interrupted,
     } = compare(&args)?;
     let text = match args.format {
         FormatArg::Human => format!(
@@ -190,9 +192,25 @@ pub fn validate(args: ValidateArgs) -> Result<ExitCode> {
         FormatArg::Json => validation_json_settings(&rows, &skipped, settings),
         FormatArg::Csv => validation_csv_with(&rows, &skipped),
     };
-    crate::run::emit(args.output.as_deref(), &text)?;
+    let output = args
+        .output
+        .as_deref()
+        .map(|p| crate::mc::partial_target(p, interrupted));
+    crate::run::emit(output.as_deref(), &text)?;
+    if interrupted {
+        crate::out::errln!(
+            "interrupted: wrote the {} benchmark(s) simulated before Ctrl-C; the {} others are \
+             listed as not simulated",
+            rows.len(),
+            skipped.iter().filter(|s| s.reason == INTERRUPTED).count()
+        );
+        return Ok(ExitCode::from(crate::mc::EXIT_INTERRUPTED));
+    }
     Ok(ExitCode::SUCCESS)
 }
+
+/// The reason given for the benchmarks that Ctrl-C left unsimulated.
+const INTERRUPTED: &str = "interrupted (Ctrl-C) before it was simulated";
 
 /// What [`compare`] found: one row per simulated benchmark, the files it could not simulate
 /// with their reasons, and the settings line of the human table.
@@ -202,6 +220,8 @@ pub(crate) struct Compared {
     pub header: String,
     /// How the comparison was made, for the JSON output (`settings`).
     pub settings: serde_json::Value,
+    /// Ctrl-C stopped it: the benchmarks not simulated by then are in `skipped`.
+    pub interrupted: bool,
 }
 
 /// The comparison of every measured benchmark, in file order, writing nothing (`validate` and
@@ -341,7 +361,19 @@ pub(crate) fn compare(args: &ValidateArgs) -> Result<Compared> {
     };
     let engine = args.model.into();
     let mut rows = Vec::with_capacity(jobs.len());
-    for (m, b) in &jobs {
+    let mut interrupted = false;
+    for (i, (m, b)) in jobs.iter().enumerate() {
+        // Ctrl-C: this benchmark and the ones after it are listed, the others are written.
+        let stop = |skipped: &mut Vec<NotSimulated>| {
+            for (m, _) in &jobs[i..] {
+                skipped.push(not_simulated(&m.path, Some(&m.name), INTERRUPTED.into()));
+            }
+        };
+        if crate::mc::interrupted() {
+            interrupted = true;
+            stop(&mut skipped);
+            break;
+        }
         bar.set_message(m.name.to_string());
         let reps_of = |model: &NoiseModel| {
             let odds = WindowOdds::default();
@@ -349,7 +381,7 @@ pub(crate) fn compare(args: &ValidateArgs) -> Result<Compared> {
                 (0..args.reps as u64)
                     .into_par_iter()
                     .map(|rep| {
-                        // A library front end's Ctrl-C (the CLI's ends the process).
+                        // Ctrl-C (the CLI's handler or a library front end's).
                         if crate::mc::interrupted() {
                             anyhow::bail!("interrupted (Ctrl-C)");
                         }
@@ -376,6 +408,11 @@ pub(crate) fn compare(args: &ValidateArgs) -> Result<Compared> {
         })();
         let (noiseless, samples, in_episodes) = match simulated {
             Ok(s) => s,
+            Err(_) if crate::mc::interrupted() => {
+                interrupted = true;
+                stop(&mut skipped);
+                break;
+            }
             Err(e) => {
                 // A benchmark whose simulation fails is listed; the others run.
                 let reason = format!("simulating {}: {e:#}", m.name);
@@ -403,7 +440,7 @@ pub(crate) fn compare(args: &ValidateArgs) -> Result<Compared> {
         rows.push(c);
     }
     bar.finish_and_clear();
-    if !args.quiet && !skipped.is_empty() {
+    if !args.quiet && !interrupted && !skipped.is_empty() {
         crate::out::errln!(
             "warning: {} of {} measured files not simulated (listed with their reasons in the output)",
             skipped.len(),
@@ -492,6 +529,7 @@ pub(crate) fn compare(args: &ValidateArgs) -> Result<Compared> {
         skipped,
         header,
         settings,
+        interrupted,
     })
 }
 

@@ -968,6 +968,19 @@ fn gen_notes_wrapped_fan_outs_and_data_left_over() {
         ring("16KiB"),
         "note: --size 16384B over 3 ranks: chunks of 5461B, 1B of the data not sent (Schedgen divides the data evenly, rounding down)\n"
     );
+    // A tick other than LogGOPSim's 1 ns is named, as the file cannot hold it; without a calc
+    // there is nothing to say.
+    let ticked = |pattern: &str, tick: &str| {
+        note(&[
+            "gen", pattern, "--nodes", "4", "--size", "16B", "--tick", tick,
+        ])
+    };
+    assert_eq!(
+        ticked("nwaydissemination", "1ps"),
+        "note: calc numbers are ticks of 1ps, which the file does not record: read it back with --tick 1ps\n"
+    );
+    assert_eq!(ticked("nwaydissemination", "1ns"), "");
+    assert_eq!(ticked("binomialtreebcast", "1ps"), "");
 }
 
 /// `gen` writes calc durations as plain ticks (1 ns by default) that read back to the same

@@ -255,6 +255,43 @@ fn oversized_timelines_are_refused_whole() {
     assert!(!file.exists());
 }
 
+#[test]
+fn a_timeline_window_after_the_end_says_where_the_run_ended() {
+    let tmp = tempfile::tempdir().unwrap();
+    let goal = gen(tmp.path(), "allreduce_ring", 4, "1KiB");
+    let file = tmp.path().join("t.json");
+    let f = file.to_str().unwrap();
+    let o = run(&[
+        "--goal",
+        &goal,
+        "--timeline",
+        f,
+        "--timeline-window",
+        "1s..",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains("at or after the run's end (") && e.contains("choose a window within 0.."),
+        "{e}"
+    );
+    // A window inside the run gets no such word.
+    let o = run(&[
+        "--goal",
+        &goal,
+        "--timeline",
+        f,
+        "--timeline-window",
+        "..1s",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        !stderr(&o).contains("at or after the run's end"),
+        "{}",
+        stderr(&o)
+    );
+}
+
 /// Checks that every thread's complete events nest (what trace viewers need) and returns the
 /// slices per category, the flows and the critical-path slices.
 fn timeline_counts(v: &Value) -> (BTreeMap<String, u64>, u64, u64) {

@@ -398,6 +398,16 @@ fn profile_show_prints_parameters_quantiles_noise_and_provenance() {
         "no absolute path in what a profile records: {text}"
     );
     assert_eq!(&std::fs::read(&png).unwrap()[..4], b"\x89PNG");
+    assert!(
+        !text.contains("(cut: "),
+        "AWS keeps its whole trace: {text}"
+    );
+    // A trace kept shorter than its capture says so where it is described.
+    let azure = ok(&["profile", "show", "calibration/azure.h5"]);
+    assert!(
+        azure.contains(" (cut: the capture's first 65000 of 99998 detours, see the note below)\n"),
+        "{azure}"
+    );
 }
 
 /// `profile show --format json` holds every number the text shows, in ps, ps/B and USD.
@@ -475,13 +485,6 @@ fn shipped_profiles_record_no_absolute_paths() {
 }
 
 /// CPU time (user + system) of a running process, in clock ticks, from /proc.
-fn cpu_ticks(pid: u32) -> Option<u64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let rest = &stat[stat.rfind(')')? + 2..];
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    Some(f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?)
-}
-
 #[test]
 fn ctrl_c_keeps_the_finished_repetitions_in_every_output() {
     if !Path::new("/proc/self/stat").exists() {
@@ -526,21 +529,7 @@ fn ctrl_c_keeps_the_finished_repetitions_in_every_output() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let pid = child.id();
-    // Wait until it has computed for a while (repetitions are running), then press Ctrl-C.
-    let start = std::time::Instant::now();
-    while cpu_ticks(pid).unwrap_or(0) < 150 {
-        assert!(
-            start.elapsed() < std::time::Duration::from_secs(600),
-            "the run does not start"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-    let kill = std::process::Command::new("kill")
-        .args(["-INT", &pid.to_string()])
-        .status()
-        .unwrap();
-    assert!(kill.success());
+    crate::util::ctrl_c_once_working(child.id(), 150);
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
     assert!(

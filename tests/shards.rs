@@ -170,6 +170,25 @@ fn merge_refuses_mismatched_missing_and_duplicated_shards() {
     shard("a1.json", &["--shard", "1/3"]);
     shard("a2.json", &["--shard", "2/3"]);
     shard("a3.json", &["--shard", "3/3"]);
+    // The same profile read from another path (another node's copy) is the same run.
+    let copy = dir.path().join("copy-of-aws.h5");
+    std::fs::copy(&aws, &copy).unwrap();
+    let out = bin()
+        .current_dir(dir.path())
+        .args([
+            "--goal",
+            goal.to_str().unwrap(),
+            "--nodes",
+            "4",
+            "--reps",
+            "4",
+            "-q",
+        ])
+        .args(["--noise", copy.to_str().unwrap(), "--shard", "3/3"])
+        .args(["--output", "a3-copy.json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
     shard("seed2.json", &["--shard", "3/3", "--seed", "2"]);
     shard("four.json", &["--shard", "3/4"]);
     shard("whole.json", &["--format", "json"]);
@@ -210,6 +229,24 @@ fn merge_refuses_mismatched_missing_and_duplicated_shards() {
             ]
         )
     );
+    // `--format human` asked for by name is refused as csv is (the default writes JSON).
+    let human = fails_in(
+        d,
+        &[
+            "--goal",
+            goal.to_str().unwrap(),
+            "--nodes",
+            "4",
+            "--shard",
+            "1/2",
+            "--format",
+            "human",
+        ],
+    );
+    assert!(
+        human.contains("--format does not apply with --shard 1/2: "),
+        "{human}"
+    );
     insta::assert_snapshot!(
         "shard_out_of_range",
         fails_in(
@@ -224,11 +261,22 @@ fn merge_refuses_mismatched_missing_and_duplicated_shards() {
             ]
         )
     );
-    // The complete set merges, in any order.
-    let out = bin()
-        .current_dir(d)
-        .args(["merge", "a3.json", "a1.json", "a2.json", "--format", "json"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
+    // The complete set merges, in any order, and a shard that read a copy of the profile is
+    // one of them (the merged result keeps the first shard's path).
+    let merged = |shards: &[&str]| {
+        let out = bin()
+            .current_dir(d)
+            .arg("merge")
+            .args(shards)
+            .args(["--format", "json", "-q"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        out.stdout
+    };
+    merged(&["a3.json", "a1.json", "a2.json"]);
+    assert_eq!(
+        String::from_utf8(merged(&["a1.json", "a2.json", "a3-copy.json"])).unwrap(),
+        String::from_utf8(merged(&["a1.json", "a2.json", "a3.json"])).unwrap()
+    );
 }

@@ -126,3 +126,29 @@ pub fn calibrate_capture_set(
     let o = run(&args);
     assert!(o.status.success(), "{set}: {}", stderr(&o));
 }
+
+/// The CPU time of process `pid` so far, in clock ticks (user + system, `/proc/PID/stat`).
+fn cpu_ticks(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    Some(f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?)
+}
+
+/// Presses Ctrl-C (SIGINT) on process `pid` once it has computed for `ticks` clock ticks of
+/// CPU (so that it is past its start-up and working). Needs `/proc`.
+pub fn ctrl_c_once_working(pid: u32, ticks: u64) {
+    let start = std::time::Instant::now();
+    while cpu_ticks(pid).unwrap_or(0) < ticks {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(600),
+            "the process does not start working"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let kill = Command::new("kill")
+        .args(["-INT", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+}

@@ -191,6 +191,66 @@ fn unsimulatable_files_are_listed_and_the_rest_runs() {
     ));
 }
 
+#[test]
+fn ctrl_c_writes_the_benchmarks_simulated_and_lists_the_rest() {
+    if !Path::new("/proc/self/stat").exists() {
+        eprintln!("skipping: needs /proc to see the run working");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // Two 32-rank benchmarks of about 2,000 messages a repetition: Ctrl-C comes long before
+    // the first one's 10^7 repetitions end.
+    let cols: String = (0..32).map(|r| format!(" Rank{r}Time(us)")).collect();
+    let times: String = (0..32).map(|_| " 5.0").collect();
+    for name in ["binomialtreebcast_32_16384", "pipelinedring_32_16384"] {
+        let size = 16384;
+        write(
+            d,
+            &format!("{name}.csv"),
+            &format!("#MessageSize{cols}\n{size}{times}\n"),
+        );
+    }
+    // An earlier result is kept: the partial one goes beside it.
+    let earlier = write(d, "v.json", "{}\n");
+    let child = crate::util::bin()
+        .current_dir(crate::util::root())
+        .args([
+            "validate",
+            d.to_str().unwrap(),
+            "--noise",
+            "calibration/paper/azure.h5",
+        ])
+        .args(["--reps", "10000000", "--format", "json", "-q", "--output"])
+        .arg(&earlier)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    crate::util::ctrl_c_once_working(child.id(), 150);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(
+            "interrupted: wrote the 0 benchmark(s) simulated before Ctrl-C; the 2 others are \
+             listed as not simulated"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read_to_string(&earlier).unwrap(), "{}\n");
+    let v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.join("v.partial.json")).unwrap()).unwrap();
+    let listed = v["not_simulated"].as_array().unwrap();
+    assert_eq!(listed.len(), 2, "{v}");
+    for l in listed {
+        assert_eq!(
+            l["reason"], "interrupted (Ctrl-C) before it was simulated",
+            "{v}"
+        );
+    }
+}
+
 fn json_of(args: &[&str]) -> serde_json::Value {
     let out = run_here(args);
     assert!(out.status.success(), "{}", stderr(&out));

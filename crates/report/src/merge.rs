@@ -110,14 +110,38 @@ fn first_difference(
 
 /// What must be equal for two shards to be of one run: the tool, the plan (schedules and their
 /// hashes, profiles and their hashes, parameters, seed, repetition rule, model, tick) and the
-/// shard count; not the cells, the status, the shard's index or the command's word order.
+/// shard count; not the cells, the status, the shard's index or the command's word order. A
+/// schedule or profile is known by its SHA-256, not by its path: shards that read the same file
+/// from another directory (another node's scratch, a copy) are of one run, and the merged
+/// result keeps the first shard's paths.
 fn run_identity(r: &RunResult) -> serde_json::Value {
+    let mut plan = serde_json::to_value(&r.plan).expect("a plan is plain data");
+    let files = [("workloads", None), ("systems", Some("profile"))];
+    for (list, inner) in files {
+        let Some(items) = plan.get_mut(list).and_then(|v| v.as_array_mut()) else {
+            continue;
+        };
+        for item in items {
+            let file = match inner {
+                Some(key) => item.get_mut(key),
+                None => Some(item),
+            };
+            if let Some(f) = file.and_then(|f| f.as_object_mut()) {
+                if f.get("sha256")
+                    .and_then(|h| h.as_str())
+                    .is_some_and(|h| !h.is_empty())
+                {
+                    f.remove("path");
+                }
+            }
+        }
+    }
     serde_json::json!({
         "schema": r.schema,
         "schema_version": r.schema_version,
         "tool": r.tool,
         "shard_count": r.shard.map(|s| s.count),
-        "plan": r.plan,
+        "plan": plan,
     })
 }
 
