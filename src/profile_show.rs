@@ -416,8 +416,10 @@ pub fn render(p: &Profile, path: &str, sha256: &str, size: u64) -> String {
         let _ = writeln!(out, "OS noise: none");
     } else {
         let _ = writeln!(out, "OS noise:");
-        // The detours the process was fitted on, when the capture had more than a trace keeps.
+        // The detours the process was fitted on, when the capture had more than its one trace
+        // keeps (calibrate's trace is the capture's first detours).
         let captured = match os.process.as_ref().map(|p| &p.duration_ps) {
+            _ if os.traces.len() != 1 => None,
             Some(Distribution::Samples(s)) => Some(s.len()),
             Some(Distribution::Quantiles { tail: Some(t), .. }) => Some(t.sample_count as usize),
             _ => None,

@@ -493,6 +493,10 @@ def validate(
     Columns: ``benchmark``, ``pattern``, ``nodes``, ``bytes``, the measured and simulated
     mean, p50, p95 and p99 (ps), their ratios (simulated / measured), the paper's mean error,
     the noiseless time, whether a statistic is off (VALIDATION.md) and the measured ``file``.
+
+    Raises:
+        KeyboardInterrupt: Ctrl-C; ``partial`` holds the DataFrame of the benchmarks finished
+            before it (the benchmark in progress and the later ones are left out).
     """
     request = {
         "measured": _paths(measured, "measured"),
@@ -514,7 +518,15 @@ def validate(
         "S": _quantity(S, "S"),
         "progress": progress,
     }
-    return _frame(_native.validate(request), {"benchmark": str, "pattern": str})
+    kinds = {"benchmark": str, "pattern": str}
+    try:
+        out = _native.validate(request)
+    except KeyboardInterrupt as e:
+        partial = getattr(e, "partial", None)
+        if isinstance(partial, str):
+            e.partial = _frame(partial, kinds)  # type: ignore[attr-defined]
+        raise
+    return _frame(out, kinds)
 
 
 def profile(path: StrPath) -> Dict[str, Any]:

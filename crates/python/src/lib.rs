@@ -178,12 +178,18 @@ fn sweep<'py>(
     }
 }
 
-/// `loggops-sim validate` (`request`: the keys of `api::ValidateRequest`): its CSV.
+/// `loggops-sim validate` (`request`: the keys of `api::ValidateRequest`): its CSV. On a
+/// signal, the exception's `partial` holds the CSV of the benchmarks finished.
 #[pyfunction]
 fn validate(py: Python<'_>, request: &Bound<'_, PyDict>) -> PyResult<String> {
     let req = validate_request(request)?;
     match interruptible(py, |r| r.validate(&req)) {
-        (_, Some(sig)) => Err(sig),
+        (Ok(v), Some(sig)) => {
+            // The benchmarks finished before the signal, as the CLI writes them.
+            sig.value(py).setattr("partial", v.csv())?;
+            Err(sig)
+        }
+        (Err(_), Some(sig)) => Err(sig),
         (Ok(v), None) => Ok(v.csv()),
         (Err(e), None) => Err(error(&e)),
     }
