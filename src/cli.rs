@@ -122,8 +122,9 @@ pub struct MergeArgs {
     pub shards: Vec<PathBuf>,
     #[command(flatten)]
     pub out: OutputArgs,
-    /// No notes on stderr (a run's -q, so that one script can pass it to both): the note that
-    /// some shards were interrupted is left out; the result still says so (`status`).
+    /// Fewer notes on stderr (a run's -q, so that one script can pass it to both): the note
+    /// that some shards were interrupted is left out (the result still says so, `status`);
+    /// where a partial result went is still said.
     #[arg(long, short = 'q')]
     pub quiet: bool,
 }

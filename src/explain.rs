@@ -278,13 +278,14 @@ fn write_timeline(
     Ok(())
 }
 
-/// A word when `--timeline-window` starts at or after the run's end (the timeline is then
-/// empty): where the run ended, so that the next window can be chosen.
+/// A word when `--timeline-window` starts after the run's end (the timeline is then empty;
+/// a window starting at the end still shows what ends there): where the run ended, so that
+/// the next window can be chosen.
 fn window_after_end(opts: &TimelineOptions, finish: Time) -> String {
     match opts.window {
-        Some((start, _)) if start >= finish && finish > 0 => format!(
-            "; the --timeline-window starts at {}, at or after the run's end ({}): nothing \
-             happens in it, choose a window within 0..{}",
+        Some((start, _)) if start > finish => format!(
+            "; the --timeline-window starts at {}, after the run's end ({}): nothing happens \
+             in it, choose a window within 0..{}",
             loggops_units::fmt_time_ps(start),
             loggops_units::fmt_time_ps(finish),
             loggops_units::fmt_time_ps(finish)

@@ -52,21 +52,22 @@ static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 /// Exit status of a run stopped by Ctrl-C (128 + SIGINT, as shells report it).
 pub const EXIT_INTERRUPTED: u8 = 130;
 
+/// What the first Ctrl-C of a sweep does (the words after "interrupted: ").
+pub const SWEEP_STOPS: &str =
+    "finishing the repetitions in progress, then writing what finished (marked partial)";
+
 /// Installs the Ctrl-C handler (once): the first Ctrl-C asks the run to stop and keep what
-/// finished, the second ends the process.
-pub fn install_interrupt_handler() {
+/// finished (`what` says how), the second ends the process.
+pub fn install_interrupt_handler(what: &'static str) {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
-        let _ = ctrlc::set_handler(|| {
+        let _ = ctrlc::set_handler(move || {
             if INTERRUPTED.swap(true, Ordering::SeqCst) {
                 crate::out::errln!("\ninterrupted again: quitting without writing results");
                 std::process::exit(EXIT_INTERRUPTED as i32);
             }
             HOOK.request_stop();
-            crate::out::errln!(
-                "\ninterrupted: finishing the repetitions in progress, then writing what \
-                 finished (marked partial); Ctrl-C again to quit at once"
-            );
+            crate::out::errln!("\ninterrupted: {what}; Ctrl-C again to quit at once");
         });
     });
 }
@@ -1151,7 +1152,7 @@ fn write_outputs(args: &Outputs, run: &RunResult) -> Result<()> {
 /// A sweep: plan, execute, write. Exit status 0, 1 for a schedule that did not complete
 /// (noiseless), 130 when interrupted.
 pub fn sweep(req: &Request) -> Result<ExitCode> {
-    install_interrupt_handler();
+    install_interrupt_handler(SWEEP_STOPS);
     let Swept {
         result,
         stalled,

@@ -427,7 +427,7 @@ pub fn render(p: &Profile, path: &str, sha256: &str, size: u64) -> String {
         for (i, t) in os.traces.iter().enumerate() {
             let cut = match captured {
                 Some(n) if n > t.duration_ps.len() => format!(
-                    " (cut: the capture's first {} of {n} detours, see the note below)",
+                    " (cut: the capture's first {} of {n} detours; the process is fitted on all)",
                     t.duration_ps.len()
                 ),
                 _ => String::new(),

@@ -176,7 +176,10 @@ fn paper_cell(name: &BenchmarkName) -> bool {
 }
 
 pub fn validate(args: ValidateArgs) -> Result<ExitCode> {
-    crate::mc::install_interrupt_handler();
+    crate::mc::install_interrupt_handler(
+        "finishing nothing more: the benchmark in progress is dropped, the ones finished are \
+         written (marked partial)",
+    );
     let Compared {
         rows,
         skipped,
@@ -189,7 +192,7 @@ pub fn validate(args: ValidateArgs) -> Result<ExitCode> {
             "{header}\n{}",
             render_validation_table_with(&rows, &skipped)
         ),
-        FormatArg::Json => validation_json_settings(&rows, &skipped, settings),
+        FormatArg::Json => validation_json_settings(&rows, &skipped, settings, interrupted),
         FormatArg::Csv => validation_csv_with(&rows, &skipped),
     };
     let output = args
@@ -198,11 +201,12 @@ pub fn validate(args: ValidateArgs) -> Result<ExitCode> {
         .map(|p| crate::mc::partial_target(p, interrupted));
     crate::run::emit(output.as_deref(), &text)?;
     if interrupted {
+        let not_reached = skipped.iter().filter(|s| s.reason == INTERRUPTED).count();
         crate::out::errln!(
-            "interrupted: wrote the {} benchmark(s) simulated before Ctrl-C; the {} others are \
-             listed as not simulated",
+            "interrupted: wrote a partial result ({} benchmark(s) simulated, {not_reached} not \
+             reached, {} not simulatable; all listed with their reasons)",
             rows.len(),
-            skipped.iter().filter(|s| s.reason == INTERRUPTED).count()
+            skipped.len() - not_reached
         );
         return Ok(ExitCode::from(crate::mc::EXIT_INTERRUPTED));
     }

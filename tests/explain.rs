@@ -272,7 +272,9 @@ fn a_timeline_window_after_the_end_says_where_the_run_ended() {
     assert!(o.status.success(), "{}", stderr(&o));
     let e = stderr(&o);
     assert!(
-        e.contains("at or after the run's end (") && e.contains("choose a window within 0.."),
+        e.contains("the --timeline-window starts at 1")
+            && e.contains(", after the run's end (")
+            && e.contains("choose a window within 0.."),
         "{e}"
     );
     // A window inside the run gets no such word.
@@ -286,7 +288,7 @@ fn a_timeline_window_after_the_end_says_where_the_run_ended() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
-        !stderr(&o).contains("at or after the run's end"),
+        !stderr(&o).contains("after the run's end"),
         "{}",
         stderr(&o)
     );

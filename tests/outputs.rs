@@ -405,7 +405,9 @@ fn profile_show_prints_parameters_quantiles_noise_and_provenance() {
     // A trace kept shorter than its capture says so where it is described.
     let azure = ok(&["profile", "show", "calibration/azure.h5"]);
     assert!(
-        azure.contains(" (cut: the capture's first 65000 of 99998 detours, see the note below)\n"),
+        azure.contains(
+            " (cut: the capture's first 65000 of 99998 detours; the process is fitted on all)\n"
+        ),
         "{azure}"
     );
 }
@@ -484,7 +486,6 @@ fn shipped_profiles_record_no_absolute_paths() {
     }
 }
 
-/// CPU time (user + system) of a running process, in clock ticks, from /proc.
 #[test]
 fn ctrl_c_keeps_the_finished_repetitions_in_every_output() {
     if !Path::new("/proc/self/stat").exists() {
@@ -500,7 +501,7 @@ fn ctrl_c_keeps_the_finished_repetitions_in_every_output() {
     let earlier = "{\"status\": \"complete\"}\n";
     std::fs::write(&json, earlier).unwrap();
     // Far more repetitions than can finish: the run is interrupted in its second cell.
-    let child = crate::util::bin()
+    let mut child = crate::util::bin()
         .current_dir(root())
         .args([
             "--goal",
@@ -529,7 +530,7 @@ fn ctrl_c_keeps_the_finished_repetitions_in_every_output() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    crate::util::ctrl_c_once_working(child.id(), 150);
+    crate::util::ctrl_c_once_working(&mut child, 150);
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
     assert!(

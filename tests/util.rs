@@ -135,11 +135,15 @@ fn cpu_ticks(pid: u32) -> Option<u64> {
     Some(f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?)
 }
 
-/// Presses Ctrl-C (SIGINT) on process `pid` once it has computed for `ticks` clock ticks of
-/// CPU (so that it is past its start-up and working). Needs `/proc`.
-pub fn ctrl_c_once_working(pid: u32, ticks: u64) {
+/// Presses Ctrl-C (SIGINT) on `child` once it has computed for `ticks` clock ticks of CPU (so
+/// that it is past its start-up and working). Needs `/proc`.
+pub fn ctrl_c_once_working(child: &mut std::process::Child, ticks: u64) {
+    let pid = child.id();
     let start = std::time::Instant::now();
     while cpu_ticks(pid).unwrap_or(0) < ticks {
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!("the process ended ({status}) before Ctrl-C");
+        }
         assert!(
             start.elapsed() < std::time::Duration::from_secs(600),
             "the process does not start working"

@@ -199,8 +199,8 @@ fn ctrl_c_writes_the_benchmarks_simulated_and_lists_the_rest() {
     }
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    // Two 32-rank benchmarks of about 2,000 messages a repetition: Ctrl-C comes long before
-    // the first one's 10^7 repetitions end.
+    // Two 32-rank benchmarks (a tree of 31 messages a repetition, a ring of about 2,000):
+    // Ctrl-C comes long before the first one's 10^7 repetitions end.
     let cols: String = (0..32).map(|r| format!(" Rank{r}Time(us)")).collect();
     let times: String = (0..32).map(|_| " 5.0").collect();
     for name in ["binomialtreebcast_32_16384", "pipelinedring_32_16384"] {
@@ -213,7 +213,7 @@ fn ctrl_c_writes_the_benchmarks_simulated_and_lists_the_rest() {
     }
     // An earlier result is kept: the partial one goes beside it.
     let earlier = write(d, "v.json", "{}\n");
-    let child = crate::util::bin()
+    let mut child = crate::util::bin()
         .current_dir(crate::util::root())
         .args([
             "validate",
@@ -227,20 +227,21 @@ fn ctrl_c_writes_the_benchmarks_simulated_and_lists_the_rest() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    crate::util::ctrl_c_once_working(child.id(), 150);
+    crate::util::ctrl_c_once_working(&mut child, 150);
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
     assert!(
         stderr(&out).contains(
-            "interrupted: wrote the 0 benchmark(s) simulated before Ctrl-C; the 2 others are \
-             listed as not simulated"
-        ),
+            "interrupted: wrote a partial result (0 benchmark(s) simulated, 2 not reached, 0 not \
+             simulatable; all listed with their reasons)"
+        ) && stderr(&out).contains("the benchmark in progress is dropped"),
         "{}",
         stderr(&out)
     );
     assert_eq!(std::fs::read_to_string(&earlier).unwrap(), "{}\n");
     let v: serde_json::Value =
         serde_json::from_slice(&std::fs::read(d.join("v.partial.json")).unwrap()).unwrap();
+    assert_eq!(v["status"], "interrupted", "{v}");
     let listed = v["not_simulated"].as_array().unwrap();
     assert_eq!(listed.len(), 2, "{v}");
     for l in listed {

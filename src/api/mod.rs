@@ -305,6 +305,9 @@ impl ValidateRequest {
 #[derive(Clone, Debug)]
 pub struct Validation {
     pub rows: Vec<Comparison>,
+    /// False when the [`Runner`]'s poll stopped it: `rows` then holds the benchmarks finished
+    /// before, and the others were not simulated.
+    pub complete: bool,
 }
 
 impl Validation {
@@ -441,8 +444,10 @@ impl<'a> Runner<'a> {
             unreachable!("the command line names `validate`");
         };
         self.run(|| {
+            let c = crate::validate::compare(&args)?;
             Ok(Validation {
-                rows: crate::validate::compare(&args)?.rows,
+                rows: c.rows,
+                complete: !c.interrupted,
             })
         })
     }

@@ -113,7 +113,7 @@ fn first_difference(
 /// shard count; not the cells, the status, the shard's index or the command's word order. A
 /// schedule or profile is known by its SHA-256, not by its path: shards that read the same file
 /// from another directory (another node's scratch, a copy) are of one run, and the merged
-/// result keeps the first shard's paths.
+/// result keeps shard 1's paths. A schedule's label (its file stem) still has to match.
 fn run_identity(r: &RunResult) -> serde_json::Value {
     let mut plan = serde_json::to_value(&r.plan).expect("a plan is plain data");
     let files = [("workloads", None), ("systems", Some("profile"))];
@@ -293,7 +293,13 @@ pub fn merge(shards: Vec<ShardInput>) -> Result<RunResult, MergeError> {
             ..p.clone()
         });
     }
-    let mut out = first.result.clone();
+    // Shard 1's plan and command (the shards' paths may differ), whatever the files' order.
+    let mut out = by_index
+        .values()
+        .next()
+        .expect("no shard is missing")
+        .result
+        .clone();
     out.shard = None;
     out.status = if interrupted {
         Status::Interrupted

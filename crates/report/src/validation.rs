@@ -20,8 +20,10 @@
 //! * Human ([`render_validation_table`]): one aligned line per benchmark, times with units,
 //!   ratios as `1.02x`, errors as `+3.1%` (signed: simulated above measured is positive), then
 //!   the [`Tally`] line.
-//! * JSON ([`validation_json`]): `{"schema": "loggops-report/validation/1", "benchmarks":
-//!   [...], "summary": {...}}`; times are integer picoseconds in keys ending `_ps`.
+//! * JSON ([`validation_json`]): `{"schema": "loggops-report/validation/1", "status":
+//!   "complete", "benchmarks": [...], "summary": {...}}`; times are integer picoseconds in keys
+//!   ending `_ps`; `status` is `interrupted` when Ctrl-C stopped the run (the benchmarks not
+//!   reached are then in `not_simulated`).
 //! * CSV ([`validation_csv`]): a header of [`VALIDATION_COLUMNS`], one row per benchmark;
 //!   `file` is the measured file as given (runs of several days share benchmark names).
 //! * Benchmarks that could not be simulated ([`NotSimulated`], `validate` lists them instead of
@@ -567,15 +569,17 @@ pub fn validation_json(rows: &[Comparison]) -> String {
 
 /// [`validation_json`] with the benchmarks that could not be simulated (`not_simulated`).
 pub fn validation_json_with(rows: &[Comparison], skipped: &[NotSimulated]) -> String {
-    validation_json_settings(rows, skipped, Value::Null)
+    validation_json_settings(rows, skipped, Value::Null, false)
 }
 
 /// [`validation_json_with`] with how the comparison was made (`settings`: the seed, the
-/// repetitions, the profile and its SHA-256, the model; `null` when not given).
+/// repetitions, the profile and its SHA-256, the model; `null` when not given) and whether
+/// Ctrl-C stopped it (`status`).
 pub fn validation_json_settings(
     rows: &[Comparison],
     skipped: &[NotSimulated],
     settings: Value,
+    interrupted: bool,
 ) -> String {
     let items: Vec<Value> = rows
         .iter()
@@ -601,6 +605,7 @@ pub fn validation_json_settings(
         .collect();
     let doc = json!({
         "schema": "loggops-report/validation/1",
+        "status": if interrupted { "interrupted" } else { "complete" },
         "settings": settings,
         "benchmarks": items,
         "not_simulated": not_simulated,
