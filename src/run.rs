@@ -274,7 +274,7 @@ pub fn gen(args: GenArgs) -> Result<ExitCode> {
         Schedule::Generated(g)
     };
     // Checked before anything is written (stdout cannot be taken back).
-    with_program!(&sched, |p| whole_ticks(p, tick))?;
+    let has_calc = with_program!(&sched, |p| whole_ticks(p, tick))?;
     let emit_goal = |w: &mut dyn Write| -> std::io::Result<()> {
         let mut bw = std::io::BufWriter::with_capacity(1 << 20, w);
         with_program!(&sched, |p| loggops_goal::write_goal_with(p, &mut bw, tick))?;
@@ -286,8 +286,6 @@ pub fn gen(args: GenArgs) -> Result<ExitCode> {
         None => emit_goal(&mut std::io::stdout().lock())?,
     }
     // A GOAL file has no place for its tick (LogGOPSim reads no header): say it once.
-    let has_calc = with_program!(&sched, |p| (0..p.num_ranks())
-        .any(|r| (0..p.num_ops(r)).any(|i| p.op(r, i).kind == loggops_engine::OpKind::Calc)));
     if tick != 1_000 && has_calc {
         let t = format_duration(tick);
         crate::out::errln!(
@@ -299,12 +297,18 @@ pub fn gen(args: GenArgs) -> Result<ExitCode> {
 }
 
 /// Fails, naming the op and a tick that works, if a calc of `p` is not a whole number of ticks
-/// of `tick` ps (`gen` writes calc durations as plain numbers of ticks).
-fn whole_ticks<P: Program>(p: &P, tick: u64) -> Result<()> {
+/// of `tick` ps (`gen` writes calc durations as plain numbers of ticks); else whether `p` has
+/// a calc.
+fn whole_ticks<P: Program>(p: &P, tick: u64) -> Result<bool> {
+    let mut has_calc = false;
     for r in 0..p.num_ranks() {
         for i in 0..p.num_ops(r) {
             let op = p.op(r, i);
-            if op.kind == loggops_engine::OpKind::Calc && !op.size.is_multiple_of(tick) {
+            if op.kind != loggops_engine::OpKind::Calc {
+                continue;
+            }
+            has_calc = true;
+            if !op.size.is_multiple_of(tick) {
                 // The largest power of ten that divides both: what a user would pick.
                 let mut fine = 1u64;
                 while op.size.is_multiple_of(fine * 10) && tick.is_multiple_of(fine * 10) {
@@ -319,7 +323,7 @@ fn whole_ticks<P: Program>(p: &P, tick: u64) -> Result<()> {
             }
         }
     }
-    Ok(())
+    Ok(has_calc)
 }
 
 pub fn calibrate(a: CalibrateArgs) -> Result<ExitCode> {

@@ -177,16 +177,16 @@ fn paper_cell(name: &BenchmarkName) -> bool {
 
 pub fn validate(args: ValidateArgs) -> Result<ExitCode> {
     crate::mc::install_interrupt_handler(
-        "finishing nothing more: the benchmark in progress is dropped, the ones finished are \
-         written (marked partial)",
+        "dropping the benchmark in progress, then writing the ones finished (marked partial)",
     );
     let Compared {
         rows,
         skipped,
         header,
         settings,
-        interrupted,
+        not_reached,
     } = compare(&args)?;
+    let interrupted = not_reached.is_some();
     let text = match args.format {
         FormatArg::Human => format!(
             "{header}\n{}",
@@ -200,8 +200,7 @@ pub fn validate(args: ValidateArgs) -> Result<ExitCode> {
         .as_deref()
         .map(|p| crate::mc::partial_target(p, interrupted));
     crate::run::emit(output.as_deref(), &text)?;
-    if interrupted {
-        let not_reached = skipped.iter().filter(|s| s.reason == INTERRUPTED).count();
+    if let Some(not_reached) = not_reached {
         crate::out::errln!(
             "interrupted: wrote a partial result ({} benchmark(s) simulated, {not_reached} not \
              reached, {} not simulatable; all listed with their reasons)",
@@ -224,8 +223,8 @@ pub(crate) struct Compared {
     pub header: String,
     /// How the comparison was made, for the JSON output (`settings`).
     pub settings: serde_json::Value,
-    /// Ctrl-C stopped it: the benchmarks not simulated by then are in `skipped`.
-    pub interrupted: bool,
+    /// Ctrl-C stopped it: how many benchmarks it did not reach (listed in `skipped`).
+    pub not_reached: Option<usize>,
 }
 
 /// The comparison of every measured benchmark, in file order, writing nothing (`validate` and
@@ -365,17 +364,11 @@ pub(crate) fn compare(args: &ValidateArgs) -> Result<Compared> {
     };
     let engine = args.model.into();
     let mut rows = Vec::with_capacity(jobs.len());
-    let mut interrupted = false;
+    // Ctrl-C: the benchmark in progress, from which on the rest is listed as not reached.
+    let mut stopped_at = None;
     for (i, (m, b)) in jobs.iter().enumerate() {
-        // Ctrl-C: this benchmark and the ones after it are listed, the others are written.
-        let stop = |skipped: &mut Vec<NotSimulated>| {
-            for (m, _) in &jobs[i..] {
-                skipped.push(not_simulated(&m.path, Some(&m.name), INTERRUPTED.into()));
-            }
-        };
         if crate::mc::interrupted() {
-            interrupted = true;
-            stop(&mut skipped);
+            stopped_at = Some(i);
             break;
         }
         bar.set_message(m.name.to_string());
@@ -413,8 +406,7 @@ pub(crate) fn compare(args: &ValidateArgs) -> Result<Compared> {
         let (noiseless, samples, in_episodes) = match simulated {
             Ok(s) => s,
             Err(_) if crate::mc::interrupted() => {
-                interrupted = true;
-                stop(&mut skipped);
+                stopped_at = Some(i);
                 break;
             }
             Err(e) => {
@@ -444,7 +436,11 @@ pub(crate) fn compare(args: &ValidateArgs) -> Result<Compared> {
         rows.push(c);
     }
     bar.finish_and_clear();
-    if !args.quiet && !interrupted && !skipped.is_empty() {
+    for (m, _) in &jobs[stopped_at.unwrap_or(jobs.len())..] {
+        skipped.push(not_simulated(&m.path, Some(&m.name), INTERRUPTED.into()));
+    }
+    let not_reached = stopped_at.map(|i| jobs.len() - i);
+    if !args.quiet && not_reached.is_none() && !skipped.is_empty() {
         crate::out::errln!(
             "warning: {} of {} measured files not simulated (listed with their reasons in the output)",
             skipped.len(),
@@ -533,7 +529,7 @@ pub(crate) fn compare(args: &ValidateArgs) -> Result<Compared> {
         skipped,
         header,
         settings,
-        interrupted,
+        not_reached,
     })
 }
 

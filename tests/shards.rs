@@ -149,14 +149,17 @@ fn merge_refuses_mismatched_missing_and_duplicated_shards() {
     let dir = tempfile::tempdir().unwrap();
     let goal = root().join("goal/dissemination_16B.goal");
     let aws = root().join("calibration/paper/aws.h5");
-    let shard = |name: &str, extra: &[&str]| {
+    // The same profile read from another path (another node's copy) is the same run.
+    let copy = dir.path().join("copy-of-aws.h5");
+    std::fs::copy(&aws, &copy).unwrap();
+    let shard_on = |profile: &Path, name: &str, extra: &[&str]| {
         let mut args = vec![
             "--goal",
             goal.to_str().unwrap(),
             "--nodes",
             "4",
             "--noise",
-            aws.to_str().unwrap(),
+            profile.to_str().unwrap(),
             "--reps",
             "4",
             "-q",
@@ -167,28 +170,11 @@ fn merge_refuses_mismatched_missing_and_duplicated_shards() {
         let out = bin().current_dir(dir.path()).args(&args).output().unwrap();
         assert!(out.status.success(), "{}", stderr(&out));
     };
+    let shard = |name: &str, extra: &[&str]| shard_on(&aws, name, extra);
     shard("a1.json", &["--shard", "1/3"]);
     shard("a2.json", &["--shard", "2/3"]);
     shard("a3.json", &["--shard", "3/3"]);
-    // The same profile read from another path (another node's copy) is the same run.
-    let copy = dir.path().join("copy-of-aws.h5");
-    std::fs::copy(&aws, &copy).unwrap();
-    let out = bin()
-        .current_dir(dir.path())
-        .args([
-            "--goal",
-            goal.to_str().unwrap(),
-            "--nodes",
-            "4",
-            "--reps",
-            "4",
-            "-q",
-        ])
-        .args(["--noise", copy.to_str().unwrap(), "--shard", "3/3"])
-        .args(["--output", "a3-copy.json"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
+    shard_on(&copy, "a3-copy.json", &["--shard", "3/3"]);
     shard("seed2.json", &["--shard", "3/3", "--seed", "2"]);
     shard("four.json", &["--shard", "3/4"]);
     shard("whole.json", &["--format", "json"]);
@@ -213,36 +199,18 @@ fn merge_refuses_mismatched_missing_and_duplicated_shards() {
         "merge_not_a_shard",
         fails_in(d, &["merge", "a1.json", "whole.json"])
     );
-    insta::assert_snapshot!(
-        "shard_with_csv",
+    let shard_as = |format: &str| {
+        let g = goal.to_str().unwrap();
         fails_in(
             d,
             &[
-                "--goal",
-                goal.to_str().unwrap(),
-                "--nodes",
-                "4",
-                "--shard",
-                "1/2",
-                "--format",
-                "csv"
-            ]
+                "--goal", g, "--nodes", "4", "--shard", "1/2", "--format", format,
+            ],
         )
-    );
+    };
+    insta::assert_snapshot!("shard_with_csv", shard_as("csv"));
     // `--format human` asked for by name is refused as csv is (the default writes JSON).
-    let human = fails_in(
-        d,
-        &[
-            "--goal",
-            goal.to_str().unwrap(),
-            "--nodes",
-            "4",
-            "--shard",
-            "1/2",
-            "--format",
-            "human",
-        ],
-    );
+    let human = shard_as("human");
     assert!(
         human.contains("--format does not apply with --shard 1/2: "),
         "{human}"

@@ -234,7 +234,7 @@ fn ctrl_c_writes_the_benchmarks_simulated_and_lists_the_rest() {
         stderr(&out).contains(
             "interrupted: wrote a partial result (0 benchmark(s) simulated, 2 not reached, 0 not \
              simulatable; all listed with their reasons)"
-        ) && stderr(&out).contains("the benchmark in progress is dropped"),
+        ) && stderr(&out).contains("interrupted: dropping the benchmark in progress"),
         "{}",
         stderr(&out)
     );

@@ -447,7 +447,7 @@ impl<'a> Runner<'a> {
             let c = crate::validate::compare(&args)?;
             Ok(Validation {
                 rows: c.rows,
-                complete: !c.interrupted,
+                complete: c.not_reached.is_none(),
             })
         })
     }

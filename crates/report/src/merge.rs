@@ -115,25 +115,12 @@ fn first_difference(
 /// from another directory (another node's scratch, a copy) are of one run, and the merged
 /// result keeps shard 1's paths. A schedule's label (its file stem) still has to match.
 fn run_identity(r: &RunResult) -> serde_json::Value {
-    let mut plan = serde_json::to_value(&r.plan).expect("a plan is plain data");
-    let files = [("workloads", None), ("systems", Some("profile"))];
-    for (list, inner) in files {
-        let Some(items) = plan.get_mut(list).and_then(|v| v.as_array_mut()) else {
-            continue;
-        };
-        for item in items {
-            let file = match inner {
-                Some(key) => item.get_mut(key),
-                None => Some(item),
-            };
-            if let Some(f) = file.and_then(|f| f.as_object_mut()) {
-                if f.get("sha256")
-                    .and_then(|h| h.as_str())
-                    .is_some_and(|h| !h.is_empty())
-                {
-                    f.remove("path");
-                }
-            }
+    let mut plan = r.plan.clone();
+    let files = plan.workloads.iter_mut().map(|w| (&mut w.path, &w.sha256));
+    let profiles = plan.systems.iter_mut().filter_map(|s| s.profile.as_mut());
+    for (path, sha256) in files.chain(profiles.map(|p| (&mut p.path, &p.sha256))) {
+        if !sha256.is_empty() {
+            path.clear();
         }
     }
     serde_json::json!({
