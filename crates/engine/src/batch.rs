@@ -54,11 +54,7 @@ pub enum LaneError {
 
 /// Why the batched engine does not take a run with these settings, before it starts; `None`
 /// when it may (the walk may still refuse it, see [`simulate_lanes`]).
-pub fn batch_refusal<P: Program, N: Noise>(
-    prog: &P,
-    cfg: &Config,
-    noise: &N,
-) -> Option<&'static str> {
+pub fn batch_refusal<P: Program>(prog: &P, cfg: &Config) -> Option<&'static str> {
     if cfg.model != Model::Queued {
         return Some("it follows the queued model only (LogGOPSim's model orders sends by timing)");
     }
@@ -69,18 +65,13 @@ pub fn batch_refusal<P: Program, N: Noise>(
         return Some("the libstdc++ order of freed ops is simulated one repetition at a time");
     }
     if cfg.mpi_progress == MpiProgress::Polled && prog.any_send_above(cfg.params.s) {
-        return Some(
-            "polled MPI progress with rendezvous messages makes transfers wait for calcs",
-        );
+        return Some("polled MPI progress with rendezvous messages makes transfers wait for calcs");
     }
     if prog.num_cpus() > 1 || prog.num_nics() > 1 {
         return Some("the schedule uses several CPUs or NICs per rank");
     }
     if prog.has_start_dependents() {
         return Some("the schedule has irequires dependencies");
-    }
-    if noise.uses_idle() {
-        return Some("the noise depends on how long each link was idle (an order-dependent time)");
     }
     None
 }
@@ -162,6 +153,16 @@ struct LaneRank {
     send_s: Time,
     pend: Time,
     pend_c: u64,
+    /// When the rank last communicated (started a send or completed a receive;
+    /// [`NEVER_COMMUNICATED`] before), kept when the noise asks for idle times; the last two
+    /// sends' starts, and what the last one took as the rank's last communication.
+    active: Time,
+    active_ev: u64,
+    /// When the event that set `active` was queued.
+    active_born: Time,
+    sent: Time,
+    sent_before: Time,
+    used: Time,
 }
 
 impl Default for LaneRank {
@@ -182,6 +183,12 @@ impl Default for LaneRank {
             send_s: 0,
             pend: 0,
             pend_c: NONE,
+            active: NEVER_COMMUNICATED,
+            active_ev: NONE,
+            active_born: 0,
+            sent: NEVER_COMMUNICATED,
+            sent_before: NEVER_COMMUNICATED,
+            used: NEVER_COMMUNICATED,
         }
     }
 }
@@ -237,12 +244,20 @@ struct Walk<'a, P: Program, N: Noise> {
     freed: Vec<(u32, u32, u32)>,
     done_t: Vec<Time>,
     done_c: Vec<u64>,
+    /// Per lane, the event that freed the op whose start completes now ([`NONE`] for a
+    /// receive's completion): an op it frees that another dependency freed at the same
+    /// time before is freed by this event, which that one caused.
+    done_from: Vec<u64>,
+    /// Per lane, when the event completing a receive was queued.
+    done_born: Vec<Time>,
     /// Items taken from the queue, ops run (each once; receive roots included) and messages.
     processed: u64,
     ops_done: u64,
     messages: u64,
     progress: Option<&'static Progress>,
     reported: u64,
+    /// The noise asks for senders' idle times ([`Noise::uses_idle`]).
+    idle: bool,
 }
 
 /// Runs `noises.len()` repetitions of `prog` (one per noise instance, at most [`MAX_LANES`])
@@ -257,7 +272,7 @@ pub fn simulate_lanes<P: Program, N: Noise>(
 ) -> Result<Vec<Option<Outcome>>, LaneError> {
     let l = noises.len();
     assert!((1..=MAX_LANES).contains(&l), "1..={MAX_LANES} lanes");
-    if let Some(why) = batch_refusal(prog, cfg, &noises[0]) {
+    if let Some(why) = batch_refusal(prog, cfg) {
         return Err(LaneError::Refused(why));
     }
     let n = prog.num_ranks() as usize;
@@ -266,7 +281,6 @@ pub fn simulate_lanes<P: Program, N: Noise>(
     let w = Walk {
         prog,
         p: cfg.params,
-        noises,
         l,
         dead: vec![false; l],
         lanes: vec![LaneRank::default(); n * l],
@@ -297,11 +311,15 @@ pub fn simulate_lanes<P: Program, N: Noise>(
         freed: Vec::new(),
         done_t: vec![0; l],
         done_c: vec![INIT; l],
+        done_from: vec![NONE; l],
+        done_born: vec![0; l],
         processed: 0,
         ops_done: 0,
         messages: 0,
         progress: cfg.progress,
         reported: 0,
+        idle: N::ACTIVE && noises[0].uses_idle(),
+        noises,
     };
     w.run()
 }
@@ -337,7 +355,8 @@ impl<P: Program, N: Noise> Walk<'_, P, N> {
                 self.op(t, ts, host, item, slot, wc)?;
             }
             if self.dead.iter().all(|&d| d) {
-                return Err(LaneError::Refused("every repetition's order differed from the walk's"));
+                // Each runs alone.
+                return Ok(vec![None; self.l]);
             }
         }
         self.finish()
@@ -450,7 +469,8 @@ impl<P: Program, N: Noise> Walk<'_, P, N> {
                 }
             }
             self.ts += 1;
-            self.heap.push(Reverse((key_time, self.ts, K_OP, h, d, slot, self.ev)));
+            self.heap
+                .push(Reverse((key_time, self.ts, K_OP, h, d, slot, self.ev)));
         }
         freed.clear();
         self.freed = freed;
@@ -488,7 +508,9 @@ impl<P: Program, N: Noise> Walk<'_, P, N> {
                         if t > r {
                             self.slots.set(slot, k, t, 0, tc);
                         } else if t == r && tc != c {
-                            self.slots.set(slot, k, r, 0, AMBIG);
+                            let caused = c != AMBIG && self.done_from[k] == c;
+                            self.slots
+                                .set(slot, k, r, 0, if caused { tc } else { AMBIG });
                         }
                     }
                     e.0 -= 1;
@@ -567,10 +589,20 @@ impl<P: Program, N: Noise> Walk<'_, P, N> {
         s.last_is_send = is_send;
     }
 
-    fn op(&mut self, t: Time, ts: u64, h: u32, id: u32, slot: u32, wc: u64) -> Result<(), LaneError> {
+    fn op(
+        &mut self,
+        t: Time,
+        ts: u64,
+        h: u32,
+        id: u32,
+        slot: u32,
+        wc: u64,
+    ) -> Result<(), LaneError> {
         let op = self.prog.op(h, id);
         if op.peer >= self.prog.num_ranks() && op.kind != OpKind::Calc && op.peer != ANY {
-            return Err(LaneError::Refused("the schedule names a rank that does not exist"));
+            return Err(LaneError::Refused(
+                "the schedule names a rank that does not exist",
+            ));
         }
         match op.kind {
             OpKind::Calc => {
@@ -594,6 +626,7 @@ impl<P: Program, N: Noise> Walk<'_, P, N> {
                     self.ran(h, k, s, v, (r, c), (r, c));
                     self.done_t[k] = s;
                     self.done_c[k] = ev;
+                    self.done_from[k] = c;
                 }
                 self.cpu_ran(h, ev, wc, false);
                 self.slots.release(slot);
@@ -666,8 +699,34 @@ impl<P: Program, N: Noise> Walk<'_, P, N> {
             };
             let s = r.max(x.end);
             self.cpu_guard(h, k, true, wc, q, (r, c), s);
+            let idle = if self.idle {
+                let xm = &mut self.lanes[hu * self.l + k];
+                // A receive the walk completed before this send but that completes after it
+                // in this lane (or at its start, through an event queued after the send's):
+                // its idle time is not the walk's.
+                let never = NEVER_COMMUNICATED;
+                let after = xm.active == s
+                    && xm.active_ev != c
+                    && (q.0 == UNKNOWN || xm.active_born >= q.0);
+                if xm.active != never && (xm.active > s || after) {
+                    self.dead[k] = true;
+                }
+                let idle = if xm.active == NEVER_COMMUNICATED {
+                    s
+                } else {
+                    s.saturating_sub(xm.active)
+                };
+                xm.used = xm.active;
+                xm.active = s;
+                xm.active_ev = ev;
+                xm.sent_before = xm.sent;
+                xm.sent = s;
+                idle
+            } else {
+                NEVER_COMMUNICATED
+            };
             let (lat, o, g, gap, o_r) = if N::ACTIVE {
-                let cs = self.noises[k].send_costs_idle(&p, h, op.peer, id, op.size, NEVER_COMMUNICATED);
+                let cs = self.noises[k].send_costs_idle(&p, h, op.peer, id, op.size, idle);
                 let o_r = self.noises[k].recv_costs(&p, h, op.peer, id, op.size).o;
                 (cs.latency, cs.o, cs.g, cs.gap_bytes, o_r)
             } else {
@@ -712,16 +771,18 @@ impl<P: Program, N: Noise> Walk<'_, P, N> {
             let xm = self.lr(h, k);
             xm.nic = nic_end;
             xm.send_s = s;
-            self.slots.set(msg, k, received, 0, ev);
+            self.slots.set(msg, k, received, s, ev);
             self.done_t[k] = s;
             self.done_c[k] = ev;
+            self.done_from[k] = c;
         }
         self.cpu_ran(h, ev, wc, true);
         self.shared[hu].last_send_ev = ev;
         self.messages += 1;
         self.ts += 1;
         let m0 = self.slots.a(msg, 0);
-        self.heap.push(Reverse((m0, self.ts, K_MSG, h, id, msg, ev)));
+        self.heap
+            .push(Reverse((m0, self.ts, K_MSG, h, id, msg, ev)));
         self.slots.release(slot);
         if !rndv {
             self.release(h, id);
@@ -733,7 +794,8 @@ impl<P: Program, N: Noise> Walk<'_, P, N> {
                 // Queued again at this send's start, as the global engine does.
                 self.ts += 1;
                 let s0 = self.lanes[hu * self.l].s;
-                self.heap.push(Reverse((s0, self.ts, K_OP, h, next, ps, ev)));
+                self.heap
+                    .push(Reverse((s0, self.ts, K_OP, h, next, ps, ev)));
             }
         }
         self.flush();
@@ -789,10 +851,13 @@ impl<P: Program, N: Noise> Walk<'_, P, N> {
     fn completion(&mut self, pslot: u32, pev: u64, mslot: u32, mev: u64) {
         for k in 0..self.l {
             let (pt, mt) = (self.slots.b(pslot, k), self.slots.a(mslot, k));
+            self.done_from[k] = NONE;
             if pt > mt {
                 self.done_t[k] = pt;
                 self.done_c[k] = pev;
+                self.done_born[k] = self.slots.a(pslot, k);
             } else {
+                self.done_born[k] = self.slots.b(mslot, k);
                 if pt == mt {
                     self.dead[k] = true;
                 }
@@ -808,10 +873,26 @@ impl<P: Program, N: Noise> Walk<'_, P, N> {
         if size > self.p.s {
             self.release(src, send_op);
         }
+        let idle = self.idle;
         for k in 0..self.l {
             let t = self.done_t[k];
-            let x = self.lr(h, k);
+            let x = &mut self.lanes[h as usize * self.l + k];
             x.recv_end = x.recv_end.max(t);
+            if idle {
+                // A receive that completed before a send the walk already started counts for
+                // that send's idle time: the lane is given up when it would have changed it.
+                let never = NEVER_COMMUNICATED;
+                let late = x.sent != never && t <= x.sent;
+                let changes =
+                    (x.sent_before != never && t <= x.sent_before) || x.used == never || t > x.used;
+                if late && changes {
+                    self.dead[k] = true;
+                } else if x.active == never || x.active < t {
+                    x.active = t;
+                    x.active_ev = self.done_c[k];
+                    x.active_born = self.done_born[k];
+                }
+            }
         }
         self.release(h, recv);
         self.flush();
