@@ -24,11 +24,7 @@ pub(crate) struct Engines {
     /// Why the batched engine did not take the cell (`None` while it did).
     refused: Mutex<Option<&'static str>>,
     walked: AtomicU64,
-    /// Repetitions recorded for the why or the critical path (which run alone), and those a
-    /// walk gave up.
-    recorded: AtomicU64,
-    given_up: AtomicU64,
-    /// Some walk ran in the cell.
+    /// The batched engine took the cell.
     tried: AtomicBool,
 }
 
@@ -38,8 +34,6 @@ impl Engines {
             choice,
             refused: Mutex::new(None),
             walked: AtomicU64::new(0),
-            recorded: AtomicU64::new(0),
-            given_up: AtomicU64::new(0),
             tried: AtomicBool::new(false),
         }
     }
@@ -62,7 +56,10 @@ impl Engines {
             loggops_engine::batch_refusal(prog, &config(model, engine_model, &UNSTOPPED))
         };
         match why {
-            None => Ok(true),
+            None => {
+                self.tried.store(true, Ordering::Relaxed);
+                Ok(true)
+            }
             Some(w) => self.refuse(w).map(|_| false),
         }
     }
@@ -77,17 +74,10 @@ impl Engines {
         Ok(())
     }
 
-    /// A repetition recorded for the why or the critical path, which runs alone.
-    pub(crate) fn ran_recorded(&self) {
-        self.recorded.fetch_add(1, Ordering::Relaxed);
-    }
-
     /// What ran the cell's repetitions, for the output; the counts start again for the next
     /// cell.
     pub(crate) fn describe(&self) -> String {
         let walked = self.walked.swap(0, Ordering::Relaxed);
-        let recorded = self.recorded.swap(0, Ordering::Relaxed);
-        let given_up = self.given_up.swap(0, Ordering::Relaxed);
         let tried = self.tried.swap(false, Ordering::Relaxed);
         let refused = self.refused.lock().expect("no panics while held").take();
         let one_at_a_time = match self.choice {
@@ -102,19 +92,12 @@ impl Engines {
                 format!("{one_at_a_time} (--engine {one_at_a_time})")
             }
             _ if !tried => one_at_a_time.to_string(),
-            _ => {
-                let mut d = format!("batched: {walked} repetitions in walks of up to {LANES}");
-                if recorded > 0 {
-                    d += &format!(", {recorded} alone to record the why or the critical path");
-                }
-                if given_up > 0 {
-                    d += &format!(
-                        ", {given_up} alone because their order of events may differ from the \
-                         walk's"
-                    );
-                }
-                d
-            }
+            // No counts: the shards of a run say what the whole run says.
+            _ => format!(
+                "batched (walks of up to {LANES} repetitions; a repetition recorded for the why \
+                 or the critical path, or whose order of events may differ from the walk's, runs \
+                 alone)"
+            ),
         }
     }
 
@@ -131,7 +114,6 @@ impl Engines {
         hook: &'static Progress,
         alone: impl Fn(u64) -> Result<Option<u64>>,
     ) -> Result<Vec<(u64, Option<u64>)>> {
-        self.tried.store(true, Ordering::Relaxed);
         let ranks = prog.num_ranks();
         let mut noises: Vec<_> = reps
             .iter()
@@ -154,7 +136,6 @@ impl Engines {
                     got.push((rep, Some(out.max().0)));
                 }
                 None => {
-                    self.given_up.fetch_add(1, Ordering::Relaxed);
                     got.push((rep, alone(rep)?));
                 }
             }

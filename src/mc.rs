@@ -597,12 +597,7 @@ impl Exec<'_> {
             let chunk = || {
                 work.par_iter()
                     .map(|w| match w {
-                        Work::One(rep) => {
-                            if batched {
-                                self.engines.ran_recorded();
-                            }
-                            Ok(vec![single(*rep)?])
-                        }
+                        Work::One(rep) => Ok(vec![single(*rep)?]),
                         Work::Walk(reps) => self.walk(sched, model, reps, &odds),
                     })
                     .collect::<Result<Vec<Vec<Option<(u64, u64)>>>>>()

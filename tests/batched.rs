@@ -96,11 +96,15 @@ fn the_sweep_gives_the_same_samples_with_each_engine_and_says_which_ran() {
         )
     };
     let (batched, said) = samples("batched");
-    assert!(said.starts_with("batched: "), "{said}");
-    for other in ["windowed", "global", "auto"] {
+    assert!(said.starts_with("batched (walks of up to 16"), "{said}");
+    for (other, says) in [
+        ("windowed", "windowed (--engine windowed)"),
+        ("global", "global (--engine global)"),
+        ("auto", said.as_str()),
+    ] {
         let (s, e) = samples(other);
         assert_eq!(s, batched, "--engine {other}");
-        assert!(!e.is_empty());
+        assert_eq!(e, says);
     }
     let out = run_here(&[
         "--goal",

@@ -208,6 +208,10 @@ struct Shared {
     uq: u32,
 }
 
+/// A queued op or message: (walk time, insertion, kind, host, op or send op, slot, the event
+/// that queued it).
+type Item = (Time, u64, u8, u32, u32, u32, u64);
+
 const NOT_YET: u32 = u32::MAX;
 const K_OP: u8 = 0;
 const K_MSG: u8 = 1;
@@ -225,8 +229,7 @@ struct Walk<'a, P: Program, N: Noise> {
     lanes: Vec<LaneRank>,
     shared: Vec<Shared>,
     slots: Slots,
-    /// (walk time, insertion, kind, host, op or send op, slot, the event that queued it).
-    heap: BinaryHeap<Reverse<(Time, u64, u8, u32, u32, u32, u64)>>,
+    heap: BinaryHeap<Reverse<Item>>,
     ts: u64,
     ev: u64,
     lists: Lists,
@@ -238,9 +241,10 @@ struct Walk<'a, P: Program, N: Noise> {
     parked: HashMap<u64, (u32, u64)>,
     /// Partially satisfied ops: dependencies left and their slot (latest completion so far).
     partial: HashMap<u64, (u32, u32)>,
-    /// Per (receiver, sender, tag): the last message's received times (`a`) and the last
+    /// Per (receiver, sender), whatever the tag (one entry per pair of ranks that talk, not
+    /// per message): the last message's received times (`a`) and the last
     /// non-root post's times (`b`), [`UNKNOWN`] before the first.
-    classes: HashMap<(u32, u32, u32), u32>,
+    classes: HashMap<u64, u32>,
     freed: Vec<(u32, u32, u32)>,
     done_t: Vec<Time>,
     done_c: Vec<u64>,
@@ -812,18 +816,18 @@ impl<P: Program, N: Noise> Walk<'_, P, N> {
     }
 
     /// Gives up the lanes whose times `t` (per lane, in `slot`'s `a` or `b`) do not follow the
-    /// last ones of the same (receiver, sender, tag) and kind strictly (the order in which
-    /// messages and receives are matched), and records them.
-    fn class_guard(&mut self, dst: u32, src: u32, tag: u32, slot: u32, post: bool) {
+    /// last ones of the same (receiver, sender) and kind strictly (a stronger condition than
+    /// the order in which messages and receives of one tag are matched), and records them.
+    fn class_guard(&mut self, dst: u32, src: u32, slot: u32, post: bool) {
         let l = self.l;
-        let cs = match self.classes.get(&(dst, src, tag)) {
+        let cs = match self.classes.get(&key(dst, src)) {
             Some(&c) => c,
             None => {
                 let c = self.slots.alloc();
                 for k in 0..l {
                     self.slots.set(c, k, UNKNOWN, UNKNOWN, INIT);
                 }
-                self.classes.insert((dst, src, tag), c);
+                self.classes.insert(key(dst, src), c);
                 c
             }
         };
@@ -906,7 +910,7 @@ impl<P: Program, N: Noise> Walk<'_, P, N> {
         self.ops_done += 1;
         self.ev += 1;
         let ev = self.ev;
-        self.class_guard(h, op.peer, op.tag, slot, true);
+        self.class_guard(h, op.peer, slot, true);
         let s = &mut self.shared[h as usize];
         let matched = self
             .lists
@@ -939,7 +943,7 @@ impl<P: Program, N: Noise> Walk<'_, P, N> {
         let h = op.peer;
         self.ev += 1;
         let ev = self.ev;
-        self.class_guard(h, sender, op.tag, mslot, false);
+        self.class_guard(h, sender, mslot, false);
         let prog = self.prog;
         let s = &mut self.shared[h as usize];
         let matched = self
