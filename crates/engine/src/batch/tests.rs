@@ -223,8 +223,8 @@ fn answered_lanes_are_the_global_engines_answers() {
 
 /// A ring (each rank sends around P − 1 times, receiving from its left neighbour) and a
 /// dissemination barrier, each step's calc after its send and receive (so that each CPU's
-/// order is fixed), under noise of the order of the messages' costs: the walk answers nearly
-/// every lane, each as the global engine does.
+/// order is fixed), under noise of the order of L: the walk answers nearly every lane, each as
+/// the global engine does.
 #[test]
 fn collectives_under_continuous_noise_are_answered() {
     let mut next = xorshift(0x0123_4567_89AB_CDEF);
