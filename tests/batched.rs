@@ -1,24 +1,15 @@
 //! The batched engine (`--engine batched`) on every shipped collective, profile and noise
 //! mode: every repetition it answers in a walk is the global engine's answer to the
 //! picosecond, and the sweep's samples are the same whichever engine ran them.
-use std::path::Path;
-
 use loggops_engine::{simulate_global, simulate_lanes, Config, LaneError, Model};
 use loggops_noise::{NoiseConfig, NoiseMode, NoiseModel};
 use loggops_schedgen::{Collective, Generated};
 
-use crate::util::{run_here, stderr, stdout};
+use crate::util::{run_here, shipped_profiles, stderr, stdout};
 
 #[test]
 fn walked_repetitions_are_the_global_engines_on_every_shipped_collective_and_profile() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("calibration");
-    let mut profiles: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "h5"))
-        .collect();
-    profiles.sort();
-    assert!(profiles.len() >= 8, "{profiles:?}");
+    let profiles = shipped_profiles();
     let (mut walked, mut alone, mut refused) = (0, 0, Vec::new());
     for c in Collective::ALL {
         let prog = Generated::new(c, 16, 64 << 10).unwrap();
