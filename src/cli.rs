@@ -264,6 +264,26 @@ pub enum MpiProgressArg {
     Polled,
 }
 
+/// `--engine`: how the repetitions of a noisy run are simulated (every engine gives the same
+/// answer to the picosecond).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum EngineArg {
+    /// The batched engine where it applies, else the windowed one (the output says which ran
+    /// and why).
+    #[default]
+    Auto,
+    /// Up to 16 repetitions walked at once through the schedule (queued model, one CPU and
+    /// NIC per rank, no irequires or wildcard receives, asynchronous progress); a repetition
+    /// whose order of events may differ from the walk's runs alone. An error on a run it does
+    /// not take.
+    Batched,
+    /// One repetition at a time, its ranks in time windows (parallel when there are fewer
+    /// repetitions than threads); the global engine where windows do not apply.
+    Windowed,
+    /// One repetition at a time through one event queue, exactly as LogGOPSim orders events.
+    Global,
+}
+
 /// `calibrate --bandwidth-levels`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum FitLevelsArg {
@@ -400,6 +420,10 @@ pub struct RunArgs {
     /// values) [default: the profile's `mpi_progress`; async without one, as LogGOPSim].
     #[arg(long, value_enum)]
     pub mpi_progress: Option<MpiProgressArg>,
+    /// How the repetitions of a noisy run are simulated (see the values; the answers are the
+    /// same to the picosecond).
+    #[arg(long, value_enum, default_value = "auto")]
+    pub engine: EngineArg,
     /// Order of ops freed together.
     #[arg(long, value_enum, default_value = "stable")]
     pub order: OrderArg,

@@ -557,18 +557,29 @@ impl McPaths {
         seed: u64,
         rep: u64,
     ) -> Option<Result<(u64, PathSummary)>> {
-        let ranks = prog.num_ranks();
-        let mode = model.mode();
-        let timeline = self.timeline.as_ref().filter(|_| {
-            let (nodes, m) = self.timeline_cell;
-            nodes.is_none_or(|n| n == ranks)
-                && m == Some(mode)
-                && rep == self.req.settings.explain.timeline_rep
-        });
-        if !self.req.settings.explain.wants_path() && timeline.is_none() {
+        if !self.records(prog.num_ranks(), model.mode(), rep) {
             return None;
         }
+        let timeline = self
+            .timeline
+            .as_ref()
+            .filter(|_| self.timeline_rep(prog.num_ranks(), model.mode(), rep));
         Some(self.record_rep(prog, model, engine_model, seed, rep, timeline))
+    }
+
+    /// Whether repetition `rep` of `ranks` ranks in `mode` is recorded ([`Self::run`] records
+    /// it rather than answering `None`).
+    pub fn records(&self, ranks: u32, mode: NoiseMode, rep: u64) -> bool {
+        self.req.settings.explain.wants_path() || self.timeline_rep(ranks, mode, rep)
+    }
+
+    /// Whether `--timeline` draws repetition `rep` of `ranks` ranks in `mode`.
+    fn timeline_rep(&self, ranks: u32, mode: NoiseMode, rep: u64) -> bool {
+        let (nodes, m) = self.timeline_cell;
+        self.timeline.is_some()
+            && nodes.is_none_or(|n| n == ranks)
+            && m == Some(mode)
+            && rep == self.req.settings.explain.timeline_rep
     }
 
     fn record_rep<P: Program>(

@@ -207,10 +207,11 @@ pub fn shell_quote(a: &str) -> String {
 
 /// Flags that say where and how a result is written, how fast it is computed or what is
 /// explained about it, not what it is: left out of the recorded command with their values.
-const NOT_RESULT_FLAGS: [&str; 13] = [
+const NOT_RESULT_FLAGS: [&str; 14] = [
     "--output",
     "--format",
     "--threads",
+    "--engine",
     "--samples",
     "--plot",
     "--report",
@@ -228,8 +229,8 @@ const NOT_RESULT_SWITCHES: [&str; 4] = ["-q", "--quiet", "--sensitivity", "--cri
 
 /// The command that makes a run's result: `loggops-sim` and the arguments as typed (each word
 /// quoted for a POSIX shell when it needs it), without the flags of [`NOT_RESULT_FLAGS`] and
-/// [`NOT_RESULT_SWITCHES`]. So results of different thread counts, output files, shards or
-/// explanations of one run record the same command, and it reproduces the result when run
+/// [`NOT_RESULT_SWITCHES`]. So results of different thread counts, engines, output files,
+/// shards or explanations of one run record the same command, and it reproduces the result when run
 /// again (with any output flags).
 pub fn result_command(args: impl IntoIterator<Item = String>) -> String {
     let mut words = vec!["loggops-sim".to_string()];

@@ -35,6 +35,7 @@ mod dry_run;
 mod explain;
 mod extrapolate;
 mod inputs;
+mod lanes;
 mod mc;
 mod out;
 mod profile_show;

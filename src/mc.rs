@@ -37,7 +37,7 @@ use loggops_report::{
 };
 use rayon::prelude::*;
 
-use crate::cli::{FormatArg, MergeArgs, OrderArg, Reps};
+use crate::cli::{EngineArg, FormatArg, MergeArgs, OrderArg, Reps};
 use crate::inputs;
 use crate::request::{Outputs, Request};
 use crate::schedule::{self, with_program, Schedule};
@@ -375,6 +375,8 @@ struct Exec<'a> {
     /// `None` without noise.
     pool: Option<rayon::ThreadPool>,
     bar: ProgressBar,
+    /// `--engine`, and what ran the current cell's repetitions.
+    engines: crate::lanes::Engines,
 }
 
 /// One simulated time (max over ranks), ps; `Ok(None)` when the run was stopped by Ctrl-C
@@ -391,6 +393,7 @@ fn one_run<P: Program>(
     why: &crate::why::Target,
     threads: usize,
     hook: &'static Progress,
+    choice: EngineArg,
 ) -> Result<Option<u64>> {
     // Issue 30 hook: a repetition that --critical-path/--timeline record runs there (on the
     // global engine, same answer).
@@ -407,7 +410,17 @@ fn one_run<P: Program>(
     if why.wants(rep) && !polled_rendezvous(prog, model.mpi_progress(), model.engine_params().s) {
         return why.run(prog, model, engine_model, seed, rep).map(Some);
     }
-    match outcome(prog, model, seed, rep, odds, engine_model, threads, hook)? {
+    match outcome(
+        prog,
+        model,
+        seed,
+        rep,
+        odds,
+        engine_model,
+        threads,
+        hook,
+        choice,
+    )? {
         Some(out) => Ok(Some(out.max().0)),
         None => Ok(None),
     }
@@ -435,8 +448,18 @@ pub(crate) fn one_outcome<P: Program>(
     engine_model: loggops_engine::Model,
     threads: usize,
 ) -> Result<loggops_engine::Outcome> {
-    outcome(prog, model, seed, rep, odds, engine_model, threads, &HOOK)?
-        .ok_or_else(|| anyhow!("repetition {rep} was interrupted (Ctrl-C)"))
+    outcome(
+        prog,
+        model,
+        seed,
+        rep,
+        odds,
+        engine_model,
+        threads,
+        &HOOK,
+        EngineArg::Auto,
+    )?
+    .ok_or_else(|| anyhow!("repetition {rep} was interrupted (Ctrl-C)"))
 }
 
 /// [`one_outcome`], or `Ok(None)` when Ctrl-C stopped the run (`hook`'s flag).
@@ -450,6 +473,7 @@ fn outcome<P: Program>(
     engine_model: loggops_engine::Model,
     threads: usize,
     hook: &'static Progress,
+    choice: EngineArg,
 ) -> Result<Option<loggops_engine::Outcome>> {
     let cfg = Config {
         progress: Some(hook),
@@ -459,7 +483,7 @@ fn outcome<P: Program>(
     };
     let out = if model.needs_noise_run() {
         let mut n = model.instance(seed, rep, prog.num_ranks());
-        odds.simulate_on(prog, &cfg, &mut n, threads)
+        crate::lanes::run_alone(choice, prog, &cfg, &mut n, odds, threads)
     } else {
         loggops_engine::simulate(prog, &cfg, &mut NoNoise)
     };
@@ -503,6 +527,12 @@ fn threads_per_rep(threads: usize, reps: usize, baseline: bool) -> usize {
     (free / reps.max(1)).max(1)
 }
 
+/// Repetitions to run: one alone, or up to [`crate::lanes::LANES`] in one walk.
+enum Work {
+    One(u64),
+    Walk(Vec<u64>),
+}
+
 /// A profile's noiseless baseline, run alongside the first chunk of noisy repetitions.
 struct Pending<'a> {
     /// Runs it (one thread) with the given stop hook; `Ok(None)` when stopped.
@@ -528,6 +558,8 @@ impl Exec<'_> {
         let pool = self.pool.as_ref().expect("noisy runs have worker threads");
         let odds = WindowOdds::default();
         let seed = self.req.settings.seed;
+        let engine_model = self.req.settings.model;
+        let batched = with_program!(sched, |p| self.engines.batched(p, model, engine_model))?;
         let mut got = Vec::new();
         let total = set.len();
         let mut start = 0;
@@ -539,32 +571,37 @@ impl Exec<'_> {
                 (end - start) as usize,
                 with_baseline,
             );
+            let single = |rep: u64| -> Result<Option<(u64, u64)>> {
+                if interrupted() {
+                    return Ok(None);
+                }
+                let t = with_program!(sched, |p| one_run(
+                    p,
+                    model,
+                    seed,
+                    rep,
+                    &odds,
+                    engine_model,
+                    self.explain,
+                    why,
+                    per_rep,
+                    &HOOK,
+                    self.engines.choice
+                ))?;
+                if t.is_some() {
+                    self.bar.inc(1);
+                }
+                Ok(t.map(|t| (rep, t)))
+            };
+            let work = self.work(sched, model, why, (start..end).map(|i| set.nth(i)), batched);
             let chunk = || {
-                (start..end)
-                    .into_par_iter()
-                    .map(|i| {
-                        let rep = set.nth(i);
-                        if interrupted() {
-                            return Ok(None);
-                        }
-                        let t = with_program!(sched, |p| one_run(
-                            p,
-                            model,
-                            seed,
-                            rep,
-                            &odds,
-                            self.req.settings.model,
-                            self.explain,
-                            why,
-                            per_rep,
-                            &HOOK
-                        ))?;
-                        if t.is_some() {
-                            self.bar.inc(1);
-                        }
-                        Ok(t.map(|t| (rep, t)))
+                work.par_iter()
+                    .map(|w| match w {
+                        Work::One(rep) => Ok(vec![single(*rep)?]),
+                        Work::Walk(reps) => self.walk(sched, model, reps, &odds),
                     })
-                    .collect::<Result<Vec<Option<(u64, u64)>>>>()
+                    .collect::<Result<Vec<Vec<Option<(u64, u64)>>>>>()
+                    .map(|v| v.into_iter().flatten().collect::<Vec<_>>())
             };
             let run = pending.run;
             let (baseline, done) = pool.install(|| {
@@ -582,7 +619,80 @@ impl Exec<'_> {
             got.extend(done.into_iter().flatten());
             start = end;
         }
+        got.sort_unstable_by_key(|&(rep, _)| rep);
         Ok(got)
+    }
+
+    /// The repetitions `reps` as work items: in walks of up to [`crate::lanes::LANES`] when
+    /// `batched`, except those recorded for `--critical-path`, `--timeline` or the verdict's
+    /// why (which run alone, recorded); one at a time otherwise.
+    fn work(
+        &self,
+        sched: &Schedule,
+        model: &NoiseModel,
+        why: &crate::why::Target,
+        reps: impl Iterator<Item = u64>,
+        batched: bool,
+    ) -> Vec<Work> {
+        if !batched {
+            return reps.map(Work::One).collect();
+        }
+        let ranks = sched.num_ranks();
+        let rndv_polled = with_program!(sched, |p| polled_rendezvous(
+            p,
+            model.mpi_progress(),
+            model.engine_params().s
+        ));
+        let recorded = |rep: u64| {
+            self.explain
+                .is_some_and(|x| x.records(ranks, model.mode(), rep))
+                || (why.wants(rep) && !rndv_polled)
+        };
+        let (alone, walked): (Vec<u64>, Vec<u64>) = reps.partition(|&rep| recorded(rep));
+        let mut work: Vec<Work> = alone.into_iter().map(Work::One).collect();
+        work.extend(
+            walked
+                .chunks(crate::lanes::LANES)
+                .map(|c| Work::Walk(c.to_vec())),
+        );
+        work
+    }
+
+    /// One walk of repetitions `reps`; those it gives up run alone.
+    fn walk(
+        &self,
+        sched: &Schedule,
+        model: &NoiseModel,
+        reps: &[u64],
+        odds: &WindowOdds,
+    ) -> Result<Vec<Option<(u64, u64)>>> {
+        if interrupted() {
+            return Ok(Vec::new());
+        }
+        let seed = self.req.settings.seed;
+        let engine_model = self.req.settings.model;
+        let choice = self.engines.choice;
+        let got = with_program!(sched, |p| self.engines.walk(
+            p,
+            model,
+            engine_model,
+            seed,
+            reps,
+            &HOOK,
+            |rep| {
+                let out = outcome(p, model, seed, rep, odds, engine_model, 1, &HOOK, choice)?;
+                Ok(out.map(|o| o.max().0))
+            }
+        ))?;
+        Ok(got
+            .into_iter()
+            .map(|(rep, t)| {
+                if t.is_some() {
+                    self.bar.inc(1);
+                }
+                t.map(|t| (rep, t))
+            })
+            .collect())
     }
 
     /// A noisy cell's repetitions by the repetition rule, or those of `share` (a shard's);
@@ -776,6 +886,7 @@ fn execute(
             None
         },
         bar,
+        engines: crate::lanes::Engines::new(st.engine),
     };
     let node_list: Vec<Option<u32>> = if plan.nodes.is_empty() {
         vec![None]
@@ -829,6 +940,7 @@ fn execute(
                     samples_ps: reps.iter().map(|r| r.1).collect(),
                     run,
                     why: None,
+                    engine: None,
                 };
                 // The noiseless baseline, once per (workload, system, nodes). With a profile
                 // it runs through the noise model in mode `none`, which places messages near
@@ -905,7 +1017,8 @@ fn execute(
                         exec.explain,
                         &base_why,
                         1,
-                        hook
+                        hook,
+                        st.engine
                     ))
                     .with_context(|| format!("{}, the noiseless baseline", goal.display()))
                 };
@@ -946,7 +1059,7 @@ fn execute(
                             Ok(r) => r,
                             Err(e) => return Ok((result, Some(leftovers(e)?))),
                         };
-                    noisy.push((m, reps, complete));
+                    noisy.push((m, reps, complete, exec.engines.describe()));
                     if !complete {
                         break;
                     }
@@ -973,9 +1086,11 @@ fn execute(
                     }
                 }
                 let mut stop = false;
-                for (m, reps, complete) in noisy {
+                for (m, reps, complete, engine) in noisy {
                     if !reps.is_empty() {
-                        cells.push(cell(m, reps, complete, Some(base), None));
+                        let mut c = cell(m, reps, complete, Some(base), None);
+                        c.engine = Some(engine);
+                        cells.push(c);
                     }
                     stop |= !complete;
                 }

@@ -55,6 +55,8 @@ pub struct Settings {
     /// The sharing model: `--model`, else queued with `--noise` and LogGOPSim's without.
     pub model: loggops_engine::Model,
     pub mpi_progress: Option<MpiProgressArg>,
+    /// `--engine`: which engine runs the repetitions of noisy runs.
+    pub engine: crate::cli::EngineArg,
     pub order: OrderArg,
     /// How GOAL files are read: plain calc numbers in ticks of `--tick` (as they are with
     /// `--compat loggopsim`).
@@ -349,6 +351,7 @@ impl Request {
                 batchmode: args.batchmode,
                 model,
                 mpi_progress: args.mpi_progress,
+                engine: args.engine,
                 order: args.order,
                 goal_opts,
                 noise_modes: args.noise_mode.clone(),

@@ -21,7 +21,7 @@ use loggops_noise::{NoiseConfig, NoiseMode, NoiseModel};
 use loggops_units::{parse_per_byte, parse_time, TimeRules, TimeUnit};
 
 use crate::shared_or_skip;
-use crate::util::{run, stderr, stdout, write_file};
+use crate::util::{run, shipped_profiles, stderr, stdout, write_file};
 
 /// LogGOPSim's parameter sets of `apps/README.md`: output file suffix and flags (plain ns).
 const PARAMETER_SETS: [(&str, &[(&str, &str)]); 3] = [
@@ -212,18 +212,6 @@ fn command_line_reads_traces_in_ns_ticks() {
         "{}",
         stdout(&ps)
     );
-}
-
-fn shipped_profiles() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("calibration");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "h5"))
-        .collect();
-    v.sort();
-    assert!(v.len() >= 8, "{v:?}");
-    v
 }
 
 /// Every application under a shipped profile (a different one for each, so that profiles with

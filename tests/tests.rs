@@ -4,6 +4,7 @@ mod util;
 mod answer;
 mod api;
 mod apps;
+mod batched;
 mod cli;
 mod closed_forms;
 mod closure;

@@ -156,3 +156,16 @@ pub fn ctrl_c_once_working(child: &mut std::process::Child, ticks: u64) {
         .unwrap();
     assert!(kill.success());
 }
+
+/// The shipped profiles (`calibration/*.h5`), sorted; there are at least eight.
+pub fn shipped_profiles() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("calibration");
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "h5"))
+        .collect();
+    v.sort();
+    assert!(v.len() >= 8, "{v:?}");
+    v
+}

@@ -13,6 +13,8 @@ use loggops_engine::{
 use loggops_noise::{NoiseConfig, NoiseMode, NoiseModel};
 use loggops_schedgen::{Collective, GenOptions, Generated};
 
+use crate::util::shipped_profiles;
+
 fn dissemination(ranks: u32, size: u64) -> Generated {
     let opts = GenOptions {
         nway: 1,
@@ -159,18 +161,6 @@ fn parallel_windows_answer_as_one_thread_on_every_shipped_profile() {
 }
 
 /// The shipped noise profiles (`calibration/*.h5`, at least eight), sorted.
-fn shipped_profiles() -> Vec<std::path::PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("calibration");
-    let mut profiles: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "h5"))
-        .collect();
-    profiles.sort();
-    assert!(profiles.len() >= 8, "{profiles:?}");
-    profiles
-}
-
 /// The collectives the profile tests run: disseminations (small and rendezvous messages),
 /// rings, recursive doubling, all-to-all and a reduction tree.
 fn shipped_collectives() -> [Generated; 7] {

@@ -17,6 +17,7 @@
 //! let out = simulate(&p, &cfg, &mut NoNoise).unwrap();
 //! assert_eq!(out.finish, vec![1500, 5590]); // o, and 2o + L + 15G
 //! ```
+pub mod batch;
 mod counters;
 mod matching;
 pub mod noise;
@@ -31,6 +32,7 @@ pub mod stdsort;
 mod test_rng;
 pub mod testing;
 pub mod window;
+pub use batch::{batch_refusal, simulate_lanes, LaneError, MAX_LANES};
 pub use noise::*;
 pub use params::*;
 pub use program::*;

@@ -7,7 +7,7 @@
 //!   ["shard": {"index", "count"},]  (only in the output of --shard)
 //!   "plan": { "workloads": [...], "systems": [...], "nodes": [...], "noise_modes": [...],
 //!             "settings": {...} },
-//!   "cells": [ { "id", "complete", <the keys of CELL_COLUMNS>, "run", ["why",] "reps",
+//!   "cells": [ { "id", "complete", <the keys of CELL_COLUMNS>, "run", ["engine",] ["why",] "reps",
 //!                "samples_ps" } ],
 //!   "verdicts": [ { "workload", "system", "nodes", "noise_mode", "n", "partial", "mean_ps",
 //!                   "noiseless_ps", "slowdown", "slowdown_ci95", "on_demand", "committed",
@@ -93,6 +93,9 @@ impl Serialize for CellOut<'_> {
             map.serialize_entry(k, v)?;
         }
         map.serialize_entry("run", &c.run)?;
+        if let Some(e) = &c.engine {
+            map.serialize_entry("engine", e)?;
+        }
         if let Some(w) = &c.why {
             map.serialize_entry("why", w)?;
         }

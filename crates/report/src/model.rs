@@ -384,6 +384,10 @@ pub struct CellResult {
     /// verdict speaks of, or every cell with `--critical-path`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub why: Option<crate::why::CellWhy>,
+    /// What ran a noisy cell's repetitions (the batched engine, or a one-at-a-time engine and
+    /// why); the answers are the same whichever ran (not part of the result's identity).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine: Option<String>,
 }
 
 impl CellResult {

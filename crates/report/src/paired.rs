@@ -195,6 +195,7 @@ mod tests {
             samples_ps: samples.to_vec(),
             run: None,
             why: None,
+            engine: None,
         }
     }
 

@@ -373,6 +373,22 @@ pub fn render_footer(run: &RunResult) -> String {
             );
         }
     }
+    // What ran the noisy repetitions (the answers are the same whichever did).
+    let mut engines: Vec<&str> = run
+        .cells
+        .iter()
+        .filter_map(|c| c.engine.as_deref())
+        .collect();
+    engines.dedup();
+    match engines.as_slice() {
+        [] => {}
+        [one] => {
+            let _ = write!(out, "; engine {one}");
+        }
+        many => {
+            let _ = write!(out, "; engines by cell: {}", many.join(" / "));
+        }
+    }
     if st.order != "stable" {
         let _ = write!(out, "; {} order", st.order);
     }

@@ -168,6 +168,7 @@ fn run() -> RunResult {
         samples_ps: samples,
         run: None,
         why: None,
+        engine: None,
     };
     r.cells = vec![
         cell(0, "os", os_samples(), true),

@@ -119,6 +119,10 @@ impl Progress {
     pub fn request_stop(&self) {
         self.stop.store(true, AtomicOrdering::Relaxed);
     }
+    /// Counts `n` more ops started (the batched engine's reports).
+    pub(crate) fn add_ops(&self, n: u64) {
+        self.ops.fetch_add(n, AtomicOrdering::Relaxed);
+    }
     pub fn stop_requested(&self) -> bool {
         self.stop.load(AtomicOrdering::Relaxed)
     }

@@ -1,0 +1,178 @@
+//! The batched engine in a sweep (`--engine`): whether a noisy cell's repetitions are walked
+//! through the schedule up to [`LANES`] at a time ([`loggops_engine::simulate_lanes`]) or run
+//! one at a time, the walks themselves, and what the output says of it (a cell's `engine`).
+//!
+//! A repetition the walk gives up (its order of events may differ from the walk's) runs alone
+//! with the same draws, so every repetition's time is the one-at-a-time engines' to the
+//! picosecond whichever engine ran it.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use anyhow::{bail, Result};
+use loggops_engine::{Config, LaneError, Program, Progress, WindowOdds};
+use loggops_noise::NoiseModel;
+
+use crate::cli::EngineArg;
+
+/// Repetitions walked at once.
+pub(crate) const LANES: usize = 16;
+
+/// How a cell's repetitions run, and what ran them.
+pub(crate) struct Engines {
+    pub(crate) choice: EngineArg,
+    /// Why the batched engine did not take the cell (`None` while it did).
+    refused: Mutex<Option<&'static str>>,
+    walked: AtomicU64,
+    /// The batched engine took the cell.
+    tried: AtomicBool,
+}
+
+impl Engines {
+    pub(crate) fn new(choice: EngineArg) -> Engines {
+        Engines {
+            choice,
+            refused: Mutex::new(None),
+            walked: AtomicU64::new(0),
+            tried: AtomicBool::new(false),
+        }
+    }
+
+    /// Whether the repetitions of `model` on `prog` are walked in batches: with `--engine
+    /// auto` when the batched engine takes the run; an error with `--engine batched` when it
+    /// does not, saying why.
+    pub(crate) fn batched<P: Program>(
+        &self,
+        prog: &P,
+        model: &NoiseModel,
+        engine_model: loggops_engine::Model,
+    ) -> Result<bool> {
+        if !matches!(self.choice, EngineArg::Auto | EngineArg::Batched) {
+            return Ok(false);
+        }
+        let why = if !model.needs_noise_run() {
+            Some("nothing is drawn in this noise mode: every repetition is the same run")
+        } else {
+            loggops_engine::batch_refusal(prog, &config(model, engine_model, &UNSTOPPED))
+        };
+        match why {
+            None => {
+                self.tried.store(true, Ordering::Relaxed);
+                Ok(true)
+            }
+            Some(w) => self.refuse(w).map(|_| false),
+        }
+    }
+
+    /// Records why the batched engine does not take the cell; an error with `--engine
+    /// batched`.
+    fn refuse(&self, why: &'static str) -> Result<()> {
+        if self.choice == EngineArg::Batched {
+            bail!("--engine batched does not apply to this run: {why}; use --engine auto (or windowed)");
+        }
+        *self.refused.lock().expect("no panics while held") = Some(why);
+        Ok(())
+    }
+
+    /// What ran the cell's repetitions, for the output; the counts start again for the next
+    /// cell.
+    pub(crate) fn describe(&self) -> String {
+        let walked = self.walked.swap(0, Ordering::Relaxed);
+        let tried = self.tried.swap(false, Ordering::Relaxed);
+        let refused = self.refused.lock().expect("no panics while held").take();
+        let one_at_a_time = match self.choice {
+            EngineArg::Global => "global",
+            _ => "windowed",
+        };
+        match refused {
+            Some(why) if walked == 0 => {
+                format!("{one_at_a_time}: the batched engine does not apply ({why})")
+            }
+            _ if !tried && self.choice != EngineArg::Auto => {
+                format!("{one_at_a_time} (--engine {one_at_a_time})")
+            }
+            _ if !tried => one_at_a_time.to_string(),
+            // No counts: the shards of a run say what the whole run says.
+            _ => format!(
+                "batched (walks of up to {LANES} repetitions; a repetition recorded for the why \
+                 or the critical path, or whose order of events may differ from the walk's, runs \
+                 alone)"
+            ),
+        }
+    }
+
+    /// Walks `reps` (at most [`LANES`]) at once; a repetition the walk gives up runs alone
+    /// through `alone`. `(rep, time)` for each, `None` when Ctrl-C stopped it.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn walk<P: Program>(
+        &self,
+        prog: &P,
+        model: &NoiseModel,
+        engine_model: loggops_engine::Model,
+        seed: u64,
+        reps: &[u64],
+        hook: &'static Progress,
+        alone: impl Fn(u64) -> Result<Option<u64>>,
+    ) -> Result<Vec<(u64, Option<u64>)>> {
+        let ranks = prog.num_ranks();
+        let mut noises: Vec<_> = reps
+            .iter()
+            .map(|&rep| model.instance(seed, rep, ranks))
+            .collect();
+        let cfg = config(model, engine_model, hook);
+        let lanes = match loggops_engine::simulate_lanes(prog, &cfg, &mut noises) {
+            Ok(l) => l,
+            Err(LaneError::Stopped) => return Ok(reps.iter().map(|&r| (r, None)).collect()),
+            Err(LaneError::Refused(why)) => {
+                self.refuse(why)?;
+                vec![None; reps.len()]
+            }
+        };
+        let mut got = Vec::with_capacity(reps.len());
+        for (&rep, lane) in reps.iter().zip(lanes) {
+            match lane {
+                Some(out) => {
+                    self.walked.fetch_add(1, Ordering::Relaxed);
+                    got.push((rep, Some(out.max().0)));
+                }
+                None => {
+                    got.push((rep, alone(rep)?));
+                }
+            }
+        }
+        Ok(got)
+    }
+}
+
+static UNSTOPPED: Progress = Progress::new();
+
+/// The engine configuration of a noisy repetition (as `mc::outcome` builds it).
+fn config(
+    model: &NoiseModel,
+    engine_model: loggops_engine::Model,
+    hook: &'static Progress,
+) -> Config {
+    Config {
+        progress: Some(hook),
+        model: engine_model,
+        mpi_progress: model.mpi_progress(),
+        ..Config::new(model.engine_params())
+    }
+}
+
+/// Runs one repetition with the chosen one-at-a-time engine: the windowed engine (global
+/// where windows do not apply), or the global engine with `--engine global`.
+pub(crate) fn run_alone<P: Program, N: loggops_engine::Noise>(
+    choice: EngineArg,
+    prog: &P,
+    cfg: &Config,
+    noise: &mut N,
+    odds: &WindowOdds,
+    threads: usize,
+) -> Result<loggops_engine::Outcome, loggops_engine::EngineError> {
+    if choice == EngineArg::Global {
+        loggops_engine::simulate_global(prog, cfg, noise)
+    } else {
+        odds.simulate_on(prog, cfg, noise, threads)
+    }
+}
