@@ -268,8 +268,8 @@ pub enum MpiProgressArg {
 /// answer to the picosecond).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
 pub enum EngineArg {
-    /// The batched engine where it applies, else the windowed one (the output says which ran
-    /// and why).
+    /// The windowed engine for now: the batched one costs more CPU than the windowed one on
+    /// the runs measured (BENCHMARKS.md), so it runs only on request.
     #[default]
     Auto,
     /// Up to 16 repetitions walked at once through the schedule (queued model, one CPU and
