@@ -246,6 +246,8 @@ struct Walk<'a, P: Program, N: Noise> {
     /// non-root post's times (`b`), [`UNKNOWN`] before the first.
     classes: HashMap<u64, u32>,
     freed: Vec<(u32, u32, u32)>,
+    /// The dependents of the op being released (kept to avoid an allocation per release).
+    deps: Vec<(u32, u32)>,
     done_t: Vec<Time>,
     done_c: Vec<u64>,
     /// Per lane, the event that freed the op whose start completes now ([`NONE`] for a
@@ -313,6 +315,7 @@ pub fn simulate_lanes<P: Program, N: Noise>(
         partial: HashMap::new(),
         classes: HashMap::new(),
         freed: Vec::new(),
+        deps: Vec::new(),
         done_t: vec![0; l],
         done_c: vec![INIT; l],
         done_from: vec![NONE; l],
@@ -483,10 +486,11 @@ impl<P: Program, N: Noise> Walk<'_, P, N> {
     /// Op `op` of `host` reached completion at `done_t` through the events `done_c` (per lane):
     /// its dependents whose last dependency this was are freed.
     fn release(&mut self, host: u32, op: u32) {
-        let mut deps = Vec::new();
+        let mut deps = std::mem::take(&mut self.deps);
+        deps.clear();
         self.prog
             .for_each_dependent_counted(host, op, DepKind::Done, |d, n| deps.push((d, n)));
-        for (d, n) in deps {
+        for &(d, n) in &deps {
             if n <= 1 {
                 let slot = self.slots.alloc();
                 for k in 0..self.l {
@@ -525,6 +529,7 @@ impl<P: Program, N: Noise> Walk<'_, P, N> {
                 }
             }
         }
+        self.deps = deps;
     }
 
     /// Checks that lane `k` of rank `h` runs a CPU op entering the CPU's queue at `(rq, cq)`

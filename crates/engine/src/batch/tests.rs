@@ -9,15 +9,8 @@ use crate::noise::MsgCosts;
 use crate::params::PerByte;
 use crate::program::Op;
 use crate::sim::simulate_global;
-use crate::test_rng::xorshift;
+use crate::test_rng::{hash, periodic_detour, xorshift};
 use crate::testing::VecProgram;
-
-fn hash(a: u64, b: u64) -> u64 {
-    let mut x = a.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ b.wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x ^= x >> 31;
-    x = x.wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 29)
-}
 
 /// Costs drawn by hashing (lane seed, message): latency, o and a per-byte gap from `spread`
 /// values each (a large spread makes ties rare, a small one makes them common), and OS
@@ -78,15 +71,7 @@ impl Noise for Hashed {
             return 0;
         }
         let phase = hash(self.seed ^ 0x55, rank as u64) % self.period;
-        let upto = |t: Time| {
-            if t < phase {
-                0
-            } else {
-                (t - phase) / self.period + 1
-            }
-        };
-        let before = if t0 == 0 { 0 } else { upto(t0 - 1) };
-        (upto(t1) - before) * self.detour
+        periodic_detour(phase, self.period, self.detour, t0, t1)
     }
 }
 

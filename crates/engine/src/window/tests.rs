@@ -11,7 +11,7 @@ use super::*;
 use crate::noise::MsgCosts;
 use crate::program::{Op, OpKind};
 use crate::sim::simulate_global;
-use crate::test_rng::xorshift;
+use crate::test_rng::{hash, periodic_detour, xorshift};
 use crate::testing::VecProgram;
 use crate::{PerByte, ANY};
 
@@ -29,12 +29,6 @@ struct FewValues {
     fixed_recv: Option<(Time, Time)>,
     /// Added to the true bound in [`Noise::min_latency`] (a false promise, for tests).
     overclaim: Time,
-}
-
-fn hash(a: u64, b: u64) -> u64 {
-    let mut x = a.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ b.wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x ^= x >> 31;
-    x.wrapping_mul(0x94D0_49BB_1331_11EB) ^ (x >> 29)
 }
 
 impl FewValues {
@@ -66,15 +60,7 @@ impl Noise for FewValues {
     fn os_detour(&mut self, rank: u32, t0: Time, t1: Time) -> Time {
         // Detours start at phase + k·period; count those in [t0, t1].
         let phase = hash(rank as u64, 7) % self.period;
-        let upto = |t: Time| {
-            if t < phase {
-                0
-            } else {
-                (t - phase) / self.period + 1
-            }
-        };
-        let before = if t0 == 0 { 0 } else { upto(t0 - 1) };
-        (upto(t1) - before) * self.detour
+        periodic_detour(phase, self.period, self.detour, t0, t1)
     }
     fn min_message_delay(&self) -> Time {
         self.o.iter().min().unwrap() + self.lat.iter().min().unwrap()
