@@ -80,6 +80,9 @@ fn the_sweep_gives_the_same_samples_with_each_engine_and_says_which_ran() {
         ]);
         assert!(out.status.success(), "{}", stderr(&out));
         let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+        // The engine is not part of what makes the result: left out of the recorded command.
+        let command = v["command"].as_str().unwrap();
+        assert!(!command.contains("--engine"), "{command}");
         let cell = &v["cells"][0];
         (
             cell["samples_ps"].clone(),
