@@ -274,8 +274,9 @@ pub enum EngineArg {
     Auto,
     /// Up to 16 repetitions walked at once through the schedule (queued model, one CPU and
     /// NIC per rank, no irequires or wildcard receives, asynchronous progress); a repetition
-    /// whose order of events may differ from the walk's runs alone. An error on a run it does
-    /// not take.
+    /// whose order of events may differ from the walk's runs alone, and after a walk that
+    /// gives up more than half, the cell's next repetitions do. An error on a run it does not
+    /// take.
     Batched,
     /// One repetition at a time, its ranks in time windows (parallel when there are fewer
     /// repetitions than threads); the global engine where windows do not apply.

@@ -30,6 +30,8 @@ pub(crate) struct Engines {
     walked: AtomicU64,
     /// The batched engine took the cell.
     tried: AtomicBool,
+    /// A walk of the cell gave up more than half its repetitions: the rest run alone.
+    abandoned: AtomicBool,
 }
 
 impl Engines {
@@ -39,6 +41,7 @@ impl Engines {
             refused: Mutex::new(None),
             walked: AtomicU64::new(0),
             tried: AtomicBool::new(false),
+            abandoned: AtomicBool::new(false),
         }
     }
 
@@ -90,6 +93,7 @@ impl Engines {
     pub(crate) fn describe(&self) -> String {
         let walked = self.walked.swap(0, Ordering::Relaxed);
         let tried = self.tried.swap(false, Ordering::Relaxed);
+        self.abandoned.store(false, Ordering::Relaxed);
         let refused = self.refused.lock().expect("no panics while held").take();
         let one_at_a_time = match self.choice {
             EngineArg::Global => "global",
@@ -107,13 +111,16 @@ impl Engines {
             _ => format!(
                 "batched (walks of up to {LANES} repetitions; a repetition recorded for the why \
                  or the critical path, or whose order of events may differ from the walk's, runs \
-                 alone)"
+                 alone; after a walk that gives up more than half its repetitions, the cell's \
+                 next ones run alone)"
             ),
         }
     }
 
     /// Walks `reps` (at most [`LANES`]) at once; a repetition the walk gives up runs alone
-    /// through `alone`. `(rep, time)` for each, `None` when Ctrl-C stopped it.
+    /// through `alone`, and so do all of them once a walk of the cell gave up more than half
+    /// of its own (a walk then costs more than it saves: BENCHMARKS.md, "The windowed
+    /// engine"). `(rep, time)` for each, `None` when Ctrl-C stopped it.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn walk<P: Program>(
         &self,
@@ -125,6 +132,9 @@ impl Engines {
         hook: &'static Progress,
         alone: impl Fn(u64) -> Result<Option<u64>>,
     ) -> Result<Vec<(u64, Option<u64>)>> {
+        if self.abandoned.load(Ordering::Relaxed) {
+            return reps.iter().map(|&rep| Ok((rep, alone(rep)?))).collect();
+        }
         let ranks = prog.num_ranks();
         let mut noises: Vec<_> = reps
             .iter()
@@ -139,6 +149,10 @@ impl Engines {
                 vec![None; reps.len()]
             }
         };
+        let given_up = lanes.iter().filter(|l| l.is_none()).count();
+        if 2 * given_up > reps.len() {
+            self.abandoned.store(true, Ordering::Relaxed);
+        }
         let mut got = Vec::with_capacity(reps.len());
         for (&rep, lane) in reps.iter().zip(lanes) {
             match lane {

@@ -734,10 +734,12 @@ impl<P: Program, N: Noise> Walk<'_, P, N> {
             } else {
                 NEVER_COMMUNICATED
             };
+            // The receiver's overhead, drawn once (its gap is the sender's).
             let (lat, o, g, gap, o_r) = if N::ACTIVE {
                 let cs = self.noises[k].send_costs_idle(&p, h, op.peer, id, op.size, idle);
-                let o_r = self.noises[k].recv_costs(&p, h, op.peer, id, op.size).o;
-                (cs.latency, cs.o, cs.g, cs.gap_bytes, o_r)
+                let gap = cs.gap_bytes;
+                let rc = self.noises[k].recv_costs_known_gap(&p, h, op.peer, id, op.size, gap);
+                (cs.latency, cs.o, cs.g, gap, rc.o)
             } else {
                 let gap = self.per_byte(p.big_g, op.size, k);
                 (p.l, p.o, p.g, gap, p.o)
@@ -765,13 +767,9 @@ impl<P: Program, N: Noise> Walk<'_, P, N> {
             let mut received = self.add(received, ob.max(gap), k);
             if N::ACTIVE {
                 // An OS detour in progress at its arrival defers it once.
-                let dst = op.peer;
-                let c2 = self.noises[k].recv_costs(&p, h, dst, id, op.size);
-                let arr = received
-                    .saturating_sub(c2.o)
-                    .saturating_sub(ob.max(c2.gap_bytes));
-                let t2 = self.add(arr, c2.o, k);
-                let d = self.noises[k].os_detour(dst, arr, t2);
+                let arr = received.saturating_sub(o_r).saturating_sub(ob.max(gap));
+                let t2 = self.add(arr, o_r, k);
+                let d = self.noises[k].os_detour(op.peer, arr, t2);
                 if d > 0 {
                     received = self.add(received, d, k);
                 }
