@@ -201,3 +201,70 @@ pub(crate) fn run_alone<P: Program, N: loggops_engine::Noise>(
         odds.simulate_on(prog, cfg, noise, threads)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use loggops_noise::{NoiseConfig, NoiseMode};
+    use std::path::Path;
+
+    /// Once a walk gave up more than half its repetitions, the cell's next repetitions all
+    /// run alone, without a walk; `describe` starts the next cell walking again.
+    #[test]
+    fn a_walk_that_gives_up_most_repetitions_ends_the_cells_walks() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let sched = crate::schedule::load(
+            &root.join("goal/dissemination_16B.goal"),
+            Some(1024),
+            &[],
+            &loggops_goal::ParseOptions::default(),
+        )
+        .unwrap();
+        let profile = loggops_profile::read_profile(root.join("calibration/alps.h5")).unwrap();
+        let cfg = NoiseConfig {
+            mode: NoiseMode::OsNet,
+            ..NoiseConfig::default()
+        };
+        let model = NoiseModel::new(&profile, &cfg).unwrap();
+        let engines = Engines::new(EngineArg::Batched);
+        let queued = loggops_engine::Model::Queued;
+        let alone = AtomicU64::new(0);
+        let walk = |reps: &[u64]| {
+            crate::schedule::with_program!(&sched, |p| engines.walk(
+                p,
+                &model,
+                queued,
+                5,
+                reps,
+                &UNSTOPPED,
+                |_| {
+                    alone.fetch_add(1, Ordering::Relaxed);
+                    Ok(Some(0))
+                }
+            ))
+            .unwrap()
+        };
+        let first: Vec<u64> = (0..16).collect();
+        assert!(
+            crate::schedule::with_program!(&sched, |p| engines.batched(p, &model, queued)).unwrap()
+        );
+        walk(&first);
+        let given_up = alone.swap(0, Ordering::Relaxed);
+        let walked = engines.walked.load(Ordering::Relaxed);
+        // The premise (BENCHMARKS.md): at 1024 ranks most lanes are given up, not all.
+        assert!(
+            2 * given_up > 16 && walked > 0,
+            "{given_up} given up, {walked} walked"
+        );
+        let next: Vec<u64> = (16..32).collect();
+        assert_eq!(walk(&next).len(), 16);
+        assert_eq!(alone.swap(0, Ordering::Relaxed), 16);
+        assert_eq!(engines.walked.load(Ordering::Relaxed), walked);
+        engines.describe();
+        walk(&next);
+        assert!(
+            engines.walked.load(Ordering::Relaxed) > 0,
+            "a new cell walks again"
+        );
+    }
+}
