@@ -416,21 +416,13 @@ pub fn render(p: &Profile, path: &str, sha256: &str, size: u64) -> String {
         let _ = writeln!(out, "OS noise: none");
     } else {
         let _ = writeln!(out, "OS noise:");
-        // The detours the process was fitted on, when the capture had more than its one trace
-        // keeps (calibrate's trace is the capture's first detours).
-        let captured = match os.process.as_ref().map(|p| &p.duration_ps) {
-            _ if os.traces.len() != 1 => None,
-            Some(Distribution::Samples(s)) => Some(s.len()),
-            Some(Distribution::Quantiles { tail: Some(t), .. }) => Some(t.sample_count as usize),
-            _ => None,
-        };
         for (i, t) in os.traces.iter().enumerate() {
-            let cut = match captured {
-                Some(n) if n > t.duration_ps.len() => format!(
+            let cut = match captured_detours(os, t) {
+                Some(n) => format!(
                     " (cut: the capture's first {} of {n} detours; the process is fitted on all)",
                     t.duration_ps.len()
                 ),
-                _ => String::new(),
+                None => String::new(),
             };
             let _ = writeln!(out, "  trace {}: {}{cut}", i + 1, trace_summary(t));
         }
@@ -638,6 +630,22 @@ pub(crate) fn load(path: &std::path::Path) -> Result<(Profile, String, u64)> {
         crate::inputs::sha256_bytes(&bytes),
         bytes.len() as u64,
     ))
+}
+
+/// The detours of the capture `t` was cut from, when it held more than the trace keeps
+/// (`calibrate` keeps a capture's first detours as its one trace and fits the detour process
+/// on all of them); `None`: the trace is the whole capture, or this is not known.
+pub(crate) fn captured_detours(
+    os: &loggops_profile::OsNoise,
+    t: &loggops_profile::DetourTrace,
+) -> Option<usize> {
+    let n = match os.process.as_ref().map(|p| &p.duration_ps) {
+        _ if os.traces.len() != 1 => None,
+        Some(Distribution::Samples(s)) => Some(s.len()),
+        Some(Distribution::Quantiles { tail: Some(t), .. }) => Some(t.sample_count as usize),
+        _ => None,
+    }?;
+    (n > t.duration_ps.len()).then_some(n)
 }
 
 pub fn show(args: &ProfileShowArgs) -> Result<ExitCode> {

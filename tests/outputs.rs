@@ -456,6 +456,25 @@ fn profile_show_json_has_the_numbers_of_the_text() {
         text.matches("\n  trace ").count(),
         "one object per trace line"
     );
+    assert!(
+        traces.iter().all(|t| t["captured_detours"].is_null()),
+        "AWS keeps its whole trace"
+    );
+    // A trace kept shorter than its capture says so, as the text's "(cut: ...)".
+    let azure: serde_json::Value = serde_json::from_str(&ok(&[
+        "profile",
+        "show",
+        "calibration/azure.h5",
+        "--format",
+        "json",
+    ]))
+    .unwrap();
+    let t = &azure["os_noise"]["traces"][0];
+    assert_eq!(
+        (t["detours"].as_u64(), t["captured_detours"].as_u64()),
+        (Some(65000), Some(99998)),
+        "{t}"
+    );
     let sha = v["sha256"].as_str().unwrap();
     assert!(text.contains(&format!("sha256 {sha}")));
     for (name, _) in [("min", 0), ("p1", 1), ("p99.9", 2), ("max", 3)] {

@@ -24,7 +24,9 @@ use crate::profile_show::{describe_kind, quantile, TraceStats, PROBS};
 /// `bandwidth_block_bytes` and `bandwidth_levels` (the distribution of the factors one of
 /// which each repetition draws, `null`: none) and `latency_by_size` (`size_bytes` and
 /// `extra_ps`, the extra one-way latency by message size; `null`: none); `os_noise` with `traces` (per
-/// trace `detours`, `period_ps`, `busy_fraction`, `detours_per_s`, `median_ps`, `max_ps`) and
+/// trace `detours`, `period_ps`, `busy_fraction`, `detours_per_s`, `median_ps`, `max_ps`,
+/// `captured_detours`: the capture's detours when the trace keeps only its first ones, else
+/// `null`) and
 /// `process` (`rate_per_s` and the distribution `duration_ps`, or `null`); `prices`
 /// (`on_demand_usd_per_node_hour`, `committed_usd_per_node_hour`, `null` when unknown, and
 /// `spot`: `null` when none is recorded, else `usd_per_node_hour`,
@@ -62,6 +64,7 @@ pub fn describe(p: &Profile, path: &str, sha256: &str, size: u64) -> Value {
                     "detours_per_s": s.per_second,
                     "median_ps": s.median_ps,
                     "max_ps": s.max_ps,
+                    "captured_detours": crate::profile_show::captured_detours(os, t),
                 })
             }).collect::<Vec<_>>(),
             "process": os.process.as_ref().map(|pr| json!({

@@ -540,7 +540,8 @@ def profile(path: StrPath) -> Dict[str, Any]:
     "p99", "p99.9", "max"}}``, as stored: the noise model scales latency and G draws so that
     their median is L resp. G) and ``bandwidth_block_bytes``; ``os_noise`` with ``traces``
     (``detours``, ``period_ps``, ``busy_fraction``, ``detours_per_s``, ``median_ps``,
-    ``max_ps``) and ``process``; ``prices`` (USD per node-hour, ``None`` when unknown);
+    ``max_ps``, ``captured_detours``: the capture's detours when the trace keeps only its first
+    ones, else ``None``) and ``process``; ``prices`` (USD per node-hour, ``None`` when unknown);
     ``provenance`` (``created``, ``tool_version``, ``sources``, ``command``, ``notes``).
     """
     text = _native.profile(_paths(path, "path")[0])
