@@ -26,8 +26,7 @@ use crate::profile_show::{describe_kind, quantile, TraceStats, PROBS};
 /// `extra_ps`, the extra one-way latency by message size; `null`: none); `os_noise` with `traces` (per
 /// trace `detours`, `period_ps`, `busy_fraction`, `detours_per_s`, `median_ps`, `max_ps`,
 /// `captured_detours`: the capture's detours when the trace keeps only its first ones, else
-/// `null`) and
-/// `process` (`rate_per_s` and the distribution `duration_ps`, or `null`); `prices`
+/// `null`) and `process` (`rate_per_s` and the distribution `duration_ps`, or `null`); `prices`
 /// (`on_demand_usd_per_node_hour`, `committed_usd_per_node_hour`, `null` when unknown, and
 /// `spot`: `null` when none is recorded, else `usd_per_node_hour`,
 /// `interruptions_per_node_hour`, `mtbi_node_hours` (its inverse), `source`, `date`);
