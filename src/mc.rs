@@ -72,6 +72,24 @@ pub fn install_interrupt_handler(what: &'static str) {
     });
 }
 
+/// The error of a run that Ctrl-C stopped (and of nothing else): callers that list what Ctrl-C
+/// left out tell it from a failure that happened at the same moment by its type.
+#[derive(Debug)]
+pub(crate) struct Interrupted(pub String);
+
+impl std::fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} was interrupted (Ctrl-C)", self.0)
+    }
+}
+
+impl std::error::Error for Interrupted {}
+
+/// Whether `e` (or an error it wraps) is [`Interrupted`].
+pub(crate) fn is_interrupted(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| c.is::<Interrupted>())
+}
+
 /// True once Ctrl-C was pressed.
 pub fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::SeqCst)
@@ -459,7 +477,7 @@ pub(crate) fn one_outcome<P: Program>(
         &HOOK,
         EngineArg::Auto,
     )?
-    .ok_or_else(|| anyhow!("repetition {rep} was interrupted (Ctrl-C)"))
+    .ok_or_else(|| Interrupted(format!("repetition {rep}")).into())
 }
 
 /// [`one_outcome`], or `Ok(None)` when Ctrl-C stopped the run (`hook`'s flag).
@@ -1490,4 +1508,22 @@ pub fn merge(args: &MergeArgs) -> Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_ctrl_c_is_an_interruption() {
+        let stopped: anyhow::Error = Interrupted("repetition 3".into()).into();
+        assert_eq!(stopped.to_string(), "repetition 3 was interrupted (Ctrl-C)");
+        assert!(is_interrupted(&stopped));
+        assert!(is_interrupted(&stopped.context("simulating ring_4_16")));
+        // A failure is one even when its text speaks of Ctrl-C.
+        assert!(!is_interrupted(&anyhow!("interrupted (Ctrl-C)")));
+        assert!(!is_interrupted(
+            &anyhow!("schedule stalled").context("simulating ring_4_16")
+        ));
+    }
 }

@@ -380,7 +380,7 @@ pub(crate) fn compare(args: &ValidateArgs) -> Result<Compared> {
                     .map(|rep| {
                         // Ctrl-C (the CLI's handler or a library front end's).
                         if crate::mc::interrupted() {
-                            anyhow::bail!("interrupted (Ctrl-C)");
+                            return Err(crate::mc::Interrupted(format!("repetition {rep}")).into());
                         }
                         let t = iteration_time(b, clock, model, args.seed, rep, &odds, engine);
                         bar.inc(1);
@@ -405,7 +405,8 @@ pub(crate) fn compare(args: &ValidateArgs) -> Result<Compared> {
         })();
         let (noiseless, samples, in_episodes) = match simulated {
             Ok(s) => s,
-            Err(_) if crate::mc::interrupted() => {
+            // Only Ctrl-C's own error: a failure at the same moment is listed with its reason.
+            Err(e) if crate::mc::is_interrupted(&e) => {
                 stopped_at = Some(i);
                 break;
             }

@@ -29,6 +29,23 @@ impl VecProgram {
             hints: false,
         }
     }
+    /// A ring of `rounds` rounds of 16 B: each rank sends to the next, receives from the one
+    /// before, and sends a round's message once the previous round's has arrived.
+    pub fn ring(ranks: u32, rounds: u32) -> VecProgram {
+        let mut p = VecProgram::new(ranks);
+        for r in 0..ranks {
+            let mut prev = None;
+            for round in 0..rounds {
+                let s = Self::op(&mut p, r, Op::send(16, (r + 1) % ranks, round));
+                let v = Self::op(&mut p, r, Op::recv(16, (r + ranks - 1) % ranks, round));
+                if let Some(x) = prev {
+                    p.requires(r, s, x);
+                }
+                prev = Some(v);
+            }
+        }
+        p
+    }
     /// Appends `op` to `rank` and returns its id.
     pub fn op(&mut self, rank: u32, op: Op) -> u32 {
         let r = rank as usize;

@@ -232,19 +232,7 @@ fn a_ring_gives_the_same_times_with_and_without_root_hints() {
 fn the_progress_hook_counts_every_op_and_stops_when_asked() {
     use loggops_engine::{simulate_global, EngineError, Progress};
     // A 64-rank ring of 200 rounds: enough events for several reports.
-    let ranks = 64;
-    let mut p = VecProgram::new(ranks);
-    for r in 0..ranks {
-        let mut prev = None;
-        for round in 0..200u32 {
-            let s = p.op(r, Op::send(16, (r + 1) % ranks, round));
-            let v = p.op(r, Op::recv(16, (r + ranks - 1) % ranks, round));
-            if let Some(x) = prev {
-                p.requires(r, s, x);
-            }
-            prev = Some(v);
-        }
-    }
+    let p = VecProgram::ring(64, 200);
     static HOOK: Progress = Progress::new();
     let plain = Config::new(Params::loggopsim_defaults_ticks());
     let cfg = Config {

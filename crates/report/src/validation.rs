@@ -365,6 +365,20 @@ fn signed_pct(c: &Comparison) -> String {
     fmt_pct(100.0 * (c.simulated.mean - c.measured.mean) / c.measured.mean)
 }
 
+/// A ratio beside its verdict: as [`fmt_ratio`], with more decimals (up to 6) where the
+/// rounded value would read as the other side of the tolerance (10.04 % off prints `0.8996x`,
+/// not `0.90x`, which reads as exactly the 10 % that counts as within).
+fn judged_ratio(r: f64, stat: Stat) -> String {
+    let (Some(tol), true) = (stat.tolerance(), r.is_finite() && r.abs() < 10.0) else {
+        return fmt_ratio(r);
+    };
+    let within = |x: f64| (x - 1.0).abs() <= tol + 1e-12;
+    (2..=6)
+        .map(|d| format!("{r:.d$}"))
+        .find(|s| s.parse::<f64>().is_ok_and(|x| within(x) == within(r)))
+        .map_or_else(|| fmt_ratio(r), |s| format!("{s}x"))
+}
+
 fn mark(ok: Option<bool>) -> &'static str {
     match ok {
         Some(false) => "*",
@@ -401,7 +415,11 @@ pub fn render_validation_table(rows: &[Comparison]) -> String {
         columns.push(col(m, Right, &|c| t(stat.of(&c.measured))));
         columns.push(col(s, Right, &|c| t(stat.of(&c.simulated))));
         columns.push(col(r, Right, &|c| {
-            format!("{}{}", fmt_ratio(c.ratio(stat)), mark(c.within(stat)))
+            format!(
+                "{}{}",
+                judged_ratio(c.ratio(stat), stat),
+                mark(c.within(stat))
+            )
         }));
     }
     columns.push(col("p95/p50 meas/sim", Right, &|c| {
@@ -688,6 +706,18 @@ mod tests {
         assert_eq!(c.measured.p95, 29.0);
         assert!((c.ratio(Stat::P95) - 24.4 / 29.0).abs() < 1e-12);
         assert_eq!(c.within(Stat::P95), Some(true)); // 0.841: within 20 %
+    }
+
+    #[test]
+    fn ratios_beside_a_verdict_read_as_the_verdict() {
+        assert_eq!(judged_ratio(0.9004, Stat::Mean), "0.90x");
+        assert_eq!(judged_ratio(0.8996, Stat::Mean), "0.8996x");
+        assert_eq!(judged_ratio(1.1004, Stat::Mean), "1.1004x");
+        assert_eq!(judged_ratio(1.1, Stat::Mean), "1.10x");
+        assert_eq!(judged_ratio(1.934, Stat::Mean), "1.93x");
+        assert_eq!(judged_ratio(16.84, Stat::Mean), "16.8x");
+        // Not judged: as every other ratio.
+        assert_eq!(judged_ratio(1.1004, Stat::P99), "1.10x");
     }
 
     #[test]

@@ -294,3 +294,38 @@ fn runs_it_cannot_follow_are_refused() {
     let got = simulate_lanes(&q, &queued(params), &mut one);
     assert!(matches!(got, Err(LaneError::Refused(w)) if w.contains("several CPUs")));
 }
+
+#[test]
+fn the_walk_reports_its_lanes_ops_and_stops_when_asked() {
+    // A 64-rank ring of 300 rounds: enough events for several reports.
+    let p = VecProgram::ring(64, 300);
+    static HOOK: Progress = Progress::new();
+    let plain = queued(Params::loggopsim_defaults_ticks());
+    let cfg = Config {
+        progress: Some(&HOOK),
+        ..plain
+    };
+    let noises: Vec<Hashed> = (0..4)
+        .map(|k| Hashed {
+            seed: 0x5EED + k,
+            // Every lane the noiseless run: none is given up.
+            spread: 1,
+            detour: 0,
+            period: 1,
+            idle: false,
+        })
+        .collect();
+    let with = simulate_lanes(&p, &cfg, &mut noises.clone()).unwrap();
+    let without = simulate_lanes(&p, &plain, &mut noises.clone()).unwrap();
+    assert_eq!(with, without);
+    assert!(with.iter().all(Option::is_some), "every lane answered");
+    // Every lane's ops, as its own run of the global engine would count them.
+    assert_eq!(HOOK.ops_started(), 4 * crate::Program::total_ops(&p));
+    HOOK.reset();
+    HOOK.request_stop();
+    assert_eq!(
+        simulate_lanes(&p, &cfg, &mut noises.clone()),
+        Err(LaneError::Stopped)
+    );
+    HOOK.clear_stop();
+}
