@@ -678,8 +678,8 @@ fn combined_profiles_keep_each_files_states() {
 }
 
 /// A profile that does not reproduce its captures says so: a warning naming the rows that
-/// miss, and a note that does not claim closure (the loaded VM's 1 MiB capture, a tenth of
-/// whose ping-pongs are time slices of milliseconds that no per-message distribution closes).
+/// miss, and a note that does not claim closure (the loaded VM's 1 MiB capture, 13 % of whose
+/// ping-pongs are time slices of milliseconds that no per-message distribution closes).
 #[test]
 fn a_closure_that_fails_is_a_warning() {
     let shared = crate::shared_or_skip!();
