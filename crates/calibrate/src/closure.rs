@@ -78,7 +78,9 @@ pub const DENSE_BODY_POINTS: usize = 2000;
 pub const CLOSURE_REPS: u64 = 20_000;
 /// Seed of the simulated ping-pongs.
 pub const CLOSURE_SEED: u64 = 0x636c_6f73_7572_6521;
-/// Closure targets: the simulated median within 3 %, p95 and p99 within 10 %.
+/// Closure targets: the simulated median within 3 %, p95 and p99 within 10 % of the captured
+/// ones, or, where the capture has a gap or a step at the quantile, of the captured quantiles
+/// within the simulation's sampling error ([`quantile_band`]; the row's `closes_by_band`).
 pub const P50_TOLERANCE: f64 = 0.03;
 pub const TAIL_TOLERANCE: f64 = 0.10;
 
@@ -170,13 +172,28 @@ pub struct ClosureRow {
     pub simulated_us: [f64; 3],
     /// simulated / captured − 1, for p50, p95, p99.
     pub error: [f64; 3],
+    /// The captured quantiles at the probabilities within the simulation's sampling error of
+    /// p50, p95, p99 (see [`quantile_band`]), µs.
+    pub captured_band_us: [[f64; 2]; 3],
+    /// Every quantile within its tolerance of the captured one, or of the captured band.
     pub closes: bool,
+    /// Closes only by a band: a quantile lies on a gap or a step of the capture, where a
+    /// shift of its probability within the sampling error moves it beyond the tolerance.
+    pub closes_by_band: bool,
+}
+
+impl ClosureRow {
+    /// Every quantile within its tolerance of the captured value itself (the correction rounds
+    /// aim at this, not at the band).
+    pub fn closes_strictly(&self) -> bool {
+        self.closes && !self.closes_by_band
+    }
 }
 
 /// Builds the placement and checks it; see the module documentation.
 pub fn close(inp: &ClosureInputs) -> Result<Closed, String> {
     let independent = close_as(inp)?;
-    if inp.stripes <= 1 || independent.report.rows[1].closes {
+    if inp.stripes <= 1 || independent.report.rows[1].closes_strictly() {
         return Ok(independent);
     }
     // Stripes that see the same network state at the same time move together: their per-byte
@@ -459,7 +476,7 @@ fn close_as(inp: &ClosureInputs) -> Result<Closed, String> {
     let (mut idle_l, mut g_draws) = (idle_l, g_draws);
     for _ in 0..CORRECTION_ROUNDS {
         let mut improved = false;
-        if !rows[0].closes {
+        if !rows[0].closes_strictly() {
             let sim = pingpong_of(&placement, inp.latency_size, 1)?;
             let v = quantile_map(&idle_l, lat, &sim, 2.0 * CORRECTION_STEP);
             let mut trial = placement.clone();
@@ -469,7 +486,7 @@ fn close_as(inp: &ClosureInputs) -> Result<Closed, String> {
                 (placement, idle_l, rows, improved) = (trial, v, r, true);
             }
         }
-        if !rows[1].closes {
+        if !rows[1].closes_strictly() {
             let sim = pingpong_of(&placement, inp.bandwidth_size, k as u32)?;
             let v = quantile_map(&g_draws, bw, &sim, CORRECTION_STEP / per_byte_den);
             let mut trial = placement.clone();
@@ -917,12 +934,18 @@ pub fn closure_rows(model: &NoiseModel, inp: &ClosureInputs) -> Result<Vec<Closu
         ),
     ] {
         let sim = simulate_pingpong(model, size, stripes, CLOSURE_REPS)?;
-        let q = |s: &[f64]| [0.5, 0.95, 0.99].map(|p| quantile_sorted(s, p) / 1e6);
+        const P: [f64; 3] = [0.5, 0.95, 0.99];
+        let q = |s: &[f64]| P.map(|p| quantile_sorted(s, p) / 1e6);
         let (c, s) = (q(captured), q(&sim));
         let error = [0, 1, 2].map(|i| s[i] / c[i] - 1.0);
-        let closes = error[0].abs() <= P50_TOLERANCE
-            && error[1].abs() <= TAIL_TOLERANCE
-            && error[2].abs() <= TAIL_TOLERANCE;
+        let tolerance = [P50_TOLERANCE, TAIL_TOLERANCE, TAIL_TOLERANCE];
+        let band = P.map(|p| quantile_band(captured, p, sim.len()).map(|v| v / 1e6));
+        let strict = (0..3).all(|i| error[i].abs() <= tolerance[i]);
+        let closes = (0..3).all(|i| {
+            error[i].abs() <= tolerance[i]
+                || (s[i] >= band[i][0] * (1.0 - tolerance[i])
+                    && s[i] <= band[i][1] * (1.0 + tolerance[i]))
+        });
         rows.push(ClosureRow {
             benchmark: if stripes > 1 {
                 format!("{name} over {stripes} stripes")
@@ -934,10 +957,31 @@ pub fn closure_rows(model: &NoiseModel, inp: &ClosureInputs) -> Result<Vec<Closu
             captured_us: c,
             simulated_us: s,
             error,
+            captured_band_us: band,
             closes,
+            closes_by_band: closes && !strict,
         });
     }
     Ok(rows)
+}
+
+/// Standard errors of a simulated quantile's probability within which the captured quantile
+/// is judged.
+pub const BAND_SIGMAS: f64 = 3.0;
+
+/// The captured quantiles at `p` ± [`BAND_SIGMAS`] standard errors of the probability of a
+/// p-quantile of `n_sim` simulated draws (and of the capture's own samples): by chance alone a
+/// simulated p-quantile lies anywhere between them. Where the capture is smooth that is a
+/// fraction of the tolerance; on a gap (a far tail whose share is 1.03 % puts its p99 between
+/// 24 and 80 us) or a step of a timer lattice it is not, and a strict comparison of the
+/// values is a coin toss.
+pub fn quantile_band(captured: &[f64], p: f64, n_sim: usize) -> [f64; 2] {
+    let per = 1.0 / n_sim.max(1) as f64 + 1.0 / captured.len().max(1) as f64;
+    let d = BAND_SIGMAS * (p * (1.0 - p) * per).sqrt();
+    [
+        quantile_sorted(captured, (p - d).max(0.0)),
+        quantile_sorted(captured, (p + d).min(1.0)),
+    ]
 }
 
 /// The noise model (mode `net`) of a profile of one placement.
@@ -1034,4 +1078,43 @@ pub fn simulate_pingpong(
     }
     out.sort_by(f64::total_cmp);
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// On a smooth capture the band is a fraction of the tolerance; on a gap it spans the gap.
+    #[test]
+    fn the_band_is_narrow_on_a_smooth_capture_and_spans_a_gap() {
+        let n = 100_000;
+        let smooth: Vec<f64> = (0..n).map(|i| 10.0 + 2.0 * i as f64 / n as f64).collect();
+        for p in [0.5, 0.95, 0.99] {
+            let [lo, hi] = quantile_band(&smooth, p, CLOSURE_REPS as usize);
+            let q = quantile_sorted(&smooth, p);
+            assert!(
+                lo < q && q < hi && (hi - lo) / q < 0.005,
+                "{p}: {lo} {q} {hi}"
+            );
+        }
+        // A far tail at 80-90 of 1.03 % of the samples: the p99 on the gap (3 standard errors
+        // of 20,000 draws: ±0.21 %); of 1.2 %, and 10 million draws (±0.095 %, the capture's
+        // own error): on the far side.
+        let gap = |far: usize| -> Vec<f64> {
+            (0..n)
+                .map(|i| {
+                    let u = i as f64 / n as f64;
+                    if i >= n - far {
+                        80.0 + 10.0 * u
+                    } else {
+                        10.0 + 2.0 * u
+                    }
+                })
+                .collect()
+        };
+        let [lo, hi] = quantile_band(&gap(1_030), 0.99, CLOSURE_REPS as usize);
+        assert!(lo < 12.0 && hi > 80.0, "{lo} {hi}");
+        let [lo, _] = quantile_band(&gap(1_200), 0.99, 10_000_000);
+        assert!(lo > 80.0, "{lo}");
+    }
 }

@@ -567,6 +567,7 @@ pub(super) fn text_states(o: &mut String, st: &StatesReport) {
 }
 
 fn text_closure_rows(o: &mut String, rows: &[crate::closure::ClosureRow]) {
+    use crate::closure::{BAND_SIGMAS, P50_TOLERANCE, TAIL_TOLERANCE};
     let _ = writeln!(
         o,
         "  {:<34} {:>27} {:>27} {:>24}  closes",
@@ -586,7 +587,28 @@ fn text_closure_rows(o: &mut String, rows: &[crate::closure::ClosureRow]) {
                 100.0 * r.error[1],
                 100.0 * r.error[2]
             ),
-            if r.closes { "yes" } else { "NO" }
+            match (r.closes, r.closes_by_band) {
+                (true, false) => "yes",
+                (true, true) => "yes*",
+                _ => "NO",
+            }
+        );
+    }
+    for r in rows.iter().filter(|r| r.closes_by_band) {
+        let tolerance = [P50_TOLERANCE, TAIL_TOLERANCE, TAIL_TOLERANCE];
+        let spans: Vec<String> = (0..3)
+            .filter(|&i| r.error[i].abs() > tolerance[i])
+            .map(|i| {
+                let [lo, hi] = r.captured_band_us[i];
+                format!("{} {}-{}us", ["p50", "p95", "p99"][i], sig(lo), sig(hi))
+            })
+            .collect();
+        let _ = writeln!(
+            o,
+            "  * {}: a quantile lies on a gap or a step of the capture, where the simulation's sampling error ({} standard errors of its probability) spans {}; the simulated value is within the tolerance of that span",
+            r.benchmark,
+            BAND_SIGMAS,
+            spans.join(", ")
         );
     }
 }
