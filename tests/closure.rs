@@ -217,18 +217,39 @@ fn calibrate_closes_on_the_shared_capture_sets() {
 /// bandwidth capture `bw`, in `dir`; returns the profile and the fit report.
 fn calibrate_vm(shared: &Path, dir: &Path, bw: &str) -> (PathBuf, serde_json::Value) {
     let vm = shared.join("captures/vm-under-load");
-    let (out, report) = (dir.join("vm.h5"), dir.join("vm.json"));
+    calibrate_json(
+        dir,
+        "vm",
+        &vm.join("ng_netnoise_mpi_lat.out"),
+        &vm.join(bw),
+        &vm.join("ng_loggp.out"),
+    )
+}
+
+/// `calibrate` by the acceptance form (`--set-S 4KiB`, no OS noise) into `dir`: the profile's
+/// path and the fit report's JSON.
+fn calibrate_json(
+    dir: &Path,
+    system: &str,
+    latency: &Path,
+    bandwidth: &Path,
+    loggp: &Path,
+) -> (PathBuf, serde_json::Value) {
+    let (out, report) = (
+        dir.join(format!("{system}.h5")),
+        dir.join(format!("{system}.json")),
+    );
     let arg = |p: &Path| p.to_str().unwrap().to_string();
     let o = crate::util::run(&[
         "calibrate",
         "--system",
-        "vm",
+        system,
         "--latency",
-        &arg(&vm.join("ng_netnoise_mpi_lat.out")),
+        &arg(latency),
         "--bandwidth",
-        &arg(&vm.join(bw)),
+        &arg(bandwidth),
         "--loggp",
-        &arg(&vm.join("ng_loggp.out")),
+        &arg(loggp),
         "--set-S",
         "4KiB",
         "--report-json",
@@ -729,28 +750,7 @@ fn calibrate_closes_on_a_capture_whose_p99_lies_on_a_gap() {
         half("ng_netnoise_mpi_lat.out"),
         half("ng_netnoise_mpi_bw.out"),
     );
-    let (report, out) = (dir.path().join("r.json"), dir.path().join("p.h5"));
-    let arg = |p: &Path| p.to_str().unwrap().to_string();
-    let o = crate::util::run(&[
-        "calibrate",
-        "--system",
-        "aws",
-        "--latency",
-        &arg(&lat),
-        "--bandwidth",
-        &arg(&bw),
-        "--loggp",
-        &arg(&aws.join("ng_loggp.out")),
-        "--set-S",
-        "4KiB",
-        "--report-json",
-        &arg(&report),
-        "-o",
-        &arg(&out),
-    ]);
-    assert!(o.status.success(), "{}", crate::util::stderr(&o));
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let (_, json) = calibrate_json(dir.path(), "aws", &lat, &bw, &aws.join("ng_loggp.out"));
     let rows = json["closure"]["rows"].as_array().expect("closure rows");
     for r in rows {
         assert_eq!(r["closes"], true, "{r}");
