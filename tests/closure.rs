@@ -755,7 +755,8 @@ fn calibrate_closes_on_a_capture_whose_p99_lies_on_a_gap() {
     for r in rows {
         assert_eq!(r["closes"], true, "{r}");
     }
-    // The latency row's captured p99 band spans the gap.
+    // The latency row closes on its band, which spans the gap at the p99.
+    assert_eq!(rows[0]["closes_by_band"], true, "{}", rows[0]);
     let band = &rows[0]["captured_band_us"][2];
     let (lo, hi) = (band[0].as_f64().unwrap(), band[1].as_f64().unwrap());
     assert!(lo < 30.0 && hi > 75.0, "{band}");

@@ -83,6 +83,10 @@ pub const CLOSURE_SEED: u64 = 0x636c_6f73_7572_6521;
 /// within the simulation's sampling error ([`quantile_band`]; the row's `closes_by_band`).
 pub const P50_TOLERANCE: f64 = 0.03;
 pub const TAIL_TOLERANCE: f64 = 0.10;
+/// The quantiles a closure row compares, their names and their tolerances.
+pub const QUANTILES: [f64; 3] = [0.5, 0.95, 0.99];
+pub const QUANTILE_NAMES: [&str; 3] = ["p50", "p95", "p99"];
+pub const TOLERANCES: [f64; 3] = [P50_TOLERANCE, TAIL_TOLERANCE, TAIL_TOLERANCE];
 
 /// What [`close`] needs.
 #[derive(Clone, Debug)]
@@ -845,9 +849,9 @@ const CORRECTION_TOP: f64 = 0.995;
 
 /// How far a row is from closing, in units of its tolerances (at most 1 closes).
 fn miss(r: &ClosureRow) -> f64 {
-    (r.error[0].abs() / P50_TOLERANCE)
-        .max(r.error[1].abs() / TAIL_TOLERANCE)
-        .max(r.error[2].abs() / TAIL_TOLERANCE)
+    (0..3)
+        .map(|i| r.error[i].abs() / TOLERANCES[i])
+        .fold(0.0, f64::max)
 }
 
 /// Moves each value of the sorted `draws` by `scale` × (captured − simulated RTT/2) at its own
@@ -934,17 +938,15 @@ pub fn closure_rows(model: &NoiseModel, inp: &ClosureInputs) -> Result<Vec<Closu
         ),
     ] {
         let sim = simulate_pingpong(model, size, stripes, CLOSURE_REPS)?;
-        const P: [f64; 3] = [0.5, 0.95, 0.99];
-        let q = |s: &[f64]| P.map(|p| quantile_sorted(s, p) / 1e6);
+        let q = |s: &[f64]| QUANTILES.map(|p| quantile_sorted(s, p) / 1e6);
         let (c, s) = (q(captured), q(&sim));
         let error = [0, 1, 2].map(|i| s[i] / c[i] - 1.0);
-        let tolerance = [P50_TOLERANCE, TAIL_TOLERANCE, TAIL_TOLERANCE];
-        let band = P.map(|p| quantile_band(captured, p, sim.len()).map(|v| v / 1e6));
-        let strict = (0..3).all(|i| error[i].abs() <= tolerance[i]);
+        let band = QUANTILES.map(|p| quantile_band(captured, p, sim.len()).map(|v| v / 1e6));
+        let strict = (0..3).all(|i| error[i].abs() <= TOLERANCES[i]);
         let closes = (0..3).all(|i| {
-            error[i].abs() <= tolerance[i]
-                || (s[i] >= band[i][0] * (1.0 - tolerance[i])
-                    && s[i] <= band[i][1] * (1.0 + tolerance[i]))
+            error[i].abs() <= TOLERANCES[i]
+                || (s[i] >= band[i][0] * (1.0 - TOLERANCES[i])
+                    && s[i] <= band[i][1] * (1.0 + TOLERANCES[i]))
         });
         rows.push(ClosureRow {
             benchmark: if stripes > 1 {

@@ -567,7 +567,7 @@ pub(super) fn text_states(o: &mut String, st: &StatesReport) {
 }
 
 fn text_closure_rows(o: &mut String, rows: &[crate::closure::ClosureRow]) {
-    use crate::closure::{BAND_SIGMAS, P50_TOLERANCE, TAIL_TOLERANCE};
+    use crate::closure::{BAND_SIGMAS, QUANTILE_NAMES, TOLERANCES};
     let _ = writeln!(
         o,
         "  {:<34} {:>27} {:>27} {:>24}  closes",
@@ -595,12 +595,11 @@ fn text_closure_rows(o: &mut String, rows: &[crate::closure::ClosureRow]) {
         );
     }
     for r in rows.iter().filter(|r| r.closes_by_band) {
-        let tolerance = [P50_TOLERANCE, TAIL_TOLERANCE, TAIL_TOLERANCE];
         let spans: Vec<String> = (0..3)
-            .filter(|&i| r.error[i].abs() > tolerance[i])
+            .filter(|&i| r.error[i].abs() > TOLERANCES[i])
             .map(|i| {
                 let [lo, hi] = r.captured_band_us[i];
-                format!("{} {}-{}us", ["p50", "p95", "p99"][i], sig(lo), sig(hi))
+                format!("{} {}-{}us", QUANTILE_NAMES[i], sig(lo), sig(hi))
             })
             .collect();
         let _ = writeln!(
@@ -737,4 +736,39 @@ pub(super) fn tail_text(k: usize, from: f64, range: Option<String>) -> String {
         " + {what} exactly (above the {:.3}th percentile{range})",
         100.0 * from
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::closure::ClosureRow;
+
+    /// A row that closes only on its band is marked and footnoted with the span of the
+    /// quantile that misses strictly (AWS's second half: p99 −59.6 %), not the others.
+    #[test]
+    fn a_row_closed_by_its_band_is_marked_with_its_span() {
+        let row = |closes_by_band| ClosureRow {
+            benchmark: "1 B ping-pong".into(),
+            size_bytes: 1,
+            stripes: 1,
+            captured_us: [19.05, 20.56, 80.33],
+            simulated_us: [19.05, 20.53, 32.42],
+            error: [0.0, -0.001, -0.596],
+            captured_band_us: [[19.0, 19.1], [20.5, 20.6], [24.22, 83.12]],
+            closes: true,
+            closes_by_band,
+        };
+        let mut o = String::new();
+        text_closure_rows(&mut o, &[row(true)]);
+        assert!(o.contains("-59.6%  yes*\n"), "{o}");
+        assert!(
+            o.contains("  * 1 B ping-pong: a quantile lies on a gap"),
+            "{o}"
+        );
+        assert!(o.contains("spans p99 24.22-83.12us;"), "{o}");
+        assert!(!o.contains("p50 19"), "{o}");
+        let mut o = String::new();
+        text_closure_rows(&mut o, &[row(false)]);
+        assert!(o.contains("-59.6%  yes\n") && !o.contains('*'), "{o}");
+    }
 }
