@@ -681,7 +681,8 @@ pub struct CalibrateArgs {
     #[arg(long = "set-O", allow_hyphen_values = true, value_name = "TIME/B")]
     pub big_o: Option<String>,
     /// Eager threshold S (e.g. 64KiB; a bare number is bytes): larger messages use the
-    /// rendezvous protocol.
+    /// rendezvous protocol. Default: from --loggp, below the first protocol change (a size
+    /// Netgauge printed twice, else the first step up of its ping-pong times).
     #[arg(long = "set-S", allow_hyphen_values = true, value_name = "SIZE")]
     pub s: Option<String>,
     /// Nodes per switch (ranks r/N share a switch).

@@ -34,7 +34,9 @@
 //!   over the *first* protocol region (the eager sizes up to the first protocol change Netgauge
 //!   detected), i.e. the gap between back-to-back small messages. The last row's `g` belongs to
 //!   the largest messages and is not a small-message gap.
-//! * `S`: explicit (`--set-S`), else the first protocol change of the LogGP fit.
+//! * `S`: explicit (`--set-S`), else the first protocol change of the LogGP fit: a size Netgauge
+//!   printed twice, else the first step up of PRTT(1,0,s) between neighbouring sizes
+//!   ([`LogGpFit::latency_step`]; S is then the largest power of two below the size after it).
 //! * `G`: the median of the per-byte distribution solved from the bandwidth capture.
 //!
 //! # Messages after an idle period, and back to back
@@ -60,6 +62,7 @@ use loggops_noise::{NoiseConfig, NoiseMode, NoiseModel};
 use loggops_profile::{
     AfterIdle, BaseParams, Calibration, Distribution, Placement, Profile, SizeLatency,
 };
+use loggops_units::format_size;
 use serde::Serialize;
 
 use crate::deconvolve::{mean_deconvolve, mean_deconvolve_with};
@@ -298,16 +301,27 @@ fn close_as(inp: &ClosureInputs) -> Result<Closed, String> {
             ));
             c - 1
         }
-        (None, None) => {
-            let why = if inp.loggp.is_some() {
-                "the LogGP fit shows no protocol change"
-            } else {
-                "without a LogGP fit (--loggp) nothing shows where the protocol changes"
-            };
-            return Err(format!(
-                "no eager threshold: give --set-S SIZE (the MPI's eager threshold; {why})"
-            ));
-        }
+        (None, None) => match inp.loggp.and_then(LogGpFit::latency_step) {
+            Some(step) => {
+                let s = step.eager_threshold();
+                sources.push(format!(
+                    "S = {} ({}: the first protocol change of the run, one Netgauge did not mark)",
+                    format_size(s),
+                    step.describe()
+                ));
+                s
+            }
+            None => {
+                let why = if inp.loggp.is_some() {
+                    "the LogGP fit shows no protocol change (no size printed twice, no step in PRTT(1,0,s))"
+                } else {
+                    "without a LogGP fit (--loggp) nothing shows where the protocol changes"
+                };
+                return Err(format!(
+                    "no eager threshold: give --set-S SIZE (the MPI's eager threshold; {why})"
+                ));
+            }
+        },
     };
     let g = match (
         inp.explicit.g_ps,
@@ -656,8 +670,16 @@ fn latency_by_size(
             ". The model alone is slower than the run at {} of the sizes ({a} B to {b} B){}",
             slower.len(),
             if *a > s && slower.iter().all(|&x| x > s) {
+                let larger = match fit.latency_step() {
+                    Some(step) if step.before_bytes > s => format!(
+                        "; {}, so --set-S {} would make them eager",
+                        step.describe(),
+                        format_size(step.eager_threshold())
+                    ),
+                    _ => String::new(),
+                };
                 format!(
-                    ": above S = {s} B a message is a rendezvous of three latencies; where the MPI's own eager threshold is larger (a step in the run's times), a larger --set-S closes them"
+                    ": above S = {s} B a message is a rendezvous of three latencies; where the MPI's own eager threshold is larger (a step in the run's times), a larger --set-S closes them{larger}"
                 )
             } else {
                 String::new()

@@ -97,7 +97,9 @@ pub use build::{
 pub use error::{dkw, CalibError, SizeCount, Warning, WarningKind};
 pub use format::{detect, detect_reader, Format, UnknownFormatName, SNIFF_LINES};
 pub use input::{open_capture, wrap_reader};
-pub use loggp::{read_loggp, read_loggp_from, GapFit, LogGpFit, LogGpRow, LogGpSummary};
+pub use loggp::{
+    read_loggp, read_loggp_from, GapFit, LatencyStep, LogGpFit, LogGpRow, LogGpSummary,
+};
 pub use measured::{
     measured_files, read_measured, read_measured_from, BenchmarkName, MeasuredCollective,
     MeasuredError, MeasuredPattern, Variant,

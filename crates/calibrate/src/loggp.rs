@@ -50,6 +50,49 @@ pub struct LogGpFit {
     pub warnings: Vec<Warning>,
 }
 
+/// Sizes either side of a step must number this many for [`LogGpFit::latency_step`].
+pub const STEP_WINDOW: usize = 4;
+/// A step's first size over the line of the sizes before it, at least.
+pub const STEP_JUMP: f64 = 1.5;
+/// The median of a step's sizes after over that line, at least.
+pub const STEP_PERSISTS: f64 = 1.4;
+
+/// A step up of the LogGP run's ping-pong between two neighbouring sizes
+/// ([`LogGpFit::latency_step`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LatencyStep {
+    /// The last size before the step, bytes.
+    pub before_bytes: u64,
+    /// The first size after it, bytes.
+    pub after_bytes: u64,
+    /// PRTT(1,0,s) at those two sizes, µs.
+    pub before_us: f64,
+    pub after_us: f64,
+    /// PRTT(1,0,s) of the first size after over the line of the sizes before.
+    pub jump: f64,
+}
+
+impl LatencyStep {
+    /// The eager threshold S the step suggests (messages of at most S bytes are eager): the
+    /// largest power of two from the last size before the step up to the first after it
+    /// (exclusive), else the last size before.
+    pub fn eager_threshold(&self) -> u64 {
+        match self.after_bytes.saturating_sub(1).checked_ilog2() {
+            Some(e) if 1u64 << e >= self.before_bytes => 1 << e,
+            _ => self.before_bytes,
+        }
+    }
+
+    /// One line for the fit report: `the LogGP run's ping-pong steps up 1.9× from 7169 B
+    /// (PRTT(1,0,s) 7.87 us) to 8193 B (15.74 us)`.
+    pub fn describe(&self) -> String {
+        format!(
+            "the LogGP run's ping-pong steps up {:.1}x from {} B (PRTT(1,0,s) {:.2} us) to {} B ({:.2} us)",
+            self.jump, self.before_bytes, self.before_us, self.after_bytes, self.after_us
+        )
+    }
+}
+
 /// LogGP parameters summarised from a fit file, in picoseconds (G in ps/byte).
 ///
 /// * `l_ps`: the `L` column, PRTT(1,0,1)/2 (the same in every row).
@@ -139,6 +182,63 @@ impl LogGpFit {
             .iter()
             .find(|r| !seen.insert(r.size_bytes))
             .map(|r| r.size_bytes)
+    }
+
+    /// The first step up of the run's ping-pong time, PRTT(1,0,s), between two neighbouring
+    /// sizes: where an MPI changes protocol without Netgauge marking it (Netgauge repeats a
+    /// size only when its g, G fit breaks down, which a rendezvous' extra round trip need
+    /// not do). The line through the [`STEP_WINDOW`] sizes before (the median of their pairwise
+    /// slopes, at least 0) predicts the next size and the median of the [`STEP_WINDOW`] sizes
+    /// after; a step is a next size at least [`STEP_JUMP`] times its prediction, sizes after
+    /// at least [`STEP_PERSISTS`] times theirs and every one of them above every size
+    /// before. Only over evenly spaced sizes (Netgauge's default grid), where the line is
+    /// a fair prediction; `None` when no size steps up so.
+    pub fn latency_step(&self) -> Option<LatencyStep> {
+        const K: usize = STEP_WINDOW;
+        let rows: Vec<(f64, f64)> = self
+            .rows_by_size()
+            .iter()
+            .filter(|r| r.prtt_1.is_finite() && r.prtt_1 > 0.0)
+            .map(|r| (r.size_bytes as f64, r.prtt_1))
+            .collect();
+        let median = |mut v: Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            let n = v.len();
+            0.5 * (v[(n - 1) / 2] + v[n / 2])
+        };
+        (K - 1..rows.len().saturating_sub(K)).find_map(|i| {
+            let (before, after) = (&rows[i + 1 - K..=i], &rows[i + 1..=i + K]);
+            let spacing = rows[i + 1].0 - rows[i].0;
+            let even = rows[i + 1 - K..=i + K]
+                .windows(2)
+                .all(|w| w[1].0 - w[0].0 == spacing);
+            let highest_before = before.iter().map(|r| r.1).fold(f64::MIN, f64::max);
+            if !even || after.iter().any(|r| r.1 <= highest_before) {
+                return None;
+            }
+            let mut slopes = Vec::with_capacity(K * (K - 1) / 2);
+            for (a, p) in before.iter().enumerate() {
+                for q in &before[a + 1..] {
+                    slopes.push((q.1 - p.1) / (q.0 - p.0));
+                }
+            }
+            let slope = median(slopes).max(0.0);
+            let (x0, y0) = (
+                median(before.iter().map(|r| r.0).collect()),
+                median(before.iter().map(|r| r.1).collect()),
+            );
+            let line = |x: f64| y0 + slope * (x - x0);
+            let jump = rows[i + 1].1 / line(rows[i + 1].0);
+            let persists = median(after.iter().map(|r| r.1).collect())
+                / line(median(after.iter().map(|r| r.0).collect()));
+            (jump >= STEP_JUMP && persists >= STEP_PERSISTS).then(|| LatencyStep {
+                before_bytes: rows[i].0 as u64,
+                after_bytes: rows[i + 1].0 as u64,
+                before_us: rows[i].1,
+                after_us: rows[i + 1].1,
+                jump,
+            })
+        })
     }
 
     /// Rows with one entry per size: the last row of each duplicated size (Netgauge writes the
@@ -414,4 +514,96 @@ fn parse_loggp(lines: &mut Lines) -> Result<LogGpFit, CalibError> {
         rows,
         warnings,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fit of PRTT(1,0,s) alone, µs by size.
+    fn fit(rows: &[(u64, f64)]) -> LogGpFit {
+        LogGpFit {
+            source: "t.out".into(),
+            rows: rows
+                .iter()
+                .enumerate()
+                .map(|(i, &(size_bytes, prtt_1))| LogGpRow {
+                    line: i as u64 + 4,
+                    size_bytes,
+                    n: 10,
+                    prtt_1,
+                    prtt_n: f64::NAN,
+                    prtt_n_d: f64::NAN,
+                    l_us: 1.0,
+                    o_s_us: 1.0,
+                    o_r_us: 1.0,
+                    g_us: f64::NAN,
+                    big_g_us_per_byte: f64::NAN,
+                    lsqu: f64::NAN,
+                })
+                .collect(),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// Netgauge's grid 1, 1025, 2049, … with `prtt(size)`.
+    fn grid(n: u64, prtt: impl Fn(u64) -> f64) -> LogGpFit {
+        fit(&(0..n)
+            .map(|i| (1 + 1024 * i, prtt(1 + 1024 * i)))
+            .collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn a_rendezvous_step_is_found_between_its_two_sizes() {
+        // Eager up to 7169 B at 0.5 us/KiB, then one more round trip of 8 us; a wobble of
+        // +-3 % on every size.
+        let f = grid(24, |s| {
+            let wobble = if (s / 1024) % 2 == 0 { 1.03 } else { 0.97 };
+            wobble * (3.3 + 0.5 * s as f64 / 1024.0 + if s > 8192 { 8.0 } else { 0.0 })
+        });
+        let step = f.latency_step().expect("a step");
+        assert_eq!((step.before_bytes, step.after_bytes), (7169, 8193));
+        assert_eq!(step.eager_threshold(), 8192);
+        assert!(step.jump > 1.5, "{step:?}");
+        assert!(
+            step.describe().starts_with(
+                "the LogGP run's ping-pong steps up 2.2x from 7169 B (PRTT(1,0,s) 6.60 us) to 8193 B (15.76 us)"
+            ),
+            "{}",
+            step.describe()
+        );
+    }
+
+    #[test]
+    fn a_line_a_lone_outlier_and_a_doubling_grid_are_no_step() {
+        // Bandwidth-bound from the first size: the line through the sizes before predicts
+        // the ones after.
+        assert_eq!(
+            grid(40, |s| 0.1 + 2.0 * s as f64 / 1024.0).latency_step(),
+            None
+        );
+        // One slow size that does not persist.
+        assert_eq!(
+            grid(40, |s| if s == 20481 { 30.0 } else { 10.0 }).latency_step(),
+            None
+        );
+        // Sizes doubling: the line through uneven sizes is no prediction, so no step.
+        let doubling: Vec<(u64, f64)> = (0..20).map(|i| (1 << i, 2.0 + (1 << i) as f64)).collect();
+        assert_eq!(fit(&doubling).latency_step(), None);
+    }
+
+    #[test]
+    fn the_suggested_threshold_is_the_power_of_two_before_the_step_or_the_last_eager_size() {
+        let step = |before_bytes, after_bytes| LatencyStep {
+            before_bytes,
+            after_bytes,
+            before_us: 1.0,
+            after_us: 2.0,
+            jump: 2.0,
+        };
+        assert_eq!(step(3073, 4097).eager_threshold(), 4096);
+        assert_eq!(step(4096, 4097).eager_threshold(), 4096);
+        assert_eq!(step(5000, 6000).eager_threshold(), 5000);
+        assert_eq!(step(0, 1).eager_threshold(), 0);
+    }
 }
