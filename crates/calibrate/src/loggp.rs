@@ -10,6 +10,7 @@ use std::path::Path;
 use crate::error::{CalibError, Tally, Warning, WarningKind};
 use crate::format::{expect_header, Format};
 use crate::input::{lines_from_reader, lines_of, Line, Lines};
+use crate::stats::{quantile_sorted, sorted};
 use crate::units::{excerpt, fmt_us, parse_c_double};
 
 /// One row of the LogGP file, values as printed (µs; G in µs/byte; NaN/inf kept).
@@ -201,11 +202,7 @@ impl LogGpFit {
             .filter(|r| r.prtt_1.is_finite() && r.prtt_1 > 0.0)
             .map(|r| (r.size_bytes as f64, r.prtt_1))
             .collect();
-        let median = |mut v: Vec<f64>| {
-            v.sort_by(f64::total_cmp);
-            let n = v.len();
-            0.5 * (v[(n - 1) / 2] + v[n / 2])
-        };
+        let median = |v: Vec<f64>| quantile_sorted(&sorted(&v), 0.5);
         (K - 1..rows.len().saturating_sub(K)).find_map(|i| {
             let (before, after) = (&rows[i + 1 - K..=i], &rows[i + 1..=i + K]);
             let spacing = rows[i + 1].0 - rows[i].0;
