@@ -87,7 +87,7 @@ pub fn capture_file(set_dir: &Path, stem: &str) -> PathBuf {
 
 /// `calibrate` on a capture set of ../shared in the acceptance command's form (latency,
 /// bandwidth, OS noise, LogGP, `--set-S`, `--bandwidth-stripes`), with `extra` flags, into
-/// `out`; panics with calibrate's message when it fails.
+/// `out` (no `--set-S` when `s` is empty); panics with calibrate's message when it fails.
 pub fn calibrate_capture_set(
     set_dir: &Path,
     set: &str,
@@ -115,13 +115,14 @@ pub fn calibrate_capture_set(
         &os,
         "--loggp",
         loggp.to_str().unwrap(),
-        "--set-S",
-        s,
         "--bandwidth-stripes",
         stripes,
         "-o",
         out.to_str().unwrap(),
     ];
+    if !s.is_empty() {
+        args.extend_from_slice(&["--set-S", s]);
+    }
     args.extend_from_slice(extra);
     let o = run(&args);
     assert!(o.status.success(), "{set}: {}", stderr(&o));

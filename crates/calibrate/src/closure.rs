@@ -1108,6 +1108,48 @@ pub fn simulate_pingpong(
 mod tests {
     use super::*;
 
+    /// Where the model alone is slower than the LogGP run above S at every such size, and the
+    /// run steps up above S, the latency-by-size line names the `--set-S` of that step. The
+    /// run: eager up to 7169 B at 0.5 us/KiB (+-3 %), then one more round trip of 8 us; the
+    /// model: S = 1 KiB and L + 2o = 2.2 us, so its three-latency rendezvous of 6.6 us
+    /// exceeds the run's RTT/2 of 1.9-3.5 us between 1025 and 7169 B.
+    #[test]
+    fn a_rendezvous_slower_than_an_eager_run_names_the_larger_s() {
+        let fit = crate::loggp::tests::grid(24, |s| {
+            let wobble = if (s / 1024) % 2 == 0 { 1.03 } else { 0.97 };
+            wobble * (3.3 + 0.5 * s as f64 / 1024.0 + if s > 8192 { 8.0 } else { 0.0 })
+        });
+        let placement = Placement {
+            params: BaseParams {
+                l_ps: 2e6,
+                o_ps: 1e5,
+                g_ps: 0.0,
+                big_g_ps_per_byte: 0.01,
+                big_o_ps_per_byte: 0.0,
+                s_bytes: 1024,
+            },
+            latency: None,
+            bandwidth: None,
+            bandwidth_block_bytes: 1 << 20,
+            overhead: None,
+            gap: None,
+            after_idle: None,
+            bandwidth_levels: None,
+            latency_by_size: None,
+        };
+        let (_, line) = latency_by_size(&placement, &fit, 1, 1 << 20)
+            .unwrap()
+            .expect("sizes between the captures");
+        assert!(
+            line.contains(
+                "The model alone is slower than the run at 7 of the sizes (1025 B to 7169 B): above S = 1024 B a message is a rendezvous of three latencies"
+            ) && line.contains(
+                "; the LogGP run's ping-pong steps up 2.2x from 7169 B (PRTT(1,0,s) 6.60 us) to 8193 B (15.76 us), so --set-S 8KiB would make them eager"
+            ),
+            "{line}"
+        );
+    }
+
     /// On a smooth capture the band is a fraction of the tolerance; on a gap it spans the gap.
     #[test]
     fn the_band_is_narrow_on_a_smooth_capture_and_spans_a_gap() {

@@ -514,11 +514,11 @@ fn parse_loggp(lines: &mut Lines) -> Result<LogGpFit, CalibError> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// A fit of PRTT(1,0,s) alone, µs by size.
-    fn fit(rows: &[(u64, f64)]) -> LogGpFit {
+    pub(crate) fn fit(rows: &[(u64, f64)]) -> LogGpFit {
         LogGpFit {
             source: "t.out".into(),
             rows: rows
@@ -544,7 +544,7 @@ mod tests {
     }
 
     /// Netgauge's grid 1, 1025, 2049, … with `prtt(size)`.
-    fn grid(n: u64, prtt: impl Fn(u64) -> f64) -> LogGpFit {
+    pub(crate) fn grid(n: u64, prtt: impl Fn(u64) -> f64) -> LogGpFit {
         fit(&(0..n)
             .map(|i| (1 + 1024 * i, prtt(1 + 1024 * i)))
             .collect::<Vec<_>>())
