@@ -1111,8 +1111,8 @@ mod tests {
     /// Where the model alone is slower than the LogGP run above S at every such size, and the
     /// run steps up above S, the latency-by-size line names the `--set-S` of that step. The
     /// run: eager up to 7169 B at 0.5 us/KiB (+-3 %), then one more round trip of 8 us; the
-    /// model: S = 1 KiB and L + 2o = 2.2 us, so its three-latency rendezvous of 6.6 us
-    /// exceeds the run's RTT/2 of 1.9-3.5 us between 1025 and 7169 B.
+    /// model: S = 1 KiB and L + 2o = 2.2 us, so its rendezvous of three such latencies (about
+    /// 6.6 us) exceeds the run's RTT/2 of 1.8-3.3 us between 1025 and 7169 B.
     #[test]
     fn a_rendezvous_slower_than_an_eager_run_names_the_larger_s() {
         let fit = crate::loggp::tests::grid(24, |s| {
