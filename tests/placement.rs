@@ -47,17 +47,7 @@ impl Link {
 }
 
 fn placement(link: Link, s: u64) -> Placement {
-    Placement {
-        params: link.base(s),
-        latency: None,
-        bandwidth: None,
-        bandwidth_block_bytes: 16 << 20,
-        overhead: None,
-        gap: None,
-        after_idle: None,
-        bandwidth_levels: None,
-        latency_by_size: None,
-    }
+    Placement::new(link.base(s), 16 << 20)
 }
 
 /// The noiseless finishing time (max over ranks, ps) of `prog` with `near` links within a

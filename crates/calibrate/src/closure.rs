@@ -1119,8 +1119,8 @@ mod tests {
             let wobble = if (s / 1024) % 2 == 0 { 1.03 } else { 0.97 };
             wobble * (3.3 + 0.5 * s as f64 / 1024.0 + if s > 8192 { 8.0 } else { 0.0 })
         });
-        let placement = Placement {
-            params: BaseParams {
+        let placement = Placement::new(
+            BaseParams {
                 l_ps: 2e6,
                 o_ps: 1e5,
                 g_ps: 0.0,
@@ -1128,15 +1128,8 @@ mod tests {
                 big_o_ps_per_byte: 0.0,
                 s_bytes: 1024,
             },
-            latency: None,
-            bandwidth: None,
-            bandwidth_block_bytes: 1 << 20,
-            overhead: None,
-            gap: None,
-            after_idle: None,
-            bandwidth_levels: None,
-            latency_by_size: None,
-        };
+            1 << 20,
+        );
         let (_, line) = latency_by_size(&placement, &fit, 1, 1 << 20)
             .unwrap()
             .expect("sizes between the captures");

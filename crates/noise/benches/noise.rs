@@ -60,22 +60,19 @@ fn profile(distinct: bool) -> Profile {
         .map(|_| ((100.0 + 20.0 * s.next_f64()) / gq).round() * gq)
         .collect();
     let place = |l: f64, g: f64| Placement {
-        params: BaseParams {
-            l_ps: l,
-            o_ps: 0.0,
-            g_ps: 6e6,
-            big_g_ps_per_byte: g,
-            big_o_ps_per_byte: 0.0,
-            s_bytes: 4096,
-        },
         latency: Some(Distribution::Samples(latency.clone())),
         bandwidth: Some(Distribution::Samples(bandwidth.clone())),
-        bandwidth_block_bytes: 16 << 20,
-        overhead: None,
-        gap: None,
-        after_idle: None,
-        bandwidth_levels: None,
-        latency_by_size: None,
+        ..Placement::new(
+            BaseParams {
+                l_ps: l,
+                o_ps: 0.0,
+                g_ps: 6e6,
+                big_g_ps_per_byte: g,
+                big_o_ps_per_byte: 0.0,
+                s_bytes: 4096,
+            },
+            16 << 20,
+        )
     };
     let mut start = Vec::new();
     let mut duration = Vec::new();

@@ -23,17 +23,11 @@
 //! use loggops_noise::{NoiseConfig, NoiseMode, NoiseModel};
 //! use loggops_profile::*;
 //!
+//! let base = BaseParams { l_ps: 1.3e6, o_ps: 150e3, g_ps: 1.5e6, big_g_ps_per_byte: 0.086,
+//!                         big_o_ps_per_byte: 0.0, s_bytes: 4096 };
 //! let placement = Placement {
-//!     params: BaseParams { l_ps: 1.3e6, o_ps: 150e3, g_ps: 1.5e6, big_g_ps_per_byte: 0.086,
-//!                          big_o_ps_per_byte: 0.0, s_bytes: 4096 },
 //!     latency: Some(Distribution::Samples(vec![2.0, 2.1, 2.2, 9.0])),
-//!     bandwidth: None,
-//!     bandwidth_block_bytes: 16 << 20,
-//!     overhead: None,
-//!     gap: None,
-//!     after_idle: None,
-//!     bandwidth_levels: None,
-//!     latency_by_size: None,
+//!     ..Placement::new(base, 16 << 20)
 //! };
 //! let profile = Profile {
 //!     system: "demo".into(), description: String::new(), near: placement, far: None,

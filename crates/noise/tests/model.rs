@@ -39,15 +39,9 @@ fn base(l: f64, g: f64) -> BaseParams {
 
 fn placement(l: f64, g: f64) -> Placement {
     Placement {
-        params: base(l, g),
         latency: Some(Distribution::Samples(latency_samples())),
         bandwidth: Some(Distribution::Samples(bandwidth_samples())),
-        bandwidth_block_bytes: 16 * MIB,
-        overhead: None,
-        gap: None,
-        after_idle: None,
-        bandwidth_levels: None,
-        latency_by_size: None,
+        ..Placement::new(base(l, g), 16 * MIB)
     }
 }
 

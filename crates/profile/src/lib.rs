@@ -19,27 +19,24 @@
 //!     system: "toy".into(),
 //!     description: "two nodes on one switch".into(),
 //!     near: Placement {
-//!         params: BaseParams {
-//!             l_ps: 1_500_000.0,
-//!             o_ps: 200_000.0,
-//!             g_ps: 100_000.0,
-//!             big_g_ps_per_byte: 80.5,
-//!             big_o_ps_per_byte: 0.0,
-//!             s_bytes: 65_536,
-//!         },
 //!         // 1000 samples: a table up to the 999th, then the largest kept exactly.
 //!         latency: Some(Distribution::Quantiles {
 //!             probs: vec![0.0, 0.5, 0.999],
 //!             values: vec![1_400_000.0, 1_500_000.0, 2_000_000.0],
 //!             tail: Some(ExactTail { values: vec![9_000_000.0], sample_count: 1000 }),
 //!         }),
-//!         bandwidth: None,
-//!         bandwidth_block_bytes: 16 << 20,
-//!         overhead: None,
-//!         gap: None,
-//!         after_idle: None,
-//!         bandwidth_levels: None,
-//!         latency_by_size: None,
+//!         // The rest: LogGP values only, bandwidth blocks of 16 MiB.
+//!         ..Placement::new(
+//!             BaseParams {
+//!                 l_ps: 1_500_000.0,
+//!                 o_ps: 200_000.0,
+//!                 g_ps: 100_000.0,
+//!                 big_g_ps_per_byte: 80.5,
+//!                 big_o_ps_per_byte: 0.0,
+//!                 s_bytes: 65_536,
+//!             },
+//!             16 << 20,
+//!         )
 //!     },
 //!     far: None,
 //!     nodes_per_switch: 16,

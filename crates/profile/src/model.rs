@@ -109,6 +109,24 @@ pub struct Placement {
     pub latency_by_size: Option<SizeLatency>,
 }
 
+impl Placement {
+    /// A placement of base parameters only: no distribution, latency by size or idle-link
+    /// latency (every message costs the LogGP values), bandwidth blocks of `block_bytes`.
+    pub fn new(params: BaseParams, block_bytes: u64) -> Placement {
+        Placement {
+            params,
+            latency: None,
+            bandwidth: None,
+            bandwidth_block_bytes: block_bytes,
+            overhead: None,
+            gap: None,
+            after_idle: None,
+            bandwidth_levels: None,
+            latency_by_size: None,
+        }
+    }
+}
+
 /// What a message of `s` bytes takes one way beyond the model's LogGP costs, ps: the
 /// difference between Netgauge's LogGP ping-pong PRTT(1,0,s)/2 and the same ping-pong
 /// simulated without it (`calibrate`, "Latency by size"). Mid-size messages (KiB to a few

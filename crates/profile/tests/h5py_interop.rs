@@ -286,22 +286,15 @@ fn handmade(tool_version: String) -> Profile {
         system: "handmade".into(),
         description: "written by h5py – ünïcode".into(),
         near: Placement {
-            params: params(2_000_000.0),
             latency: Some(Distribution::Quantiles {
                 probs: vec![0.0, 0.5, 0.99, 1.0],
                 values: vec![1.9e6, 2.0e6, 3.5e6, 9.0e6],
                 tail: None,
             }),
             bandwidth: Some(Distribution::Samples(vec![80.5, 81.0, 79.75])),
-            bandwidth_block_bytes: 16 << 20,
-            overhead: None,
-            gap: None,
-            after_idle: None,
-            bandwidth_levels: None,
-            latency_by_size: None,
+            ..Placement::new(params(2_000_000.0), 16 << 20)
         },
         far: Some(Placement {
-            params: params(3_000_000.0),
             latency: Some(Distribution::Samples(far_samples)),
             bandwidth: Some(Distribution::Quantiles {
                 probs: vec![0.0, 0.5, 1.0 - 2.0 / 200.0],
@@ -311,12 +304,7 @@ fn handmade(tool_version: String) -> Profile {
                     sample_count: 200,
                 }),
             }),
-            bandwidth_block_bytes: 16 << 20,
-            overhead: None,
-            gap: None,
-            after_idle: None,
-            bandwidth_levels: None,
-            latency_by_size: None,
+            ..Placement::new(params(3_000_000.0), 16 << 20)
         }),
         nodes_per_switch: 8,
         os_noise: OsNoise {

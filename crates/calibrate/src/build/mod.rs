@@ -555,15 +555,9 @@ pub(super) fn build_with(
         }
 
         let near = Placement {
-            params: near_params.clone(),
             latency: Some(near_lat.dist.clone()),
             bandwidth: Some(near_bw.dist.clone()),
-            bandwidth_block_bytes: near_bw.size,
-            overhead: None,
-            gap: None,
-            after_idle: None,
-            bandwidth_levels: None,
-            latency_by_size: None,
+            ..Placement::new(near_params.clone(), near_bw.size)
         };
         let near_report = PlacementReport {
             params: params_report(&near_params, near_sources),
@@ -623,15 +617,9 @@ pub(super) fn build_with(
                     }
                 };
                 let placement = Placement {
-                    params: far_params.clone(),
                     latency: Some(lat.0),
                     bandwidth: Some(bw.0),
-                    bandwidth_block_bytes: bw.2,
-                    overhead: None,
-                    gap: None,
-                    after_idle: None,
-                    bandwidth_levels: None,
-                    latency_by_size: None,
+                    ..Placement::new(far_params.clone(), bw.2)
                 };
                 let report = PlacementReport {
                     params: params_report(&far_params, far_sources),

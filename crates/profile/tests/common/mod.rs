@@ -20,7 +20,6 @@ pub fn full_profile() -> Profile {
         system: "aws".into(),
         description: "AWS c5n.metal (EFA 100G), µs-scale noise – café".into(),
         near: Placement {
-            params: params(15_000_000.0),
             latency: Some(Distribution::Quantiles {
                 probs: vec![0.0, 0.001, 0.5, 0.999, 1.0],
                 values: vec![
@@ -33,31 +32,22 @@ pub fn full_profile() -> Profile {
                 tail: None,
             }),
             bandwidth: Some(Distribution::Samples(vec![80.5, 80.25, 81.0, 95.125])),
-            bandwidth_block_bytes: 16 << 20,
             overhead: Some(Distribution::Quantiles {
                 probs: vec![0.0, 1.0],
                 values: vec![1_000_000.0, 1_000_000.0],
                 tail: None,
             }),
             gap: Some(Distribution::Samples(vec![333_000.0])),
-            after_idle: None,
-            bandwidth_levels: None,
-            latency_by_size: None,
+            ..Placement::new(params(15_000_000.0), 16 << 20)
         },
         far: Some(Placement {
-            params: params(18_500_000.0),
             latency: Some(Distribution::Samples(vec![18_000_000.0, 19_000_000.0, 0.0])),
             bandwidth: Some(Distribution::Quantiles {
                 probs: vec![0.0, 0.25, 1.0],
                 values: vec![82.0, 83.5, 400.0],
                 tail: None,
             }),
-            bandwidth_block_bytes: 1 << 20,
-            overhead: None,
-            gap: None,
-            after_idle: None,
-            bandwidth_levels: None,
-            latency_by_size: None,
+            ..Placement::new(params(18_500_000.0), 1 << 20)
         }),
         nodes_per_switch: 16,
         os_noise: OsNoise {
@@ -115,17 +105,7 @@ pub fn minimal_profile() -> Profile {
     Profile {
         system: "toy".into(),
         description: String::new(),
-        near: Placement {
-            params: params(1_000_000.0),
-            latency: None,
-            bandwidth: None,
-            bandwidth_block_bytes: 0,
-            overhead: None,
-            gap: None,
-            after_idle: None,
-            bandwidth_levels: None,
-            latency_by_size: None,
-        },
+        near: Placement::new(params(1_000_000.0), 0),
         far: None,
         nodes_per_switch: 1,
         os_noise: OsNoise::default(),
