@@ -120,7 +120,7 @@ fn calibrate_set(
     shared: &Path,
     dir: &Path,
     set: &str,
-    s: &str,
+    s: Option<&str>,
     stripes: &str,
 ) -> (PathBuf, serde_json::Value) {
     calibrate_set_with(shared, dir, set, s, stripes, &[])
@@ -131,7 +131,7 @@ fn calibrate_set_with(
     shared: &Path,
     dir: &Path,
     set: &str,
-    s: &str,
+    s: Option<&str>,
     stripes: &str,
     extra: &[&str],
 ) -> (PathBuf, serde_json::Value) {
@@ -154,9 +154,9 @@ fn calibrate_closes_on_the_shared_capture_sets() {
     let shared = crate::shared_or_skip!();
     let dir = tempfile::tempdir().unwrap();
     for (set, s, stripes) in [
-        ("daint-2022-03-30", "", "1"),
-        ("daint-2022-05-13", "4KiB", "1"),
-        ("gcp-2022-06-08", "64KiB", "8"),
+        ("daint-2022-03-30", None, "1"),
+        ("daint-2022-05-13", Some("4KiB"), "1"),
+        ("gcp-2022-06-08", Some("64KiB"), "8"),
     ] {
         let (out, json) = calibrate_set(&shared, dir.path(), set, s, stripes);
         let rows = json["closure"]["rows"].as_array().expect("closure rows");
@@ -175,7 +175,7 @@ fn calibrate_closes_on_the_shared_capture_sets() {
         let sources = json["closure"]["sources"].to_string();
         assert_eq!(
             sources.contains("S = 8KiB (the LogGP run's ping-pong steps up 2.0x from 7169 B (PRTT(1,0,s) 7.15 us) to 8193 B (15.73 us): the first protocol change of the run"),
-            s.is_empty(),
+            s.is_none(),
             "{set}: {sources}"
         );
         assert_eq!(
@@ -316,7 +316,7 @@ fn consecutive_round_trips_spread_as_the_capture_windows() {
     let goal = dir.path().join("pp.goal");
     std::fs::write(&goal, pingpong_sequence(N, 16 << 20)).unwrap();
     for set in ["daint-2022-03-30", "daint-2022-05-13"] {
-        let (out, _) = calibrate_set(&shared, dir.path(), set, "4KiB", "1");
+        let (out, _) = calibrate_set(&shared, dir.path(), set, Some("4KiB"), "1");
         let bw =
             crate::util::capture_file(&shared.join("captures").join(set), "ng_netnoise_mpi_bw.out");
         let opts = PingPongOptions {
@@ -366,7 +366,7 @@ fn daint_profile_showing(
     in_report: &str,
     in_show: &str,
 ) -> (PathBuf, serde_json::Value) {
-    let (out, report) = calibrate_set(shared, dir, "daint-2022-05-13", "4KiB", "1");
+    let (out, report) = calibrate_set(shared, dir, "daint-2022-05-13", Some("4KiB"), "1");
     let report = report.to_string();
     assert!(report.contains(in_report), "{report}");
     let p = out.to_str().unwrap();
@@ -483,7 +483,7 @@ fn latency_episodes_are_left_out_on_request_or_a_state() {
     let set = "daint-2022-05-13";
     let set_dir = shared.join("captures").join(set);
     let episodes = ["--latency-episodes", "separate"];
-    let (out, json) = calibrate_set_with(&shared, dir.path(), set, "4KiB", "1", &episodes);
+    let (out, json) = calibrate_set_with(&shared, dir.path(), set, Some("4KiB"), "1", &episodes);
     let text = json.to_string();
     assert!(
         text.contains("episodes left out: 15 of 287 Netgauge runs hold 78 % of the samples"),
@@ -531,7 +531,7 @@ fn latency_episodes_are_left_out_on_request_or_a_state() {
     // reports the episodes' mean beside it.
     let default_dir = dir.path().join("default");
     std::fs::create_dir(&default_dir).unwrap();
-    let (state, _) = calibrate_set(&shared, &default_dir, set, "4KiB", "1");
+    let (state, _) = calibrate_set(&shared, &default_dir, set, Some("4KiB"), "1");
     let measured = dir.path().join("measured");
     std::fs::create_dir(&measured).unwrap();
     for f in ["nwaydissemination_8_16384.csv", "pipelinedring_8_16.csv"] {
@@ -570,7 +570,7 @@ fn latency_episodes_are_left_out_on_request_or_a_state() {
     let few_dir = dir.path().join("few");
     std::fs::create_dir(&few_dir).unwrap();
     let few = ["--min-samples", "20000"];
-    let (pooled, report) = calibrate_set_with(&shared, &few_dir, set, "4KiB", "1", &few);
+    let (pooled, report) = calibrate_set_with(&shared, &few_dir, set, Some("4KiB"), "1", &few);
     let text = report.to_string();
     assert!(text.contains("cannot make a state of their own"), "{text}");
     assert!(!read_profile(&pooled).unwrap().has_episodes());

@@ -19,7 +19,7 @@ fn calibrate(set_dir: &Path, set: &str, s: &str, stripes: &str, out: &Path) {
     crate::util::calibrate_capture_set(
         set_dir,
         set,
-        s,
+        Some(s),
         stripes,
         &["--idle-latency", hoverboard.to_str().unwrap()],
         out,

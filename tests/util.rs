@@ -87,11 +87,11 @@ pub fn capture_file(set_dir: &Path, stem: &str) -> PathBuf {
 
 /// `calibrate` on a capture set of ../shared in the acceptance command's form (latency,
 /// bandwidth, OS noise, LogGP, `--set-S`, `--bandwidth-stripes`), with `extra` flags, into
-/// `out` (no `--set-S` when `s` is empty); panics with calibrate's message when it fails.
+/// `out` (`--set-S` only when `s` is given); panics with calibrate's message when it fails.
 pub fn calibrate_capture_set(
     set_dir: &Path,
     set: &str,
-    s: &str,
+    s: Option<&str>,
     stripes: &str,
     extra: &[&str],
     out: &Path,
@@ -120,7 +120,7 @@ pub fn calibrate_capture_set(
         "-o",
         out.to_str().unwrap(),
     ];
-    if !s.is_empty() {
+    if let Some(s) = s {
         args.extend_from_slice(&["--set-S", s]);
     }
     args.extend_from_slice(extra);

@@ -256,14 +256,16 @@ def test_the_gil_is_released_while_simulating() -> None:
     assert ticks >= 10, ticks
 
 
-# Each script installs Python's own SIGINT handler: a process started in the background by a
-# shell without job control (as CI runners may start the tests) inherits SIGINT ignored, and
-# Python then leaves it ignored.
-INTERRUPT = r"""
-import os, signal, threading, json
-import loggops_sim as ls
-signal.signal(signal.SIGINT, signal.default_int_handler)
-threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+# The start of both interrupt scripts: Ctrl-C (SIGINT) after one second. Each installs Python's
+# own SIGINT handler: a process started in the background by a shell without job control (as CI
+# runners may start the tests) inherits SIGINT ignored, and Python then leaves it ignored.
+CTRL_C_AFTER_1S = (
+    "import os, signal, threading, json, loggops_sim as ls\n"
+    "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+    "threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT)).start()\n"
+)
+
+INTERRUPT = CTRL_C_AFTER_1S + r"""
 try:
     ls.sweep("goal/dissemination_16B.goal", noise="calibration/aws.h5", nodes=[1024],
              noise_mode=["os+net"], reps=100000, seed=1, threads=2)
@@ -295,10 +297,7 @@ def test_ctrl_c_stops_a_sweep_and_keeps_what_finished() -> None:
 def test_interrupting_validate_raises_keyboard_interrupt(tmp_path: Path) -> None:
     path = measured_file(tmp_path)
     script = (
-        "import os, signal, threading, loggops_sim as ls\n"
-        "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
-        "threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT)).start()\n"
-        "try:\n"
+        CTRL_C_AFTER_1S + "try:\n"
         f"    ls.validate({str(path)!r}, 'calibration/aws.h5', reps=10**9, threads=1)\n"
         "    print('ran to the end')\n"
         "except KeyboardInterrupt as e:\n"
