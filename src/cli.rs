@@ -827,7 +827,11 @@ program whose polling loop repeats statements) is listed with its reason after t
 An iteration's time is the maximum over ranks; a repetition's the maximum over ranks of the
 time from leaving the simulated barrier to finishing (--measure barrier) or of the finishing
 time (--measure collective). Rendezvous messages progress during computation or not as the
-profile's `mpi_progress` says (--mpi-progress overrides; async without one). Ratios are
+profile's `mpi_progress` says (--mpi-progress overrides; async without one). Without
+--mpi-progress, the benchmarks whose noiseless time depends on that rule (transfers above S
+beside computation, as the 16 MiB `nwaydissemination`) run under the other rule too, and a
+line after the table says which rule their means favour: the evidence `calibrate
+--mpi-progress` records (JSON: `settings.mpi_progress_evidence`; CSV: on stderr). Ratios are
 simulated / measured; the mean error is the paper's metric, |mean sim - mean meas| / mean
 meas; a `*` marks a mean or p50 off by more than 10 % or a p95 off by more than 20 %. The
 column `outside the profile` flags a measured median beyond every simulated repetition

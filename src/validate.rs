@@ -11,11 +11,12 @@ use std::process::ExitCode;
 use anyhow::{anyhow, bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use loggops_calibrate::{BenchmarkName, MeasuredPattern};
+use loggops_engine::MpiProgress;
 use loggops_engine::WindowOdds;
 use loggops_noise::{NoiseConfig, NoiseMode, NoiseModel};
 use loggops_report::validation::{
-    render_validation_table_with, validation_csv_with, validation_json_settings, BenchmarkId,
-    Comparison, NotSimulated,
+    render_validation_table_with, tally, validation_csv_with, validation_json_settings,
+    BenchmarkId, Comparison, NotSimulated, Tally,
 };
 use rayon::prelude::*;
 
@@ -185,12 +186,17 @@ pub fn validate(args: ValidateArgs) -> Result<ExitCode> {
         header,
         settings,
         not_reached,
+        evidence,
     } = compare(&args)?;
     let interrupted = not_reached.is_some();
     let text = match args.format {
         FormatArg::Human => format!(
-            "{header}\n{}",
-            render_validation_table_with(&rows, &skipped)
+            "{header}\n{}{}",
+            render_validation_table_with(&rows, &skipped),
+            evidence
+                .as_deref()
+                .map(|e| format!("{e}\n"))
+                .unwrap_or_default()
         ),
         FormatArg::Json => validation_json_settings(&rows, &skipped, settings, interrupted),
         FormatArg::Csv => validation_csv_with(&rows, &skipped),
@@ -200,6 +206,10 @@ pub fn validate(args: ValidateArgs) -> Result<ExitCode> {
         .as_deref()
         .map(|p| crate::mc::partial_target(p, interrupted));
     crate::run::emit(output.as_deref(), &text)?;
+    // CSV has no place for it (JSON has `settings.mpi_progress_evidence`).
+    if let (FormatArg::Csv, Some(e), false) = (args.format, &evidence, args.quiet) {
+        crate::out::errln!("{e}");
+    }
     if let Some(not_reached) = not_reached {
         crate::out::errln!(
             "interrupted: wrote a partial result ({} benchmark(s) simulated, {not_reached} not \
@@ -211,6 +221,9 @@ pub fn validate(args: ValidateArgs) -> Result<ExitCode> {
     }
     Ok(ExitCode::SUCCESS)
 }
+
+/// Repetitions that tell whether a benchmark's time depends on the MPI progress rule.
+const PROGRESS_PROBE: u64 = 8;
 
 /// The reason given for the benchmarks that Ctrl-C left unsimulated.
 const INTERRUPTED: &str = "interrupted (Ctrl-C) before it was simulated";
@@ -225,6 +238,8 @@ pub(crate) struct Compared {
     pub settings: serde_json::Value,
     /// Ctrl-C stopped it: how many benchmarks it did not reach (listed in `skipped`).
     pub not_reached: Option<usize>,
+    /// What the benchmarks that depend on the MPI progress rule say about it (a line).
+    pub evidence: Option<String>,
 }
 
 /// The comparison of every measured benchmark, in file order, writing nothing (`validate` and
@@ -345,10 +360,30 @@ pub(crate) fn compare(args: &ValidateArgs) -> Result<Compared> {
         &profile,
         &NoiseConfig {
             mode: NoiseMode::None,
-            ..base
+            ..base.clone()
         },
     )?;
     let progress = model.mpi_progress();
+    // Evidence for the progress rule when no --mpi-progress settles it: the benchmarks whose
+    // time depends on it are simulated under the other rule too.
+    let other_rule = match args.mpi_progress {
+        Some(_) => None,
+        None => {
+            let other = match progress {
+                MpiProgress::Async => MpiProgress::Polled,
+                MpiProgress::Polled => MpiProgress::Async,
+            };
+            Some(NoiseModel::new(
+                &profile,
+                &NoiseConfig {
+                    mode,
+                    mpi_progress: Some(other),
+                    ..base.clone()
+                },
+            )?)
+        }
+    };
+    let mut contrasts = Vec::new();
     let bar = if args.quiet || !std::io::stderr().is_terminal() {
         ProgressBar::hidden()
     } else {
@@ -372,11 +407,11 @@ pub(crate) fn compare(args: &ValidateArgs) -> Result<Compared> {
             break;
         }
         bar.set_message(m.name.to_string());
-        let reps_of = |model: &NoiseModel| {
+        // Repetitions `reps` of the benchmark under `model`.
+        let reps_of = |model: &NoiseModel, reps: std::ops::Range<u64>| {
             let odds = WindowOdds::default();
             pool.install(|| {
-                (0..args.reps as u64)
-                    .into_par_iter()
+                reps.into_par_iter()
                     .map(|rep| {
                         // Ctrl-C (the CLI's handler or a library front end's).
                         if crate::mc::interrupted() {
@@ -389,7 +424,8 @@ pub(crate) fn compare(args: &ValidateArgs) -> Result<Compared> {
                     .collect::<Result<Vec<u64>>>()
             })
         };
-        let simulated = (|| -> Result<(u64, Vec<u64>, Option<Vec<u64>>)> {
+        let all = 0..args.reps as u64;
+        let simulated = (|| -> Result<_> {
             let noiseless = iteration_time(
                 b,
                 clock,
@@ -399,11 +435,40 @@ pub(crate) fn compare(args: &ValidateArgs) -> Result<Compared> {
                 &WindowOdds::default(),
                 engine,
             )?;
-            let samples = reps_of(&model)?;
-            let in_episodes = episodes.as_ref().map(|(_, m)| reps_of(m)).transpose()?;
-            Ok((noiseless, samples, in_episodes))
+            let samples = reps_of(&model, all.clone())?;
+            let in_episodes = episodes
+                .as_ref()
+                .map(|(_, m)| reps_of(m, all.clone()))
+                .transpose()?;
+            // Under the other rule only where the rule matters: the mean of its first
+            // repetitions (the same draws) differs by more than 1 %. A failure there leaves
+            // the benchmark out of the evidence, not out of the table.
+            let other = match &other_rule {
+                Some(noisy) => {
+                    let probe = all.end.min(PROGRESS_PROBE);
+                    let other = || -> Result<Option<Vec<u64>>> {
+                        bar.inc_length(probe);
+                        let mut o = reps_of(noisy, 0..probe)?;
+                        let sum = |s: &[u64]| s.iter().map(|&t| t as f64).sum::<f64>();
+                        let (x, y) = (sum(&o), sum(&samples[..o.len()]));
+                        if (x - y).abs() <= 0.01 * y {
+                            return Ok(None);
+                        }
+                        bar.inc_length(all.end - probe);
+                        o.extend(reps_of(noisy, probe..all.end)?);
+                        Ok(Some(o))
+                    };
+                    match other() {
+                        Ok(o) => o,
+                        Err(e) if crate::mc::is_interrupted(&e) => return Err(e),
+                        Err(_) => None,
+                    }
+                }
+                None => None,
+            };
+            Ok((noiseless, samples, in_episodes, other))
         })();
-        let (noiseless, samples, in_episodes) = match simulated {
+        let (noiseless, samples, in_episodes, other) = match simulated {
             Ok(s) => s,
             // Only Ctrl-C's own error: a failure at the same moment is listed with its reason.
             Err(e) if crate::mc::is_interrupted(&e) => {
@@ -434,6 +499,11 @@ pub(crate) fn compare(args: &ValidateArgs) -> Result<Compared> {
         if let (Some((w, _)), Some(e)) = (&episodes, &in_episodes) {
             c.episodes = Some((*w, loggops_report::stats::Summary::try_from_samples(e)?));
         }
+        if let Some(o) = &other {
+            let mut c = c.clone();
+            c.simulated = loggops_report::stats::Summary::try_from_samples(o)?;
+            contrasts.push((rows.len(), c));
+        }
         rows.push(c);
     }
     bar.finish_and_clear();
@@ -452,6 +522,10 @@ pub(crate) fn compare(args: &ValidateArgs) -> Result<Compared> {
         (Some(_), _) => "--mpi-progress",
         (None, Some(_)) => "the profile's",
         (None, None) => "the default: the profile has none",
+    };
+    let evidence = match (&other_rule, stopped_at) {
+        (Some(_), None) => progress_evidence(progress, origin, &rows, &contrasts),
+        _ => None,
     };
     let episodes_said = match &episodes {
         Some((w, _)) => format!(
@@ -524,6 +598,7 @@ pub(crate) fn compare(args: &ValidateArgs) -> Result<Compared> {
         "clock_read_ps": clock.read_ps,
         "overrides": overrides,
         "version": env!("CARGO_PKG_VERSION"),
+        "mpi_progress_evidence": evidence.as_ref().map(|e| &e.json),
     });
     Ok(Compared {
         rows,
@@ -531,7 +606,106 @@ pub(crate) fn compare(args: &ValidateArgs) -> Result<Compared> {
         header,
         settings,
         not_reached,
+        evidence: evidence.map(|e| e.line),
     })
+}
+
+/// What the benchmarks whose time depends on the MPI progress rule say about it.
+struct ProgressEvidence {
+    /// One line for the human table.
+    line: String,
+    json: serde_json::Value,
+}
+
+/// The errors of the benchmarks that depend on the progress rule under the rule simulated
+/// (`rows`, `rule`, from `origin`) and under the other one (`others`: the row's index and its
+/// comparison under the other rule); `None` when no benchmark depends on it. A rule is
+/// favoured when the median error of the means is at least 5 points lower with it and no
+/// fewer means are within 10 %.
+fn progress_evidence(
+    rule: MpiProgress,
+    origin: &str,
+    rows: &[Comparison],
+    others: &[(usize, Comparison)],
+) -> Option<ProgressEvidence> {
+    if others.is_empty() {
+        return None;
+    }
+    let other = match rule {
+        MpiProgress::Async => MpiProgress::Polled,
+        MpiProgress::Polled => MpiProgress::Async,
+    };
+    let these: Vec<Comparison> = others.iter().map(|(i, _)| rows[*i].clone()).collect();
+    let those: Vec<Comparison> = others.iter().map(|(_, c)| c.clone()).collect();
+    let (a, b) = (tally(&these), tally(&those));
+    let better = |x: &Tally, y: &Tally| {
+        x.median_mean_error + 0.05 < y.median_mean_error && x.mean_within >= y.mean_within
+    };
+    let favours = if better(&b, &a) {
+        Some(other)
+    } else if better(&a, &b) {
+        Some(rule)
+    } else {
+        None
+    };
+    let names: Vec<&str> = these.iter().map(|c| c.benchmark.as_str()).collect();
+    let shown = match names.len() {
+        n if n <= 6 => names.join(", "),
+        n => format!("{}, and {} more", names[..5].join(", "), n - 5),
+    };
+    let said = |t: &Tally, r: MpiProgress| {
+        format!(
+            "{:.1} % with {} ({} within 10 %)",
+            100.0 * t.median_mean_error,
+            r.name(),
+            t.mean_within
+        )
+    };
+    let verdict = match favours {
+        Some(f) if f == rule => format!("the measurements favour {} ({origin})", rule.name()),
+        Some(f) => format!(
+            "the measurements favour {0}: `calibrate --mpi-progress {0}` records it in the \
+             profile, `--mpi-progress {0}` predicts with it here",
+            f.name()
+        ),
+        None => "the measurements do not settle it".to_string(),
+    };
+    let line = format!(
+        "MPI progress: {} benchmark{} depend{} on it ({shown}); median error of their means {}, \
+         {}: {verdict}",
+        names.len(),
+        if names.len() == 1 { "" } else { "s" },
+        if names.len() == 1 { "s" } else { "" },
+        said(&a, rule),
+        said(&b, other),
+    );
+    let per_rule = |t: &Tally| {
+        serde_json::json!({
+            "median_mean_error": t.median_mean_error,
+            "mean_within_10pct": t.mean_within,
+        })
+    };
+    let benchmarks: Vec<serde_json::Value> = these
+        .iter()
+        .zip(&those)
+        .map(|(x, y)| {
+            serde_json::json!({
+                "benchmark": x.benchmark,
+                "measured_mean_ps": x.measured.mean.round() as u64,
+                format!("{}_mean_ps", rule.name()): x.simulated.mean.round() as u64,
+                format!("{}_mean_ps", other.name()): y.simulated.mean.round() as u64,
+            })
+        })
+        .collect();
+    let json = serde_json::json!({
+        "line": line,
+        "simulated": rule.name(),
+        "favours": favours.map(MpiProgress::name),
+        "benchmarks": benchmarks,
+        rule.name(): per_rule(&a),
+        other.name(): per_rule(&b),
+    });
+    Some(ProgressEvidence { line, json })
 }
 
 /// `message` without a leading `path:` (the listing names the file).
