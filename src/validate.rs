@@ -11,8 +11,7 @@ use std::process::ExitCode;
 use anyhow::{anyhow, bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use loggops_calibrate::{BenchmarkName, MeasuredPattern};
-use loggops_engine::MpiProgress;
-use loggops_engine::WindowOdds;
+use loggops_engine::{MpiProgress, WindowOdds};
 use loggops_noise::{NoiseConfig, NoiseMode, NoiseModel};
 use loggops_report::validation::{
     render_validation_table_with, tally, validation_csv_with, validation_json_settings,
