@@ -367,20 +367,14 @@ pub(crate) fn compare(args: &ValidateArgs) -> Result<Compared> {
     // time depends on it are simulated under the other rule too.
     let other_rule = match args.mpi_progress {
         Some(_) => None,
-        None => {
-            let other = match progress {
-                MpiProgress::Async => MpiProgress::Polled,
-                MpiProgress::Polled => MpiProgress::Async,
-            };
-            Some(NoiseModel::new(
-                &profile,
-                &NoiseConfig {
-                    mode,
-                    mpi_progress: Some(other),
-                    ..base.clone()
-                },
-            )?)
-        }
+        None => Some(NoiseModel::new(
+            &profile,
+            &NoiseConfig {
+                mode,
+                mpi_progress: Some(progress.other()),
+                ..base.clone()
+            },
+        )?),
     };
     let mut contrasts = Vec::new();
     let bar = if args.quiet || !std::io::stderr().is_terminal() {
@@ -630,10 +624,7 @@ fn progress_evidence(
     if others.is_empty() {
         return None;
     }
-    let other = match rule {
-        MpiProgress::Async => MpiProgress::Polled,
-        MpiProgress::Polled => MpiProgress::Async,
-    };
+    let other = rule.other();
     let these: Vec<Comparison> = others.iter().map(|(i, _)| rows[*i].clone()).collect();
     let those: Vec<Comparison> = others.iter().map(|(_, c)| c.clone()).collect();
     let (a, b) = (tally(&these), tally(&those));

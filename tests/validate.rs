@@ -450,6 +450,8 @@ fn polled_validation_does_not_depend_on_the_thread_count() {
             "-q",
         ]);
         assert_eq!(v["benchmarks"][0]["mpi_progress"], progress);
+        // The flag settles the rule: no evidence is gathered for the other one.
+        assert!(v["settings"]["mpi_progress_evidence"].is_null(), "{v}");
         v["benchmarks"][0]["simulated_mean_ps"].as_u64().unwrap()
     };
     let polled = mean("polled", "1");

@@ -269,6 +269,8 @@ pub struct ValidateRequest {
     pub clock_read: Option<String>,
     /// `--model`.
     pub model: Option<String>,
+    /// `--mpi-progress`: `async` or `polled`.
+    pub mpi_progress: Option<String>,
     /// `--reps`.
     pub reps: Option<u32>,
     /// `--seed`.
@@ -291,6 +293,7 @@ impl ValidateRequest {
         a.opt("clock-resolution", &self.clock_resolution);
         a.opt("clock-read", &self.clock_read);
         a.opt("model", &self.model);
+        a.opt("mpi-progress", &self.mpi_progress);
         a.opt("reps", &self.reps);
         a.opt("seed", &self.seed);
         a.opt("threads", &self.threads);
@@ -305,6 +308,9 @@ impl ValidateRequest {
 #[derive(Clone, Debug)]
 pub struct Validation {
     pub rows: Vec<Comparison>,
+    /// How the comparison was made: `validate --format json`'s `settings` (with
+    /// `mpi_progress_evidence`).
+    pub settings: serde_json::Value,
     /// False when the [`Runner`]'s poll stopped it: `rows` then holds the benchmarks finished
     /// before, and the others were not simulated.
     pub complete: bool,
@@ -447,6 +453,7 @@ impl<'a> Runner<'a> {
             let c = crate::validate::compare(&args)?;
             Ok(Validation {
                 rows: c.rows,
+                settings: c.settings,
                 complete: c.not_reached.is_none(),
             })
         })

@@ -23,6 +23,7 @@ from conftest import ROOT, run_cli
 
 DISS = "goal/dissemination_16B.goal"
 AWS = "calibration/aws.h5"
+DAINT = "calibration/paper/daint.h5"
 
 
 def cli_frame(text: str) -> pd.DataFrame:
@@ -207,6 +208,25 @@ def test_validate_is_the_clis(cli: Path, tmp_path: Path) -> None:
     expected = cli_frame(out.stdout)
     pd.testing.assert_frame_equal(frame, expected.astype({"benchmark": str, "pattern": str}))
     assert frame["benchmark"].iloc[0] == "nwaydissemination_nocompute_4_16"
+
+
+def test_validate_returns_the_progress_evidence(cli: Path, tmp_path: Path) -> None:
+    # 16 MiB dissemination with its calcs, measured at 37 ms (two calcs and two transfers one
+    # after the other): the measurement favours the polled rule.
+    path = tmp_path / "nwaydissemination_4_16777216.csv"
+    rows = ["#MessageSize Rank0Time(us) Rank1Time(us) Rank2Time(us) Rank3Time(us)"]
+    rows += [f"16777216 {37000 + i}.0 37000.0 37000.0 37000.0" for i in range(5)]
+    path.write_text("\n".join(rows) + "\n")
+    frame = ls.validate(path, DAINT, reps=16)
+    out = run_cli(cli, "validate", str(path), "--noise", DAINT, "--reps", "16", "--format", "json", "-q")
+    settings = json.loads(out.stdout)["settings"]
+    assert frame.attrs["settings"] == settings
+    evidence = settings["mpi_progress_evidence"]
+    assert evidence["simulated"] == "async" and evidence["favours"] == "polled", evidence
+    # Given the rule, no evidence is gathered.
+    polled = ls.validate(path, DAINT, reps=16, mpi_progress="polled")
+    assert polled.attrs["settings"]["mpi_progress"] == "polled"
+    assert polled.attrs["settings"]["mpi_progress_evidence"] is None
 
 
 def test_profile_is_what_profile_show_prints(cli: Path) -> None:

@@ -461,6 +461,7 @@ def validate(
     clock_resolution: Optional[Quantity] = None,
     clock_read: Optional[Quantity] = None,
     model: Optional[Model] = None,
+    mpi_progress: Optional[Literal["async", "polled"]] = None,
     reps: Optional[int] = None,
     seed: Optional[int] = None,
     threads: Optional[int] = None,
@@ -487,12 +488,18 @@ def validate(
             and the cost of one read (``--clock-resolution``, ``--clock-read``; default: the
             profile's clock, else a perfect one).
         model: ``"queued"`` (the default) or ``"loggopsim"``.
+        mpi_progress: whether a message above the eager threshold advances while a rank
+            computes: ``"async"`` or ``"polled"`` (``--mpi-progress``; default: the profile's
+            rule, else async).
         reps: repetitions per benchmark (default 1000).
         seed, threads, L, o, g, G, O, S, progress: as in :func:`run`.
 
     Columns: ``benchmark``, ``pattern``, ``nodes``, ``bytes``, the measured and simulated
     mean, p50, p95 and p99 (ps), their ratios (simulated / measured), the paper's mean error,
     the noiseless time, whether a statistic is off (VALIDATION.md) and the measured ``file``.
+    ``attrs["settings"]`` is the JSON output's ``settings`` (a dict): how the comparison was
+    made and, when ``mpi_progress`` is not given, ``mpi_progress_evidence`` (the progress rule
+    the measured means favour; ``None`` when no benchmark depends on it).
 
     Raises:
         KeyboardInterrupt: Ctrl-C; ``partial`` holds the DataFrame of the benchmarks finished
@@ -507,6 +514,7 @@ def validate(
         "clock_resolution": _quantity(clock_resolution, "clock_resolution"),
         "clock_read": _quantity(clock_read, "clock_read"),
         "model": model,
+        "mpi_progress": mpi_progress,
         "reps": reps,
         "seed": seed,
         "threads": threads,
@@ -526,7 +534,9 @@ def validate(
         if isinstance(partial, str):
             e.partial = _frame(partial, kinds)  # type: ignore[attr-defined]
         raise
-    return _frame(out, kinds)
+    frame = _frame(out["csv"], kinds)
+    frame.attrs["settings"] = json.loads(out["settings_json"])
+    return frame
 
 
 def profile(path: StrPath) -> Dict[str, Any]:

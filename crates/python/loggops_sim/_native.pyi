@@ -22,8 +22,13 @@ def sweep(
     (`L`, `o`, `g`, `G`, `O`, `S` for its `l` ... `s`). Raises KeyboardInterrupt (with the
     output of what finished as `partial`) when a signal handler raised during the run."""
 
-def validate(request: Mapping[str, Any]) -> str:
-    """`loggops-sim validate --format csv`; `request` as `loggops_sim::api::ValidateRequest`."""
+class ValidateOutput(TypedDict):
+    csv: str
+    settings_json: str
+
+def validate(request: Mapping[str, Any]) -> ValidateOutput:
+    """`loggops-sim validate`: its CSV and its JSON's `settings`; `request` as
+    `loggops_sim::api::ValidateRequest`."""
 
 def profile(path: str) -> str:
     """`loggops-sim profile show FILE` as JSON text."""

@@ -98,6 +98,7 @@ fn validate_request(d: &Bound<'_, PyDict>) -> PyResult<api::ValidateRequest> {
         clock_resolution: r.get("clock_resolution")?,
         clock_read: r.get("clock_read")?,
         model: r.get("model")?,
+        mpi_progress: r.get("mpi_progress")?,
         reps: r.get("reps")?,
         seed: r.get("seed")?,
         threads: r.get("threads")?,
@@ -181,7 +182,7 @@ fn sweep<'py>(
 /// `loggops-sim validate` (`request`: the keys of `api::ValidateRequest`): its CSV. On a
 /// signal, the exception's `partial` holds the CSV of the benchmarks finished.
 #[pyfunction]
-fn validate(py: Python<'_>, request: &Bound<'_, PyDict>) -> PyResult<String> {
+fn validate<'py>(py: Python<'py>, request: &Bound<'py, PyDict>) -> PyResult<Bound<'py, PyDict>> {
     let req = validate_request(request)?;
     match interruptible(py, |r| r.validate(&req)) {
         (Ok(v), Some(sig)) => {
@@ -190,7 +191,12 @@ fn validate(py: Python<'_>, request: &Bound<'_, PyDict>) -> PyResult<String> {
             Err(sig)
         }
         (Err(_), Some(sig)) => Err(sig),
-        (Ok(v), None) => Ok(v.csv()),
+        (Ok(v), None) => {
+            let d = PyDict::new(py);
+            d.set_item("csv", v.csv())?;
+            d.set_item("settings_json", v.settings.to_string())?;
+            Ok(d)
+        }
         (Err(e), None) => Err(error(&e)),
     }
 }

@@ -56,6 +56,14 @@ impl MpiProgress {
             MpiProgress::Polled => "polled",
         }
     }
+
+    /// The other rule.
+    pub fn other(self) -> MpiProgress {
+        match self {
+            MpiProgress::Async => MpiProgress::Polled,
+            MpiProgress::Polled => MpiProgress::Async,
+        }
+    }
 }
 
 impl std::str::FromStr for MpiProgress {
