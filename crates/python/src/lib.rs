@@ -179,8 +179,9 @@ fn sweep<'py>(
     }
 }
 
-/// `loggops-sim validate` (`request`: the keys of `api::ValidateRequest`): its CSV. On a
-/// signal, the exception's `partial` holds the CSV of the benchmarks finished.
+/// `loggops-sim validate` (`request`: the keys of `api::ValidateRequest`): its CSV (`csv`) and
+/// its JSON's `settings` (`settings_json`). On a signal, the exception's `partial` holds the
+/// CSV of the benchmarks finished.
 #[pyfunction]
 fn validate<'py>(py: Python<'py>, request: &Bound<'py, PyDict>) -> PyResult<Bound<'py, PyDict>> {
     let req = validate_request(request)?;
