@@ -321,12 +321,14 @@ def test_interrupting_validate_raises_keyboard_interrupt(tmp_path: Path) -> None
         f"    ls.validate({str(path)!r}, 'calibration/aws.h5', reps=10**9, threads=1)\n"
         "    print('ran to the end')\n"
         "except KeyboardInterrupt as e:\n"
-        "    print('interrupted', len(e.partial), 'benchmark' in e.partial.columns)\n"
+        "    print('interrupted', len(e.partial), 'benchmark' in e.partial.columns,\n"
+        "          e.partial.attrs['settings']['reps'])\n"
     )
     out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
                          text=True, timeout=600)
-    # The one benchmark was in progress: the partial table has its columns and no row.
-    assert out.stdout.strip() == "interrupted 0 True", out.stderr
+    # The one benchmark was in progress: the partial table has its columns and no row, and
+    # the settings it was made with.
+    assert out.stdout.strip() == f"interrupted 0 True {10**9}", out.stderr
 
 
 def test_documented_and_typed() -> None:

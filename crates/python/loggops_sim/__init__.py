@@ -503,7 +503,8 @@ def validate(
 
     Raises:
         KeyboardInterrupt: Ctrl-C; ``partial`` holds the DataFrame of the benchmarks finished
-            before it (the benchmark in progress and the later ones are left out).
+            before it (the benchmark in progress and the later ones are left out), with its
+            ``attrs["settings"]``.
     """
     request = {
         "measured": _paths(measured, "measured"),
@@ -526,15 +527,19 @@ def validate(
         "S": _quantity(S, "S"),
         "progress": progress,
     }
-    kinds = {"benchmark": str, "pattern": str}
     try:
         out = _native.validate(request)
     except KeyboardInterrupt as e:
         partial = getattr(e, "partial", None)
-        if isinstance(partial, str):
-            e.partial = _frame(partial, kinds)  # type: ignore[attr-defined]
+        if isinstance(partial, dict):
+            e.partial = _validation_frame(partial)  # type: ignore[attr-defined]
         raise
-    frame = _frame(out["csv"], kinds)
+    return _validation_frame(out)
+
+
+def _validation_frame(out: Mapping[str, str]) -> pd.DataFrame:
+    """The native validate's output as validate's DataFrame, the settings in its attrs."""
+    frame = _frame(out["csv"], {"benchmark": str, "pattern": str})
     frame.attrs["settings"] = json.loads(out["settings_json"])
     return frame
 

@@ -28,7 +28,8 @@ class ValidateOutput(TypedDict):
 
 def validate(request: Mapping[str, Any]) -> ValidateOutput:
     """`loggops-sim validate`: its CSV and its JSON's `settings`; `request` as
-    `loggops_sim::api::ValidateRequest`."""
+    `loggops_sim::api::ValidateRequest`. Raises KeyboardInterrupt (with the same dict for
+    the benchmarks finished as `partial`) when a signal handler raised during the run."""
 
 def profile(path: str) -> str:
     """`loggops-sim profile show FILE` as JSON text."""

@@ -181,23 +181,24 @@ fn sweep<'py>(
 
 /// `loggops-sim validate` (`request`: the keys of `api::ValidateRequest`): its CSV (`csv`) and
 /// its JSON's `settings` (`settings_json`). On a signal, the exception's `partial` holds the
-/// CSV of the benchmarks finished.
+/// same dict for the benchmarks finished.
 #[pyfunction]
 fn validate<'py>(py: Python<'py>, request: &Bound<'py, PyDict>) -> PyResult<Bound<'py, PyDict>> {
     let req = validate_request(request)?;
+    let dict = |v: &api::Validation| -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("csv", v.csv())?;
+        d.set_item("settings_json", v.settings.to_string())?;
+        Ok(d)
+    };
     match interruptible(py, |r| r.validate(&req)) {
         (Ok(v), Some(sig)) => {
             // The benchmarks finished before the signal, as the CLI writes them.
-            sig.value(py).setattr("partial", v.csv())?;
+            sig.value(py).setattr("partial", dict(&v)?)?;
             Err(sig)
         }
         (Err(_), Some(sig)) => Err(sig),
-        (Ok(v), None) => {
-            let d = PyDict::new(py);
-            d.set_item("csv", v.csv())?;
-            d.set_item("settings_json", v.settings.to_string())?;
-            Ok(d)
-        }
+        (Ok(v), None) => dict(&v),
         (Err(e), None) => Err(error(&e)),
     }
 }
