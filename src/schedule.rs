@@ -157,15 +157,43 @@ pub fn is_parametric(path: &Path) -> Result<bool> {
 }
 
 /// An explicit GOAL parse error, with a hint when the file is text that starts with neither
-/// `num_ranks` nor `loggops-schedule` (a rank-parametric schedule without its first line).
+/// `num_ranks` nor `loggops-schedule` (a rank-parametric schedule without its first line), or
+/// is not text at all and lacks the binary format's cookie (a file of another kind).
 fn with_hint(path: &Path, e: loggops_goal::GoalError) -> anyhow::Error {
     let mut head = Vec::new();
-    let unknown = std::fs::File::open(path)
-        .and_then(|f| f.take(64 << 10).read_to_end(&mut head))
-        .is_ok()
-        && std::str::from_utf8(&head).is_ok_and(|t| {
-            loggops_schedgen::sniff(t) == loggops_schedgen::FileKind::Unknown && !t.is_empty()
-        });
+    if loggops_goal::is_binary(path).unwrap_or(true)
+        || std::fs::File::open(path)
+            .and_then(|f| f.take(64 << 10).read_to_end(&mut head))
+            .is_err()
+    {
+        return e.into();
+    }
+    // Bytes no text file holds (a NUL, or not UTF-8): a binary file without the cookie.
+    let utf8 = std::str::from_utf8(&head);
+    let nul = head.iter().position(|&b| b == 0);
+    let invalid = match utf8 {
+        Err(u) if u.error_len().is_some() => Some(u.valid_up_to()),
+        // Valid, or a character cut at the end of what was read.
+        _ => None,
+    };
+    let binary = match (nul, invalid) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
+    if let Some(at) = binary {
+        let first: Vec<String> = head.iter().take(8).map(|b| format!("{b:02x}")).collect();
+        return anyhow::anyhow!(
+            "{e}\nnote: {} does not look like a GOAL file: byte 0x{:02x} at offset {at} is not \
+             text, and LogGOPSim's binary format starts with the cookie 4223 (bytes 7f 10 00 00 \
+             00 00 00 00) where this file has {}",
+            path.display(),
+            head[at],
+            first.join(" ")
+        );
+    }
+    let unknown = utf8.is_ok_and(|t| {
+        loggops_schedgen::sniff(t) == loggops_schedgen::FileKind::Unknown && !t.is_empty()
+    });
     if unknown {
         anyhow::anyhow!(
             "{e}\nnote: explicit GOAL starts with `num_ranks N`; a rank-parametric schedule \

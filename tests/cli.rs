@@ -132,6 +132,21 @@ fn explicit_file_errors_name_file_line_and_column() {
     insta::assert_snapshot!(e);
 }
 
+/// A file of another kind (binary junk without LogGOPSim's cookie) is said to be one, and its
+/// bytes are not written to the terminal as they are.
+#[test]
+fn binary_junk_is_not_goal() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("junk.bin");
+    std::fs::write(&f, b"cx\x00\x1b[2J\x01\xff\xfe junk\n").unwrap();
+    let e = err_of(&["--goal", f.to_str().unwrap()]).replace(dir.path().to_str().unwrap(), "[tmp]");
+    assert!(
+        !e.chars().any(|c| c.is_control() && c != '\n'),
+        "control characters: {e:?}"
+    );
+    insta::assert_snapshot!(e);
+}
+
 /// `l: calcc 50` is an unknown op, not `calc` followed by a bad duration.
 #[test]
 fn a_misspelt_op_is_an_unknown_op() {

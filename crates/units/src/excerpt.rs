@@ -3,7 +3,9 @@
 //! The GOAL and schedule readers print the offending line with a caret under the column. A line
 //! can be arbitrarily long (a 20,000-term sum, binary junk read as text), and printing all of it
 //! buried the caret in tens of kilobytes of output; a long line is therefore cut to a window
-//! around the column, with `…` where text was left out.
+//! around the column, with `…` where text was left out. Control characters other than a tab
+//! (a NUL, an escape sequence in binary junk) are shown as `�`, one for one, so that the
+//! message cannot drive the terminal and the caret stays under its column.
 
 /// Lines up to this many characters are shown whole.
 pub const EXCERPT_MAX_CHARS: usize = 120;
@@ -27,26 +29,44 @@ const BEFORE: usize = 40;
 /// ```
 pub fn excerpt(line: &str, column: usize) -> (String, usize) {
     let len = line.chars().count();
+    let shown = |c: char| {
+        if c.is_control() && c != '\t' {
+            char::REPLACEMENT_CHARACTER
+        } else {
+            c
+        }
+    };
     if len <= EXCERPT_MAX_CHARS {
-        return (line.to_string(), column);
+        return (line.chars().map(shown).collect(), column);
     }
     let at = column.saturating_sub(1).min(len);
     let start = at.saturating_sub(BEFORE).min(len - EXCERPT_MAX_CHARS);
     let end = start + EXCERPT_MAX_CHARS;
-    let mut shown = String::new();
+    let mut text = String::new();
     if start > 0 {
-        shown.push('…');
+        text.push('…');
     }
-    shown.extend(line.chars().skip(start).take(end - start));
+    text.extend(line.chars().skip(start).take(end - start).map(shown));
     if end < len {
-        shown.push('…');
+        text.push('…');
     }
-    (shown, at - start + 1 + usize::from(start > 0))
+    (text, at - start + 1 + usize::from(start > 0))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn control_characters_are_shown_one_for_one() {
+        assert_eq!(
+            excerpt("c\u{0}\u{1b}[2J\tx", 7),
+            ("c\u{fffd}\u{fffd}[2J\tx".to_string(), 7)
+        );
+        let long = format!("{}\u{7}", "y".repeat(200));
+        let (shown, col) = excerpt(&long, 201);
+        assert_eq!(shown.chars().nth(col - 1), Some('\u{fffd}'));
+    }
 
     #[test]
     fn short_lines_are_whole() {
